@@ -1,0 +1,46 @@
+# Bingo hall: the two everyday commands are `make demo` and `make test`.
+#   make demo   run the demo (embedded SQLite, no service needed)
+#   make test   install test deps, make sure PostgreSQL/Mosquitto/Chromium are
+#               there and running (scripts/ensure-services.sh), run pytest.
+#               Extra pytest arguments: make test PYTEST_ARGS='-k draw -x'
+#   make lint   ruff check .
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+
+# Where the tests find the real services; override from the environment.
+BINGO_TEST_PG_ADMIN_URL ?= postgresql+psycopg://bingo:bingo@127.0.0.1:5432/postgres
+BINGO_TEST_MQTT_URL     ?= mqtt://127.0.0.1:1883
+PYTEST_ARGS             ?=
+
+.PHONY: demo test lint services venv
+
+demo: $(VENV)/.installed-demo
+	$(BIN)/bingo-hall demo
+
+test: $(VENV)/.installed-test
+	scripts/ensure-services.sh
+	BINGO_TEST_PG_ADMIN_URL='$(BINGO_TEST_PG_ADMIN_URL)' \
+	BINGO_TEST_MQTT_URL='$(BINGO_TEST_MQTT_URL)' \
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff check .
+
+services:
+	scripts/ensure-services.sh
+
+venv: $(BIN)/python
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+# Reinstall only when pyproject.toml changed since the last install.
+$(VENV)/.installed-demo: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e '.[test]'
+	touch $@

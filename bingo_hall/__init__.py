@@ -1,0 +1,1 @@
+"""Control system of a Spanish bingo hall."""

@@ -1,0 +1,252 @@
+"""Builds the acta of a session or of one game from the hall's events, as plain JSON data."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from decimal import Decimal
+from typing import Any
+
+from bingo_hall.store.eventlog import ChainReport, EventEnvelope
+
+Json = dict[str, Any]
+
+
+def _money(value: str | Decimal) -> str:
+    return str(Decimal(value))
+
+
+class _ActaBuilder:
+    """Folds envelopes into session and game records (one pass, in seq order)."""
+
+    def __init__(self) -> None:
+        self.sessions: dict[int, Json] = {}
+        self.games: dict[int, Json] = {}
+
+    def session(self, envelope: EventEnvelope) -> Json:
+        return self.sessions[envelope.session_id]  # type: ignore[index]
+
+    def game(self, envelope: EventEnvelope) -> Json:
+        return self.games[envelope.game_id]  # type: ignore[index]
+
+    def add(self, env: EventEnvelope) -> None:
+        handler = getattr(self, f"_on_{env.type}", None)
+        if handler is not None:
+            handler(env, env.payload, env.time.isoformat())
+
+    # session events
+    def _on_session_opened(self, env: EventEnvelope, p: Json, at: str) -> None:
+        profile = p["profile"]
+        self.sessions[p["session_id"]] = {
+            "session_id": p["session_id"],
+            "opened_at": at,
+            "closed_at": None,
+            "close_reason": None,
+            "profile": {
+                "id": profile["id"],
+                "title": profile["title"],
+                "line_prize_percent": profile["line_prize_percent"],
+                "bingo_prize_percent": profile["bingo_prize_percent"],
+                "currency": profile["currency"],
+            },
+            "machine": {"id": p["machine_id"], "kind": p["machine_kind"]},
+            "equipment_checks": [],
+            "ball_set_changes": [],
+            "balls_loaded": [],
+            "series_registered": [],
+            "last_game_announced_at": None,
+            "games": [],
+        }
+
+    def _on_equipment_checked(self, env: EventEnvelope, p: Json, at: str) -> None:
+        self.session(env)["equipment_checks"].append({"at": at, "ok": p["ok"], "notes": p["notes"]})
+
+    def _on_ball_set_changed(self, env: EventEnvelope, p: Json, at: str) -> None:
+        if env.session_id in self.sessions:
+            self.session(env)["ball_set_changes"].append({"at": at, "actor": env.actor, **p})
+
+    def _on_balls_loaded(self, env: EventEnvelope, p: Json, at: str) -> None:
+        self.session(env)["balls_loaded"].append({"at": at, **p})
+
+    def _on_series_registered(self, env: EventEnvelope, p: Json, at: str) -> None:
+        if env.session_id in self.sessions:
+            self.session(env)["series_registered"].append({"at": at, **p})
+
+    def _on_last_game_announced(self, env: EventEnvelope, p: Json, at: str) -> None:
+        self.session(env)["last_game_announced_at"] = at
+
+    def _on_session_closed(self, env: EventEnvelope, p: Json, at: str) -> None:
+        session = self.session(env)
+        session["closed_at"], session["close_reason"] = at, p["reason"]
+
+    # game events
+    def _on_series_announced(self, env: EventEnvelope, p: Json, at: str) -> None:
+        game = {
+            "game_id": p["game_id"],
+            "session_id": env.session_id,
+            "last_game": p["last_game"],
+            "status": "in_progress",
+            "announced_at": at,
+            "series": p["series"],
+            "sales": [],
+            "cards_sold": 0,
+            "takings": "0",
+            "announcement": None,
+            "line_prize": None,
+            "bingo_prize": None,
+            "paying_row": None,
+            "ball_set": None,
+            "balls": [],
+            "claims": [],
+            "any_more": [],
+            "prizes": [],
+            "line_unclaimed": None,
+            "payments": [],
+            "void": None,
+            "finished_at": None,
+        }
+        self.games[p["game_id"]] = game
+        self.session(env)["games"].append(game)
+
+    def _on_sale_recorded(self, env: EventEnvelope, p: Json, at: str) -> None:
+        sale = p["sale"]
+        count = sale["last"] - sale["first"] + 1
+        self.game(env)["sales"].append(
+            {
+                "at": at,
+                "actor": env.actor,
+                **sale,
+                "count": count,
+                "amount": _money(Decimal(sale["face_value"]) * count),
+            }
+        )
+
+    def _on_sale_closed(self, env: EventEnvelope, p: Json, at: str) -> None:
+        game = self.game(env)
+        game["cards_sold"], game["takings"] = p["cards_sold"], _money(p["takings"])
+        game["sale_closed_at"] = at
+        game["sold_ranges"] = [{**s, "count": s["last"] - s["first"] + 1} for s in p["sold"]]
+
+    def _on_prizes_announced(self, env: EventEnvelope, p: Json, at: str) -> None:
+        game = self.game(env)
+        game["announcement"] = p["wording"]
+        game["line_prize"], game["bingo_prize"] = p["line_prize"], p["bingo_prize"]
+        game["paying_row"] = p["paying_row"]
+
+    def _on_draw_started(self, env: EventEnvelope, p: Json, at: str) -> None:
+        game = self.game(env)
+        game["ball_set"] = {"ball_set_id": p["ball_set_id"], "games_on_set": p["games_on_set"]}
+        game["draw_started_at"] = at
+
+    def _on_ball_drawn(self, env: EventEnvelope, p: Json, at: str) -> None:
+        self.game(env)["balls"].append(
+            {"ordinal": p["ordinal"], "number": p["number"], "source": p["source"], "at": at}
+        )
+
+    def _on_claim_called(self, env: EventEnvelope, p: Json, at: str) -> None:
+        self.game(env)["claims"].append(
+            {
+                "claim_id": p["claim_id"],
+                "kind": p["kind"],
+                "series_id": p["series_id"],
+                "card_number": p["card_number"],
+                "ordinal": p["ordinal"],
+                "called_at": at,
+                "grid": p["grid"],
+                "result": "pending",
+                "reason": None,
+                "detail": "",
+                "rows": [],
+            }
+        )
+
+    def _on_claim_verified(self, env: EventEnvelope, p: Json, at: str) -> None:
+        for claim in self.game(env)["claims"]:
+            if claim["claim_id"] == p["claim_id"]:
+                claim.update(
+                    result="valid" if p["valid"] else "invalid",
+                    reason=p["reason"],
+                    detail=p["detail"],
+                    rows=p["rows"],
+                    missing=p["missing"],
+                    completed_at=p["completed_at"],
+                    verified_at=at,
+                )
+
+    def _on_any_more_asked(self, env: EventEnvelope, p: Json, at: str) -> None:
+        self.game(env)["any_more"].append(
+            {"ordinal": p["ordinal"], "asked_at": at, "order": None, "order_at": None}
+        )
+
+    def _on_draw_resumed(self, env: EventEnvelope, p: Json, at: str) -> None:
+        self.game(env).setdefault("resumed_after_false_claims", []).append(
+            {"ordinal": p["ordinal"], "at": at}
+        )
+
+    def _on_order_given(self, env: EventEnvelope, p: Json, at: str) -> None:
+        window = self.game(env)["any_more"][-1]
+        window.update(order=p["order"], order_at=at, actor=env.actor)
+
+    def _on_prize_split(self, env: EventEnvelope, p: Json, at: str) -> None:
+        self.game(env)["prizes"].append(
+            {
+                "kind": p["kind"],
+                "ordinal": p["ordinal"],
+                "pot": p["pot"],
+                "share": p["share"],
+                "residue": p["residue"],
+                "winners": p["winners"],
+            }
+        )
+
+    def _on_line_prize_unclaimed(self, env: EventEnvelope, p: Json, at: str) -> None:
+        self.game(env)["line_unclaimed"] = p
+
+    def _on_game_finished(self, env: EventEnvelope, p: Json, at: str) -> None:
+        game = self.game(env)
+        game["status"], game["finished_at"] = "finished", at
+
+    def _on_game_voided(self, env: EventEnvelope, p: Json, at: str) -> None:
+        game = self.game(env)
+        game["status"], game["finished_at"] = "voided", at
+        game["void"] = {"at": at, "actor": env.actor, **p}
+
+    def _on_prize_paid(self, env: EventEnvelope, p: Json, at: str) -> None:
+        game = self.games.get(p["game_id"])
+        if game is not None:
+            game["payments"].append({"at": at, "actor": env.actor, **p})
+
+
+def build_acta(
+    hall_id: str,
+    envelopes: Iterable[EventEnvelope],
+    chain: ChainReport,
+    session_id: int | None = None,
+    game_id: int | None = None,
+) -> Json:
+    """The acta of one session (all its games) or of one game, with the chain's verdict."""
+    builder = _ActaBuilder()
+    for envelope in envelopes:
+        builder.add(envelope)
+    chain_json = {
+        "ok": chain.ok,
+        "events": chain.events,
+        "last_seq": chain.last_seq,
+        "last_hash": chain.last_hash,
+        "problem": chain.problem,
+    }
+    if game_id is not None:
+        game = builder.games.get(game_id)
+        if game is None:
+            raise LookupError(f"hall {hall_id} has no game {game_id}")
+        session = dict(builder.sessions[game["session_id"]])
+        session["games"] = [game]
+    else:
+        if session_id not in builder.sessions:
+            raise LookupError(f"hall {hall_id} has no session {session_id}")
+        session = builder.sessions[session_id]  # type: ignore[index]
+    return {
+        "hall": hall_id,
+        "scope": {"session": session_id, "game": game_id},
+        "session": session,
+        "chain": chain_json,
+    }

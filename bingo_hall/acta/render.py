@@ -1,0 +1,213 @@
+"""The acta as Spanish text, for printing and for the inspector."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from bingo_hall.domain.cards import ROW_NAMES
+
+Json = dict[str, Any]
+
+CLAIM_KINDS = {"line": "línea", "bingo": "bingo"}
+REASONS = {
+    "card_not_sold": "cartón no vendido en esta partida",
+    "line_already_won": "la línea ya había sido cantada correctamente",
+    "not_complete": "combinación incompleta",
+    "not_designated_row": "no es la línea anunciada",
+    "last_number_not_on_combination": "el último número anunciado no forma parte de la combinación",
+    "claimed_too_late": "reclamada después de cantarse el número siguiente",
+    "rights_lost_at_order": "derecho perdido con la orden del Jefe de Mesa",
+}
+VOID_REASONS = {
+    "announcement_error": "error en el anuncio de un número",
+    "equipment_breakdown": "avería del material o instalaciones, irreparable en tiempo prudencial",
+    "reglamento_art36_other": "otro caso del artículo 36 del Reglamento",
+}
+ORDERS = {"resume": "continuar la partida", "finish": "dar por finalizada la partida"}
+MACHINE_KINDS = {"drum": "de bombo", "pneumatic": "neumático"}
+
+
+def euros(value: str | Decimal | None, currency: str = "EUR") -> str:
+    """Spanish money format: 1.234,50 €."""
+    if value is None:
+        return "—"
+    amount = Decimal(value).quantize(Decimal("0.01"))
+    whole, _, cents = f"{amount:,.2f}".partition(".")
+    symbol = "€" if currency == "EUR" else currency
+    return f"{whole.replace(',', '.')},{cents} {symbol}"
+
+
+def clock(iso: str | None) -> str:
+    return "—" if iso is None else iso.replace("T", " ")[:23] + " UTC"
+
+
+def _session_lines(session: Json) -> list[str]:
+    profile, machine = session["profile"], session["machine"]
+    lines = [
+        f"Reglamento aplicado: {profile['title']} (perfil {profile['id']}); premios: línea "
+        f"{profile['line_prize_percent']} %, bingo {profile['bingo_prize_percent']} % "
+        "del valor facial de los cartones vendidos",
+        f"Aparato extractor: {machine['id']} ({MACHINE_KINDS[machine['kind']]})",
+        f"Apertura: {clock(session['opened_at'])}",
+    ]
+    for check in session["equipment_checks"]:
+        verdict = "correcto" if check["ok"] else "DEFECTUOSO"
+        note = f" — {check['notes']}" if check["notes"] else ""
+        lines.append(f"Comprobación del material ({clock(check['at'])}): {verdict}{note}")
+    for change in session["ball_set_changes"]:
+        lines.append(
+            f"Cambio de juego de bolas ({clock(change['at'])}): "
+            f"{change['previous'] or '—'} ({change['previous_games']} partidas) → "
+            f"{change['ball_set_id']} ({change['games']} partidas); motivo: {change['reason']}"
+        )
+    for load in session["balls_loaded"]:
+        lines.append(
+            f"Introducción de las bolas ({clock(load['at'])}): juego {load['ball_set_id']}, "
+            f"{load['games']} partidas jugadas"
+        )
+    for series in session["series_registered"]:
+        lines.append(
+            f"Serie registrada {series['series_id']}: {series['size']} cartones, valor facial "
+            f"{euros(series['face_value'])}"
+            + (f", compromiso {series['commitment'][:16]}…" if series["commitment"] else "")
+        )
+    if session["last_game_announced_at"]:
+        lines.append(f"Anuncio de la última partida: {clock(session['last_game_announced_at'])}")
+    return lines
+
+
+def _claim_line(claim: Json) -> str:
+    head = (
+        f"  {clock(claim['called_at'])} bola {claim['ordinal']}: "
+        f"{CLAIM_KINDS[claim['kind']]}, cartón {claim['series_id']} nº {claim['card_number']}"
+    )
+    if claim["result"] == "valid":
+        rows = ", ".join(ROW_NAMES[r] for r in claim["rows"])
+        return f"{head} — CORRECTA" + (f" (línea {rows})" if rows else "")
+    if claim["result"] == "invalid":
+        reason = REASONS.get(claim["reason"], claim["reason"])
+        if claim.get("missing"):
+            reason += f" (faltan: {', '.join(str(n) for n in claim['missing'])})"
+        elif claim.get("completed_at"):
+            reason += f" (completa en la bola {claim['completed_at']})"
+        return f"{head} — INCORRECTA: {reason}"
+    return f"{head} — pendiente de verificación"
+
+
+def _game_lines(game: Json, currency: str) -> list[str]:
+    money = lambda v: euros(v, currency)  # noqa: E731
+    title = f"PARTIDA {game['game_id']}" + (" (última de la sesión)" if game["last_game"] else "")
+    lines = ["", title, "-" * len(title)]
+    for s in game["series"]:
+        lines.append(
+            f"Serie anunciada {s['series_id']}: {s['size']} cartones, valor facial "
+            f"{money(s['face_value'])}, primer cartón disponible nº {s['first_available']}"
+        )
+    for sale in game.get("sold_ranges", []):
+        lines.append(
+            f"Vendidos serie {sale['series_id']}: del nº {sale['first']} al {sale['last']} "
+            f"({sale['count']} cartones × {money(sale['face_value'])})"
+        )
+    lines.append(f"Cartones vendidos: {game['cards_sold']}; recaudación: {money(game['takings'])}")
+    if game["announcement"]:
+        lines.append(f"Anuncio: «{game['announcement']}»")
+        lines.append(
+            f"Premio de línea: {money(game['line_prize'])}; "
+            f"premio de bingo: {money(game['bingo_prize'])}"
+        )
+        if game["paying_row"] is not None:
+            lines.append(f"Línea que se paga: {ROW_NAMES[game['paying_row']]}")
+    if game["ball_set"]:
+        lines.append(
+            f"Juego de bolas {game['ball_set']['ball_set_id']}: partida nº "
+            f"{game['ball_set']['games_on_set']} con este juego"
+        )
+    if game["balls"]:
+        lines.append("Orden de salida de las bolas:")
+        for ball in game["balls"]:
+            lines.append(f"  {ball['ordinal']:>2}. {ball['number']:>2}   {clock(ball['at'])}")
+    if game["claims"]:
+        lines.append("Reclamaciones y su comprobación:")
+        lines.extend(_claim_line(claim) for claim in game["claims"])
+    for window in game["any_more"]:
+        order = ORDERS.get(window["order"], "pendiente")
+        lines.append(
+            f"«¿Alguna línea más? ¿Algún bingo más?» bola {window['ordinal']} "
+            f"({clock(window['asked_at'])}); orden: {order} ({clock(window['order_at'])})"
+        )
+    if game["line_unclaimed"]:
+        where = {"to_bingo": "se suma al premio de bingo", "lapses": "no se reparte"}
+        lines.append(
+            f"Premio de línea no cantado ({money(game['line_unclaimed']['amount'])}): "
+            f"{where[game['line_unclaimed']['disposition']]}"
+        )
+    for prize in game["prizes"]:
+        kind = CLAIM_KINDS[prize["kind"]]
+        winners = len(prize["winners"])
+        lines.append(
+            f"Premio de {kind} (bola {prize['ordinal']}): {money(prize['pot'])} entre "
+            f"{winners} ganador{'es' if winners > 1 else ''}: {money(prize['share'])} cada uno; "
+            f"residuo por redondeo {money(prize['residue'])}"
+        )
+        for w in prize["winners"]:
+            lines.append(
+                f"  cartón {w['series_id']} nº {w['card_number']}: {money(prize['share'])}"
+            )
+    for payment in game["payments"]:
+        lines.append(
+            f"Pago ({clock(payment['at'])}, {payment['actor']}): reclamación "
+            f"{payment['claim_id']}, {money(payment['amount'])}"
+        )
+    if game["void"]:
+        void = game["void"]
+        lines.append(
+            f"PARTIDA NULA ({clock(void['at'])}): {VOID_REASONS[void['reason']]} — {void['note']}"
+        )
+        lines.append(
+            f"Devolución íntegra del importe de los cartones: {money(void['refund_total'])}"
+        )
+        for refund in void["refunds"]:
+            lines.append(
+                f"  serie {refund['series_id']} del nº {refund['first']} al {refund['last']}"
+            )
+        for r in void["restitutions"]:
+            state = "pagado, a restituir" if r["paid"] else "no pagado, anulado"
+            lines.append(
+                f"  premio de la reclamación {r['claim_id']} (cartón {r['series_id']} nº "
+                f"{r['card_number']}): {money(r['amount'])}, {state}"
+            )
+    elif game["status"] == "finished":
+        lines.append(f"Partida finalizada: {clock(game['finished_at'])}")
+    else:
+        lines.append("Partida en curso")
+    return lines
+
+
+def render_text(acta: Json) -> str:
+    """The acta in Spanish, ready to print."""
+    session = acta["session"]
+    scope = acta["scope"]
+    heading = (
+        f"ACTA DE LA PARTIDA {scope['game']}"
+        if scope["game"] is not None
+        else f"ACTA DE LA SESIÓN {session['session_id']}"
+    )
+    lines = [heading, f"Sala: {acta['hall']} — sesión {session['session_id']}", ""]
+    lines += _session_lines(session)
+    currency = session["profile"]["currency"]
+    for game in session["games"]:
+        lines += _game_lines(game, currency)
+    lines.append("")
+    if session["closed_at"]:
+        reason = " (material defectuoso)" if session["close_reason"] != "closed" else ""
+        lines.append(f"Cierre de la sesión: {clock(session['closed_at'])}{reason}")
+    chain = acta["chain"]
+    if chain["ok"]:
+        lines.append(
+            f"Cadena de hash del registro: VERIFICADA ({chain['events']} eventos; último nº "
+            f"{chain['last_seq']}, hash {chain['last_hash']})"
+        )
+    else:
+        lines.append(f"Cadena de hash del registro: NO VERIFICA — {chain['problem']}")
+    return "\n".join(lines) + "\n"

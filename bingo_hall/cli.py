@@ -1,0 +1,285 @@
+"""`bingo-hall`: the hall's command line (demo, acta)."""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from collections.abc import Sequence
+from datetime import timedelta
+from decimal import Decimal
+from pathlib import Path
+
+from bingo_hall.acta import build_acta, render_text
+from bingo_hall.config import HallConfig, load_config
+from bingo_hall.domain.errors import RuleError
+from bingo_hall.hub.service import HallService, utc_now
+from bingo_hall.store import EventLog, StoreError, make_engine
+from bingo_hall.store.projections import PROJECTORS, create_projection_tables
+from card_generator.files import CardFileError
+
+REPO_CONFIG = Path(__file__).resolve().parent.parent / "config" / "hall.toml"
+
+
+class UserError(Exception):
+    """A mistake in what the user asked; reported in one line, exit status 2."""
+
+
+def _config(args: argparse.Namespace) -> HallConfig:
+    path = Path(args.config) if args.config else Path("config/hall.toml")
+    if not args.config and not path.exists():
+        path = REPO_CONFIG
+    return load_config(path)
+
+
+def _open_log(config: HallConfig, url: str | None) -> EventLog:
+    engine = make_engine(url or config.store_url())
+    create_projection_tables(engine)
+    return EventLog(engine, projectors=PROJECTORS)
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    from bingo_hall.demo import Demo, SimulatedClock, print_trace
+    from bingo_hall.store.cards import CardStore
+
+    config = _config(args)
+    profile = config.load_profile()
+    log = _open_log(config, args.db)
+    seq, _ = log.head(config.hall_id)
+    start = utc_now()
+    if seq:
+        last = log.read(config.hall_id, after_seq=seq - 1)[0].time
+        start = max(start, last + timedelta(seconds=1))
+    clock = SimulatedClock(start)
+    service = HallService(log, config.hall_id, clock)
+    demo = Demo(
+        service,
+        CardStore(log.engine),
+        profile,
+        config.machine.id,
+        config.machine.kind,
+        clock,
+        trace=print_trace if args.trace else (lambda line: None),
+    )
+    session_id = demo.run()
+    acta = build_acta(
+        config.hall_id,
+        log.iter_all(config.hall_id),
+        log.verify_chain(config.hall_id),
+        session_id=session_id,
+    )
+    print(json.dumps(acta, ensure_ascii=False, indent=2) if args.json else render_text(acta))
+    return 0 if acta["chain"]["ok"] else 1
+
+
+def run_acta(args: argparse.Namespace) -> int:
+    config = _config(args)
+    log = _open_log(config, args.db)
+    chain = log.verify_chain(config.hall_id)
+    try:
+        acta = build_acta(
+            config.hall_id,
+            log.iter_all(config.hall_id),
+            chain,
+            session_id=args.session,
+            game_id=args.game,
+        )
+    except LookupError as error:
+        raise UserError(str(error.args[0])) from None
+    print(json.dumps(acta, ensure_ascii=False, indent=2) if args.json else render_text(acta))
+    return 0 if chain.ok else 1
+
+
+def _series_commitment(path: Path, header: tuple[str, str, int]) -> str:
+    """The commitment of a verified card file, with the algorithm its manifest records."""
+    from card_generator.files import read_cards
+    from card_generator.series import card_encoding, commitment_header
+
+    series_id, face_value, size = header
+    manifest = path.with_name(path.name + ".seed.json")
+    algorithm = "imported"
+    if manifest.exists():
+        algorithm = json.loads(manifest.read_text(encoding="utf-8")).get("algorithm", algorithm)
+    digest = hashlib.sha256(commitment_header(series_id, Decimal(face_value), size, algorithm))
+    for expected, (_, record) in enumerate(read_cards(path), start=1):
+        assert isinstance(record, dict)
+        if record["number"] != expected:
+            raise UserError(f"{path}: cards must be in number order (line {expected})")
+        cells = bytes(cell for row in record["grid"] for cell in row)
+        digest.update(card_encoding(expected, cells))
+    return digest.hexdigest()
+
+
+def run_import_series(args: argparse.Namespace) -> int:
+    from bingo_hall.domain import decide
+    from bingo_hall.domain.commands import RegisterSeries
+    from bingo_hall.store.cards import CardStore
+    from card_generator.files import read_cards
+    from card_generator.verify import verify_records
+
+    path = Path(args.file)
+    problems = [str(problem) for problem in verify_records(read_cards(path))]
+    if problems:
+        print("\n".join(problems))
+        raise UserError(f"{path} has {len(problems)} problems: nothing imported")
+    _, first = next(iter(read_cards(path)))
+    assert isinstance(first, dict)
+    header = (first["series"], first["face_value"], first["series_size"])
+    commitment = _series_commitment(path, header)
+    config = _config(args)
+    log = _open_log(config, args.db)
+    service = HallService(log, config.hall_id)
+    command = RegisterSeries(
+        series_id=header[0], face_value=Decimal(header[1]), size=header[2], commitment=commitment
+    )
+    decide(service.state, command, utc_now())  # refused now (phase, duplicate) → nothing stored
+    records = (record for _, record in read_cards(path) if isinstance(record, dict))
+    CardStore(log.engine).import_records(header[0], header[1], header[2], commitment, records)
+    envelope = service.execute(command, actor=args.actor)[-1]
+    print(
+        f"series {header[0]}: {header[2]} master cards imported; registered as event {envelope.seq}"
+    )
+    print(f"commitment {commitment}")
+    return 0
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from bingo_hall.serve import serve
+
+    config = _config(args)
+    asyncio.run(serve(config, _open_log(config, args.db), args.port))
+    return 0
+
+
+def run_user_add(args: argparse.Namespace) -> int:
+    import getpass
+
+    from bingo_hall.store.credentials import CredentialStore
+
+    config = _config(args)
+    if args.password_stdin:
+        password = sys.stdin.readline().rstrip("\n")
+    else:
+        password = getpass.getpass(f"password for {args.name}: ")
+    credentials = CredentialStore(_open_log(config, args.db).engine)
+    credentials.add_user(args.name, args.role, password)
+    print(f"staff user {args.name} ({args.role}) added to hall {config.hall_id}")
+    return 0
+
+
+def run_device_add(args: argparse.Namespace) -> int:
+    from bingo_hall.store.credentials import CredentialStore
+
+    config = _config(args)
+    credentials = CredentialStore(_open_log(config, args.db).engine)
+    if args.kind == "terminal":
+        profile = config.load_profile()
+        cap = profile.terminals_per_hall_category.get(config.category, 0)
+        active = sum(1 for d in credentials.devices() if d.kind == "terminal" and d.active)
+        if active >= cap:
+            raise UserError(
+                f"a {config.category}-category hall under profile {profile.id} may have "
+                f"{cap} auxiliary terminals; {active} are registered"
+            )
+    token = credentials.add_device(args.id, args.kind)
+    print(f"{args.kind} {args.id} added; its token (shown only now): {token}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="bingo-hall", description="Control system of a Spanish bingo hall."
+    )
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--config", help="hall configuration (default: config/hall.toml)")
+    common.add_argument("--db", help="database URL, overriding the configuration's store.url")
+    common.add_argument("--json", action="store_true", help="print the acta as JSON")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    demo = commands.add_parser(
+        "demo",
+        parents=[common],
+        help="play a whole simulated session and print its acta",
+        description="Plays a whole session of four games with simulated staff and players on "
+        "the configured store (by default SQLite under var/), then prints the session's acta. "
+        "If a session is left open in the store, the demo carries it on to the end.",
+    )
+    demo.add_argument("--trace", action="store_true", help="print each committed event")
+    demo.set_defaults(run=run_demo)
+
+    acta = commands.add_parser(
+        "acta",
+        parents=[common],
+        help="print the acta of a game or a session",
+        description="Prints the minutes (Spanish text, or --json) of one game or one session, "
+        "built from the event log, with the verdict of the log's hash chain. "
+        "Exit status 1 if the chain does not verify.",
+    )
+    scope = acta.add_mutually_exclusive_group(required=True)
+    scope.add_argument("--game", type=int, help="game id")
+    scope.add_argument("--session", type=int, help="session id")
+    acta.set_defaults(run=run_acta)
+
+    imports = commands.add_parser(
+        "import-series",
+        parents=[common],
+        help="import a card file as a series of the hall",
+        description="Verifies a card file (bingo-cards verify), stores its master cards in the "
+        "hall's store and registers the series with its commitment. Only between games.",
+    )
+    imports.add_argument("file", help="JSONL or CSV card file from bingo-cards generate")
+    imports.add_argument("--actor", default="jefe-de-sala", help="who registers the series")
+    imports.set_defaults(run=run_import_series)
+
+    server = commands.add_parser(
+        "serve",
+        parents=[common],
+        help="run the hub (websocket protocol at /ws)",
+        description="Runs the hall's hub: the rules engine in front of its event log, with the "
+        "websocket protocol at /ws (docs/protocol.md) and /health, until SIGINT or SIGTERM.",
+    )
+    server.add_argument("--port", type=int, help="port (default: server.port of the config)")
+    server.set_defaults(run=run_serve)
+
+    user = commands.add_parser(
+        "user-add",
+        parents=[common],
+        help="add a staff user (password hashed)",
+        description="Adds a staff user with a role; the password is asked for (or read from "
+        "standard input with --password-stdin) and stored only as a scrypt hash.",
+    )
+    user.add_argument("name")
+    user.add_argument(
+        "--role",
+        required=True,
+        choices=["jefe_de_sala", "jefe_de_mesa", "cajero", "vendedor_locutor", "auxiliar_de_sala"],
+    )
+    user.add_argument("--password-stdin", action="store_true")
+    user.set_defaults(run=run_user_add)
+
+    device = commands.add_parser(
+        "device-add",
+        parents=[common],
+        help="add a hall monitor or auxiliary terminal",
+        description="Registers a device and prints its token once; only its hash is stored.",
+    )
+    device.add_argument("id")
+    device.add_argument("--kind", required=True, choices=["monitor", "terminal"])
+    device.set_defaults(run=run_device_add)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except (RuleError, StoreError, UserError, CardFileError, ValueError) as error:
+        print(f"bingo-hall: error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,134 @@
+"""The hall's configuration file (config/hall.toml): which hall, which rules, which store."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from bingo_hall.domain.errors import RuleError
+from bingo_hall.domain.profiles import RuleProfile
+
+DEFAULT_CONFIG = Path("config/hall.toml")
+M = TypeVar("M", bound=BaseModel)
+
+
+class MachineConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: str = "EXT-1"
+    kind: Literal["drum", "pneumatic"] = "pneumatic"
+    draw: Literal["certified_random", "blower"] = "certified_random"
+
+
+class StoreConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    url: str = "sqlite:///var/hall.sqlite"
+
+
+class ServerConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    host: str = "127.0.0.1"
+    port: int = Field(default=8080, ge=0, le=65535)
+    queue_size: int = Field(default=1000, ge=10, description="events a client may fall behind")
+    display_delay_seconds: float = Field(
+        default=1.5, ge=0, le=30, description="panels show a ball this long after the call"
+    )
+
+
+class MqttConfig(BaseModel):
+    """The MQTT bridge (docs/mqtt.md); no url: no bridge."""
+
+    model_config = ConfigDict(extra="forbid")
+    url: str | None = Field(default=None, description='the broker, e.g. "mqtt://127.0.0.1:1883"')
+    username: str | None = None
+    password: str | None = None
+    topic_prefix: str = Field(default="bingo", min_length=1, pattern=r"^[^/+#\x00]+$")
+
+    @field_validator("url")
+    @classmethod
+    def _broker_url(cls, url: str | None) -> str | None:
+        if url is None:
+            return None
+        parts = urlsplit(url)
+        if parts.scheme != "mqtt" or not parts.hostname:
+            raise ValueError(f"{url!r} is not a broker URL like mqtt://127.0.0.1:1883")
+        try:
+            parts.port  # noqa: B018 (raises on a bad port)
+        except ValueError:
+            raise ValueError(f"{url!r} has a bad port") from None
+        return url
+
+
+class HallConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    hall_id: str = Field(min_length=1)
+    name: str = ""
+    profile: str
+    category: Literal["special", "first", "second", "third"] = "first"  # sets the terminal cap
+    profiles_dir: str = "profiles"
+    store: StoreConfig = StoreConfig()
+    machine: MachineConfig = MachineConfig()
+    server: ServerConfig = ServerConfig()
+    mqtt: MqttConfig = MqttConfig()
+    base_dir: Path = Path(".")
+
+    def load_profile(self) -> RuleProfile:
+        path = self.base_dir / self.profiles_dir / f"{self.profile}.toml"
+        return load_profile(path)
+
+    def store_url(self) -> str:
+        """SQLite paths are relative to the directory above config/ (the hall's home)."""
+        url = self.store.url
+        prefix = "sqlite:///"
+        if url.startswith(prefix) and not url.startswith(prefix + "/"):
+            return prefix + str((self.base_dir.parent / url[len(prefix) :]).resolve())
+        return url
+
+
+def read_toml(path: Path, what: str) -> dict[str, Any]:
+    """A TOML file as a dict; a one-line RuleError naming the file if it cannot be read."""
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise RuleError(f"{what} file not found: {path}") from None
+    except UnicodeDecodeError:
+        raise RuleError(f"{what} {path} is not UTF-8 text") from None
+    except OSError as error:
+        raise RuleError(f"{what} {path} cannot be read: {error.strerror or error}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise RuleError(f"{what} {path} is not valid TOML: {error}") from None
+
+
+def validate_file(model: type[M], data: dict[str, Any], path: Path, what: str) -> M:
+    """Validate a file's data; a one-line RuleError naming the file and the field."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise RuleError(f"{what} {path}: {where}: {first['msg']}") from None
+
+
+def load_profile(path: Path) -> RuleProfile:
+    """Read one rule profile file."""
+    return validate_file(RuleProfile, read_toml(path, "rule profile"), path, "rule profile")
+
+
+def load_profiles(directory: Path) -> dict[str, RuleProfile]:
+    """Every profile in a directory, by id."""
+    profiles = {}
+    for path in sorted(directory.glob("*.toml")):
+        profile = load_profile(path)
+        profiles[profile.id] = profile
+    return profiles
+
+
+def load_config(path: Path) -> HallConfig:
+    """Read a hall configuration; a one-line error naming the file and field if it is wrong."""
+    data = read_toml(path, "configuration")
+    return validate_file(
+        HallConfig, {**data, "base_dir": path.parent.resolve()}, path, "configuration"
+    )

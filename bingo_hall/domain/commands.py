@@ -1,0 +1,184 @@
+"""Commands: what staff (or the draw machine) ask of the game. Each names its legal phases."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bingo_hall.domain.events import ClaimKind, MachineKind
+from bingo_hall.domain.phases import BETWEEN_GAMES, GAME_PHASES, SESSION_OPEN_PHASES, Phase
+from bingo_hall.domain.profiles import RuleProfile, VoidReason
+
+
+class Command(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    name: ClassVar[str]
+    legal_in: ClassVar[frozenset[Phase]]
+
+
+class OpenSession(Command):
+    name = "open_session"
+    legal_in = frozenset({Phase.SESSION_CLOSED})
+    machine_id: str = Field(min_length=1)
+    machine_kind: MachineKind
+    profile: RuleProfile
+
+
+class RecordEquipmentCheck(Command):
+    name = "record_equipment_check"
+    legal_in = frozenset({Phase.EQUIPMENT_CHECK})
+    ok: bool
+    notes: str = ""
+
+
+class RegisterBallSet(Command):
+    name = "register_ball_set"
+    legal_in = BETWEEN_GAMES
+    ball_set_id: str = Field(min_length=1)
+    homologation: str = ""
+
+
+class ChangeBallSet(Command):
+    name = "change_ball_set"
+    legal_in = frozenset({Phase.BALL_LOADING, Phase.SESSION_READY})
+    ball_set_id: str = Field(min_length=1)
+    reason: str = Field(min_length=1)
+
+
+class LoadBalls(Command):
+    name = "load_balls"
+    legal_in = frozenset({Phase.BALL_LOADING})
+
+
+class RegisterSeries(Command):
+    name = "register_series"
+    legal_in = BETWEEN_GAMES
+    series_id: str
+    face_value: Decimal
+    size: int
+    commitment: str = ""
+
+
+class AnnounceLastGame(Command):
+    name = "announce_last_game"
+    legal_in = frozenset({Phase.SESSION_READY})
+
+
+class CloseSession(Command):
+    name = "close_session"
+    legal_in = frozenset({Phase.SESSION_READY})
+
+
+class AnnounceSeries(Command):
+    """Opens a new game: the series to be sold (G0)."""
+
+    name = "announce_series"
+    legal_in = frozenset({Phase.SESSION_READY})
+    series: tuple[str, ...] = Field(min_length=1)
+
+
+class StartSale(Command):
+    name = "start_sale"
+    legal_in = frozenset({Phase.SERIES_ANNOUNCED})
+
+
+class RecordSale(Command):
+    name = "record_sale"
+    legal_in = frozenset({Phase.SELLING})
+    series_id: str
+    first: int
+    last: int
+    buyer: str | None = Field(default=None, max_length=100)  # "terminal/player" at a machine
+
+
+class CloseSale(Command):
+    name = "close_sale"
+    legal_in = frozenset({Phase.SELLING})
+
+
+class AnnouncePrizes(Command):
+    name = "announce_prizes"
+    legal_in = frozenset({Phase.SALE_CLOSED})
+    paying_row: int | None = Field(default=None, ge=0, le=2)
+
+
+class StartDraw(Command):
+    name = "start_draw"
+    legal_in = frozenset({Phase.ANNOUNCED})
+
+
+class DrawBall(Command):
+    name = "draw_ball"
+    legal_in = frozenset({Phase.DRAWING})
+    number: int
+    source: str = "certified_random"
+
+
+class CallClaim(Command):
+    """A player calls «línea» or «bingo»; the hub attaches the master card of the series."""
+
+    name = "call_claim"
+    legal_in = frozenset({Phase.DRAWING, Phase.CLAIM_PAUSED, Phase.ANY_MORE_WINDOW})
+    kind: ClaimKind
+    series_id: str
+    card_number: int
+    grid: tuple[tuple[int, ...], ...]
+
+
+class VerifyClaims(Command):
+    name = "verify_claims"
+    legal_in = frozenset({Phase.CLAIM_PAUSED, Phase.ANY_MORE_WINDOW})
+
+
+class GiveOrder(Command):
+    """Closes «¿Alguna línea más? ¿Algún bingo más?»: resume (after a line) or finish."""
+
+    name = "give_order"
+    legal_in = frozenset({Phase.ANY_MORE_WINDOW})
+
+
+class VoidGame(Command):
+    name = "void_game"
+    legal_in = GAME_PHASES  # from the series announcement to the window, before the finish
+    reason: VoidReason
+    note: str = Field(min_length=1)
+
+
+class PayPrize(Command):
+    name = "pay_prize"
+    legal_in = SESSION_OPEN_PHASES
+    game_id: int
+    claim_id: int
+
+
+COMMAND_TYPES: dict[str, type[Command]] = {
+    cls.name: cls
+    for cls in (
+        OpenSession,
+        RecordEquipmentCheck,
+        RegisterBallSet,
+        ChangeBallSet,
+        LoadBalls,
+        RegisterSeries,
+        AnnounceLastGame,
+        CloseSession,
+        AnnounceSeries,
+        StartSale,
+        RecordSale,
+        CloseSale,
+        AnnouncePrizes,
+        StartDraw,
+        DrawBall,
+        CallClaim,
+        VerifyClaims,
+        GiveOrder,
+        VoidGame,
+        PayPrize,
+    )
+}
+
+
+def commands_allowed_in(phase: Phase) -> list[str]:
+    return [name for name, cls in COMMAND_TYPES.items() if phase in cls.legal_in]

@@ -1,0 +1,497 @@
+"""decide(state, command, now) -> events: the rules of the game as a pure function.
+
+Nothing here reads a clock or draws a random number: `now` and every drawn ball come in from
+the shell. A rejected command raises a RuleError and changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from decimal import Decimal
+
+from bingo_hall.domain import commands as c
+from bingo_hall.domain import events as e
+from bingo_hall.domain.cards import Card
+from bingo_hall.domain.claims import Verdict, verify_bingo, verify_line
+from bingo_hall.domain.errors import PhaseError, RuleError
+from bingo_hall.domain.money import percentage_of, split_equally
+from bingo_hall.domain.phases import Phase
+from bingo_hall.domain.profiles import LinePrizePayable, UnclaimedLinePrize
+from bingo_hall.domain.series import MAX_SERIES_SIZE, SERIES_ID_PATTERN
+from bingo_hall.domain.state import Claim, Game, HallState
+from bingo_hall.registry import registrar
+
+NOT_SOLD = "card_not_sold"
+
+Handler = Callable[[HallState, c.Command, datetime], list[e.Event]]
+_HANDLERS: dict[type[c.Command], Handler] = {}
+
+
+def decide(state: HallState, command: c.Command, now: datetime) -> list[e.Event]:
+    """The events a command produces in this state, or a RuleError naming what is wrong."""
+    if state.phase not in command.legal_in:
+        raise PhaseError(
+            command.name,
+            state.phase.value,
+            sorted(p.value for p in command.legal_in),
+            c.commands_allowed_in(state.phase),
+        )
+    return _HANDLERS[type(command)](state, command, now)
+
+
+_handles = registrar(_HANDLERS)
+
+
+def _game(state: HallState) -> Game:
+    assert state.game is not None, "game phases always have a game"
+    return state.game
+
+
+# --- session -------------------------------------------------------------------------------
+
+
+@_handles(c.OpenSession)
+def _open_session(state: HallState, cmd: c.OpenSession, now: datetime) -> list[e.Event]:
+    return [
+        e.SessionOpened(
+            session_id=state.session_id + 1,
+            machine_id=cmd.machine_id,
+            machine_kind=cmd.machine_kind,
+            profile=cmd.profile,
+        )
+    ]
+
+
+@_handles(c.RecordEquipmentCheck)
+def _equipment(state: HallState, cmd: c.RecordEquipmentCheck, now: datetime) -> list[e.Event]:
+    events: list[e.Event] = [e.EquipmentChecked(ok=cmd.ok, notes=cmd.notes)]
+    if not cmd.ok:
+        events.append(e.SessionClosed(session_id=state.session_id, reason="equipment_check_failed"))
+    return events
+
+
+@_handles(c.RegisterBallSet)
+def _register_ball_set(state: HallState, cmd: c.RegisterBallSet, now: datetime) -> list[e.Event]:
+    if cmd.ball_set_id in state.ball_sets:
+        raise RuleError(f"ball set {cmd.ball_set_id} is already registered")
+    return [e.BallSetRegistered(ball_set_id=cmd.ball_set_id, homologation=cmd.homologation)]
+
+
+def _game_limit(state: HallState) -> int:
+    """Games a ball set may play on this machine (0: no limit)."""
+    if state.machine_kind != "pneumatic" or state.profile is None:
+        return 0
+    return state.profile.pneumatic_ball_set_game_limit
+
+
+def _require_set_fit(state: HallState, ball_set_id: str) -> None:
+    limit = _game_limit(state)
+    games = state.ball_sets[ball_set_id].games
+    if limit and games >= limit:
+        raise RuleError(
+            f"ball set {ball_set_id} has played {games} games; a pneumatic machine must change "
+            f"its set at {limit} games at most: record a ball-set change"
+        )
+
+
+@_handles(c.ChangeBallSet)
+def _change_ball_set(state: HallState, cmd: c.ChangeBallSet, now: datetime) -> list[e.Event]:
+    new = state.ball_sets.get(cmd.ball_set_id)
+    if new is None:
+        raise RuleError(f"ball set {cmd.ball_set_id} is not registered")
+    if new.retired:
+        raise RuleError(f"ball set {cmd.ball_set_id} was retired and cannot go back in service")
+    if cmd.ball_set_id == state.ball_set_in_service:
+        raise RuleError(f"ball set {cmd.ball_set_id} is already in service")
+    _require_set_fit(state, cmd.ball_set_id)
+    previous = state.ball_set_in_service
+    return [
+        e.BallSetChanged(
+            previous=previous,
+            previous_games=state.ball_sets[previous].games if previous else 0,
+            ball_set_id=cmd.ball_set_id,
+            games=new.games,
+            reason=cmd.reason,
+        )
+    ]
+
+
+@_handles(c.LoadBalls)
+def _load_balls(state: HallState, cmd: c.LoadBalls, now: datetime) -> list[e.Event]:
+    if state.ball_set_in_service is None:
+        raise RuleError("no ball set is in service: record a ball-set change first")
+    _require_set_fit(state, state.ball_set_in_service)
+    ball_set = state.ball_sets[state.ball_set_in_service]
+    return [e.BallsLoaded(ball_set_id=ball_set.ball_set_id, games=ball_set.games)]
+
+
+@_handles(c.RegisterSeries)
+def _register_series(state: HallState, cmd: c.RegisterSeries, now: datetime) -> list[e.Event]:
+    if not SERIES_ID_PATTERN.fullmatch(cmd.series_id):
+        raise RuleError(
+            f"series id {cmd.series_id!r} must be a letter (or two) and an identification "
+            "number, e.g. A17"
+        )
+    if cmd.series_id in state.series:
+        raise RuleError(f"series {cmd.series_id} is already registered")
+    if not cmd.face_value.is_finite() or cmd.face_value <= 0:
+        raise RuleError(f"face value of series {cmd.series_id} must be positive")
+    if cmd.face_value != cmd.face_value.quantize(Decimal("0.01")):
+        raise RuleError(f"face value {cmd.face_value} has more than two decimals")
+    if not 1 <= cmd.size <= MAX_SERIES_SIZE:
+        raise RuleError(f"series size must be 1 to {MAX_SERIES_SIZE}, not {cmd.size}")
+    return [
+        e.SeriesRegistered(
+            series_id=cmd.series_id,
+            face_value=cmd.face_value,
+            size=cmd.size,
+            commitment=cmd.commitment,
+        )
+    ]
+
+
+@_handles(c.AnnounceLastGame)
+def _last_game(state: HallState, cmd: c.AnnounceLastGame, now: datetime) -> list[e.Event]:
+    if state.last_game_announced:
+        raise RuleError("the last game of this session has already been announced")
+    return [e.LastGameAnnounced(next_game_id=state.games_started + 1)]
+
+
+@_handles(c.CloseSession)
+def _close_session(state: HallState, cmd: c.CloseSession, now: datetime) -> list[e.Event]:
+    profile = state.require_profile()
+    if profile.last_game_announcement_required and not state.last_game_announced:
+        raise RuleError(
+            f"profile {profile.id} requires the last game to be announced aloud before the "
+            "session closes: announce the last game first"
+        )
+    return [e.SessionClosed(session_id=state.session_id, reason="closed")]
+
+
+# --- sale ----------------------------------------------------------------------------------
+
+
+@_handles(c.AnnounceSeries)
+def _announce_series(state: HallState, cmd: c.AnnounceSeries, now: datetime) -> list[e.Event]:
+    profile = state.require_profile()
+    if state.last_game_played:
+        raise RuleError("the announced last game has been played: close the session")
+    if state.ball_set_in_service is None:
+        raise RuleError("no ball set is loaded")
+    _require_set_fit(state, state.ball_set_in_service)
+    if len(set(cmd.series)) != len(cmd.series):
+        raise RuleError("a series is named twice")
+    if profile.max_series_per_game and len(cmd.series) > profile.max_series_per_game:
+        raise RuleError(
+            f"profile {profile.id} allows {profile.max_series_per_game} series per game, "
+            f"not {len(cmd.series)}"
+        )
+    announced = []
+    for series_id in cmd.series:
+        series = state.series.get(series_id)
+        if series is None:
+            raise RuleError(f"series {series_id} is not registered")
+        if series.remaining <= 0:
+            raise RuleError(f"series {series_id} has no cards left")
+        announced.append(
+            e.AnnouncedSeries(
+                series_id=series_id,
+                face_value=series.face_value,
+                size=series.size,
+                first_available=series.next_number,
+            )
+        )
+    return [
+        e.SeriesAnnounced(
+            game_id=state.games_started + 1,
+            series=tuple(announced),
+            last_game=state.last_game_announced,
+        )
+    ]
+
+
+@_handles(c.StartSale)
+def _start_sale(state: HallState, cmd: c.StartSale, now: datetime) -> list[e.Event]:
+    return [e.SaleStarted()]
+
+
+@_handles(c.RecordSale)
+def _record_sale(state: HallState, cmd: c.RecordSale, now: datetime) -> list[e.Event]:
+    game = _game(state)
+    if cmd.series_id not in game.series:
+        raise RuleError(
+            f"series {cmd.series_id} is not on sale in this game (on sale: "
+            f"{', '.join(game.series)})"
+        )
+    series = state.series[cmd.series_id]
+    if cmd.first != series.next_number:
+        raise RuleError(
+            f"cards are sold consecutively: the next card of series {cmd.series_id} is "
+            f"no. {series.next_number}, not {cmd.first}"
+        )
+    if cmd.last < cmd.first:
+        raise RuleError(f"the range {cmd.first}-{cmd.last} is empty")
+    if cmd.last > series.size:
+        raise RuleError(
+            f"series {cmd.series_id} has {series.size} cards; card {cmd.last} does not exist"
+        )
+    if cmd.buyer is not None:
+        _check_terminal_purchase(state, game, cmd)
+    sale = e.SoldRange(
+        series_id=cmd.series_id, first=cmd.first, last=cmd.last, face_value=series.face_value
+    )
+    return [e.SaleRecorded(sale=sale, buyer=cmd.buyer)]
+
+
+def _check_terminal_purchase(state: HallState, game: Game, cmd: c.RecordSale) -> None:
+    """Auxiliary machines (Basque L2977-2991): whole blocks, at most N per machine and player."""
+    profile = state.require_profile()
+    if not profile.max_series_per_terminal_player:
+        raise RuleError(f"profile {profile.id} has no auxiliary terminals")
+    block = profile.terminal_block_size
+    if cmd.last - cmd.first + 1 != block:
+        raise RuleError(f"a terminal buys whole blocks of {block} cards")
+    bought = sum(1 for buyer, *_ in game.holdings if buyer == cmd.buyer)
+    if bought >= profile.max_series_per_terminal_player:
+        raise RuleError(
+            f"{cmd.buyer} already plays {bought} series in this game; the limit per machine and "
+            f"player is {profile.max_series_per_terminal_player}"
+        )
+
+
+@_handles(c.CloseSale)
+def _close_sale(state: HallState, cmd: c.CloseSale, now: datetime) -> list[e.Event]:
+    game = _game(state)
+    if not game.sales:
+        raise RuleError("no card has been sold: record a sale, or void the game")
+    return [
+        e.SaleClosed(
+            sold=game.sales,
+            cards_sold=sum(sale.count for sale in game.sales),
+            takings=game.takings,
+        )
+    ]
+
+
+@_handles(c.AnnouncePrizes)
+def _announce_prizes(state: HallState, cmd: c.AnnouncePrizes, now: datetime) -> list[e.Event]:
+    profile = state.require_profile()
+    game = _game(state)
+    if cmd.paying_row is not None and not profile.designated_line_allowed:
+        raise RuleError(f"profile {profile.id} does not allow a designated paying line")
+    unit = profile.rounding_unit
+    return [
+        e.PrizesAnnounced(
+            wording=profile.sale_wording([(s.series_id, s.first, s.last) for s in game.sales]),
+            takings=game.takings,
+            line_prize=percentage_of(game.takings, profile.line_prize_percent, unit),
+            bingo_prize=percentage_of(game.takings, profile.bingo_prize_percent, unit),
+            paying_row=cmd.paying_row,
+        )
+    ]
+
+
+# --- draw and claims -----------------------------------------------------------------------
+
+
+@_handles(c.StartDraw)
+def _start_draw(state: HallState, cmd: c.StartDraw, now: datetime) -> list[e.Event]:
+    assert state.ball_set_in_service is not None
+    _require_set_fit(state, state.ball_set_in_service)
+    ball_set = state.ball_sets[state.ball_set_in_service]
+    return [e.DrawStarted(ball_set_id=ball_set.ball_set_id, games_on_set=ball_set.games + 1)]
+
+
+@_handles(c.DrawBall)
+def _draw_ball(state: HallState, cmd: c.DrawBall, now: datetime) -> list[e.Event]:
+    game = _game(state)
+    if not 1 <= cmd.number <= 90:
+        raise RuleError(f"ball {cmd.number} does not exist: balls are numbered 1 to 90")
+    if cmd.number in game.calls:
+        raise RuleError(
+            f"ball {cmd.number} was already drawn (ball {game.calls.index(cmd.number) + 1})"
+        )
+    return [e.BallDrawn(ordinal=game.ordinal + 1, number=cmd.number, source=cmd.source)]
+
+
+@_handles(c.CallClaim)
+def _call_claim(state: HallState, cmd: c.CallClaim, now: datetime) -> list[e.Event]:
+    game = _game(state)
+    series = state.series.get(cmd.series_id)
+    if series is None:
+        raise RuleError(f"series {cmd.series_id} is not registered")
+    if not 1 <= cmd.card_number <= series.size:
+        raise RuleError(f"series {cmd.series_id} has no card no. {cmd.card_number}")
+    Card.from_grid(cmd.grid)
+    for claim in game.claims:
+        same = (claim.series_id, claim.card_number, claim.kind) == (
+            cmd.series_id,
+            cmd.card_number,
+            cmd.kind,
+        )
+        if same and claim.status in ("pending", "valid"):
+            raise RuleError(
+                f"card {cmd.series_id}-{cmd.card_number} already has a {claim.status} "
+                f"{cmd.kind} claim (claim {claim.claim_id})"
+            )
+    return [
+        e.ClaimCalled(
+            claim_id=len(game.claims) + 1,
+            kind=cmd.kind,
+            series_id=cmd.series_id,
+            card_number=cmd.card_number,
+            grid=cmd.grid,
+            ordinal=game.ordinal,
+        )
+    ]
+
+
+def _verdict(state: HallState, game: Game, claim: Claim) -> Verdict:
+    if game.sold_range(claim.series_id, claim.card_number) is None:
+        return Verdict(
+            False, NOT_SOLD, f"card {claim.series_id}-{claim.card_number} was not sold in this game"
+        )
+    profile = state.require_profile()
+    if claim.kind == "line":
+        return verify_line(
+            claim.card,
+            game.calls,
+            claim.ordinal,
+            profile,
+            game.line_won_at,
+            game.paying_row,
+            game.rights_closed_through,
+        )
+    return verify_bingo(claim.card, game.calls, claim.ordinal, profile, game.rights_closed_through)
+
+
+@_handles(c.VerifyClaims)
+def _verify_claims(state: HallState, cmd: c.VerifyClaims, now: datetime) -> list[e.Event]:
+    game = _game(state)
+    pending = [claim for claim in game.claims if claim.status == "pending"]
+    if not pending:
+        raise RuleError("no claim is waiting for verification")
+    events: list[e.Event] = []
+    any_valid = any(
+        claim.status == "valid" and claim.ordinal == game.ordinal for claim in game.claims
+    )
+    for claim in pending:
+        verdict = _verdict(state, game, claim)
+        any_valid = any_valid or verdict.valid
+        events.append(
+            e.ClaimVerified(
+                claim_id=claim.claim_id,
+                valid=verdict.valid,
+                reason=verdict.reason,
+                detail=verdict.detail,
+                rows=verdict.rows,
+                missing=verdict.missing,
+                completed_at=verdict.completed_at,
+            )
+        )
+    if state.phase is Phase.CLAIM_PAUSED:
+        if any_valid:
+            events.append(e.AnyMoreAsked(ordinal=game.ordinal))
+        else:
+            events.append(e.DrawResumed(ordinal=game.ordinal))
+    return events
+
+
+@_handles(c.GiveOrder)
+def _give_order(state: HallState, cmd: c.GiveOrder, now: datetime) -> list[e.Event]:
+    profile = state.require_profile()
+    game = _game(state)
+    if any(claim.status == "pending" for claim in game.claims):
+        raise RuleError("claims are waiting for verification: verify them before the order")
+    assert game.window_opened_at is not None
+    waited = Decimal(str((now - game.window_opened_at).total_seconds()))
+    if waited < profile.min_any_more_window_seconds:
+        raise RuleError(
+            f"«¿Alguna línea más? ¿Algún bingo más?» has been open {waited:.1f} s; profile "
+            f"{profile.id} leaves at least {profile.min_any_more_window_seconds} s"
+        )
+    ordinal = game.ordinal
+    lines = game.claims_at_window("line")
+    bingos = game.claims_at_window("bingo")
+    events: list[e.Event] = [e.OrderGiven(order="finish" if bingos else "resume", ordinal=ordinal)]
+    unit = profile.rounding_unit
+    if lines:
+        events.append(_split("line", game.line_prize, lines, ordinal, unit))
+    if bingos:
+        pot = game.bingo_prize
+        if game.line_won_at is None and not lines:
+            disposition = profile.unclaimed_line_prize
+            events.append(e.LinePrizeUnclaimed(amount=game.line_prize, disposition=disposition))
+            if disposition is UnclaimedLinePrize.TO_BINGO:
+                pot += game.line_prize
+        events.append(_split("bingo", pot, bingos, ordinal, unit))
+        events.append(e.GameFinished(game_id=game.game_id, balls=ordinal))
+    return events
+
+
+def _split(kind: e.ClaimKind, pot: Decimal, winners: list[Claim], ordinal: int, unit: Decimal):
+    share, residue = split_equally(pot, len(winners), unit)
+    return e.PrizeSplit(
+        kind=kind,
+        ordinal=ordinal,
+        pot=pot,
+        share=share,
+        residue=residue,
+        winners=tuple(
+            e.Winner(claim_id=w.claim_id, series_id=w.series_id, card_number=w.card_number)
+            for w in winners
+        ),
+    )
+
+
+# --- void and payment ----------------------------------------------------------------------
+
+
+@_handles(c.VoidGame)
+def _void_game(state: HallState, cmd: c.VoidGame, now: datetime) -> list[e.Event]:
+    profile = state.require_profile()
+    game = _game(state)
+    if cmd.reason not in profile.void_reasons:
+        raise RuleError(
+            f"profile {profile.id} does not name {cmd.reason.value} as a cause of a void game "
+            f"(causes: {', '.join(r.value for r in profile.void_reasons)})"
+        )
+    restitutions = ()
+    if profile.restitution_on_void:
+        restitutions = tuple(
+            e.Restitution(
+                claim_id=award.claim_id,
+                series_id=award.series_id,
+                card_number=award.card_number,
+                amount=award.amount,
+                paid=award.status == "paid",
+            )
+            for award in state.awards.values()
+            if award.game_id == game.game_id
+        )
+    return [
+        e.GameVoided(
+            game_id=game.game_id,
+            reason=cmd.reason,
+            note=cmd.note,
+            refunds=game.sales,
+            refund_total=game.takings,
+            restitutions=restitutions,
+            awards_withdrawn=profile.restitution_on_void,
+        )
+    ]
+
+
+@_handles(c.PayPrize)
+def _pay_prize(state: HallState, cmd: c.PayPrize, now: datetime) -> list[e.Event]:
+    award = state.awards.get((cmd.game_id, cmd.claim_id))
+    if award is None:
+        raise RuleError(f"game {cmd.game_id} has no prize for claim {cmd.claim_id}")
+    if award.status == "paid":
+        raise RuleError(f"the prize of claim {cmd.claim_id} in game {cmd.game_id} is already paid")
+    if not award.payable:
+        payable = state.require_profile().line_prize_payable
+        when = "at the end of the game" if payable is LinePrizePayable.AT_GAME_END else "later"
+        raise RuleError(f"this {award.kind} prize is paid {when}")
+    return [e.PrizePaid(game_id=cmd.game_id, claim_id=cmd.claim_id, amount=award.amount)]

@@ -1,0 +1,292 @@
+"""The facts of the game. Each event is appended to the log before anyone is told of it.
+
+Payloads hold everything needed to rebuild the state by replay, and everything the acta
+prints; the envelope (hall, game, seq, time, actor, hashes) is added by the store.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from bingo_hall.domain.profiles import RuleProfile, VoidReason
+
+MachineKind = Literal["drum", "pneumatic"]
+ClaimKind = Literal["line", "bingo"]
+
+
+class Event(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    type: ClassVar[str]
+
+    def payload(self) -> dict:
+        return self.model_dump(mode="json")
+
+
+class SessionOpened(Event):
+    type = "session_opened"
+    session_id: int
+    machine_id: str
+    machine_kind: MachineKind
+    profile: RuleProfile
+
+
+class EquipmentChecked(Event):
+    type = "equipment_checked"
+    ok: bool
+    notes: str = ""
+
+
+class BallSetRegistered(Event):
+    type = "ball_set_registered"
+    ball_set_id: str
+    homologation: str = ""
+
+
+class BallSetChanged(Event):
+    type = "ball_set_changed"
+    previous: str | None
+    previous_games: int
+    ball_set_id: str
+    games: int
+    reason: str
+
+
+class BallsLoaded(Event):
+    type = "balls_loaded"
+    ball_set_id: str
+    games: int
+
+
+class SeriesRegistered(Event):
+    type = "series_registered"
+    series_id: str
+    face_value: Decimal
+    size: int
+    commitment: str = ""
+
+
+class LastGameAnnounced(Event):
+    type = "last_game_announced"
+    next_game_id: int
+
+
+class SessionClosed(Event):
+    type = "session_closed"
+    session_id: int
+    reason: Literal["closed", "equipment_check_failed"]
+
+
+class AnnouncedSeries(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    series_id: str
+    face_value: Decimal
+    size: int
+    first_available: int
+
+
+class SeriesAnnounced(Event):
+    """A new game: the series to be sold, their card count and face value."""
+
+    type = "series_announced"
+    game_id: int
+    series: tuple[AnnouncedSeries, ...]
+    last_game: bool = False
+
+
+class SaleStarted(Event):
+    type = "sale_started"
+
+
+class SoldRange(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    series_id: str
+    first: int
+    last: int
+    face_value: Decimal
+
+    @property
+    def count(self) -> int:
+        return self.last - self.first + 1
+
+    @property
+    def amount(self) -> Decimal:
+        return self.face_value * self.count
+
+    def __contains__(self, card_number: object) -> bool:
+        return isinstance(card_number, int) and self.first <= card_number <= self.last
+
+
+class SaleRecorded(Event):
+    type = "sale_recorded"
+    sale: SoldRange
+    buyer: str | None = None  # an auxiliary terminal and its player: "terminal/player"
+
+
+class SaleClosed(Event):
+    type = "sale_closed"
+    sold: tuple[SoldRange, ...]
+    cards_sold: int
+    takings: Decimal
+
+
+class PrizesAnnounced(Event):
+    type = "prizes_announced"
+    wording: str
+    takings: Decimal
+    line_prize: Decimal
+    bingo_prize: Decimal
+    paying_row: int | None = None
+
+
+class DrawStarted(Event):
+    type = "draw_started"
+    ball_set_id: str
+    games_on_set: int
+
+
+class BallDrawn(Event):
+    type = "ball_drawn"
+    ordinal: int
+    number: int
+    source: str = "certified_random"
+
+
+class ClaimCalled(Event):
+    type = "claim_called"
+    claim_id: int
+    kind: ClaimKind
+    series_id: str
+    card_number: int
+    grid: tuple[tuple[int, ...], ...]
+    ordinal: int
+
+
+class ClaimVerified(Event):
+    type = "claim_verified"
+    claim_id: int
+    valid: bool
+    reason: str | None = None
+    detail: str = ""
+    rows: tuple[int, ...] = ()
+    missing: tuple[int, ...] = ()
+    completed_at: int | None = None
+
+
+class AnyMoreAsked(Event):
+    """«¿Alguna línea más? ¿Algún bingo más?»: the window for the same ball opens."""
+
+    type = "any_more_asked"
+    ordinal: int
+
+
+class DrawResumed(Event):
+    """Every claim was false: the draw goes on («el juego se reanudará»)."""
+
+    type = "draw_resumed"
+    ordinal: int
+
+
+class OrderGiven(Event):
+    """The Jefe de Mesa's order: every right to claim on this play is lost."""
+
+    type = "order_given"
+    order: Literal["resume", "finish"]
+    ordinal: int
+
+
+class Winner(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    claim_id: int
+    series_id: str
+    card_number: int
+
+
+class PrizeSplit(Event):
+    """A prize shared equally among simultaneous winners; what rounding leaves is the residue."""
+
+    type = "prize_split"
+    kind: ClaimKind
+    ordinal: int
+    pot: Decimal
+    share: Decimal
+    residue: Decimal
+    winners: tuple[Winner, ...]
+
+
+class LinePrizeUnclaimed(Event):
+    type = "line_prize_unclaimed"
+    amount: Decimal
+    disposition: Literal["to_bingo", "lapses"]
+
+
+class GameFinished(Event):
+    type = "game_finished"
+    game_id: int
+    balls: int
+
+
+class Restitution(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    claim_id: int
+    series_id: str
+    card_number: int
+    amount: Decimal
+    paid: bool
+
+
+class GameVoided(Event):
+    type = "game_voided"
+    game_id: int
+    reason: VoidReason
+    note: str
+    refunds: tuple[SoldRange, ...]
+    refund_total: Decimal
+    restitutions: tuple[Restitution, ...]
+    awards_withdrawn: bool  # the profile's restitution on void: prizes of this game are taken back
+
+
+class PrizePaid(Event):
+    type = "prize_paid"
+    game_id: int
+    claim_id: int
+    amount: Decimal
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.type: cls
+    for cls in (
+        SessionOpened,
+        EquipmentChecked,
+        BallSetRegistered,
+        BallSetChanged,
+        BallsLoaded,
+        SeriesRegistered,
+        LastGameAnnounced,
+        SessionClosed,
+        SeriesAnnounced,
+        SaleStarted,
+        SaleRecorded,
+        SaleClosed,
+        PrizesAnnounced,
+        DrawStarted,
+        BallDrawn,
+        ClaimCalled,
+        ClaimVerified,
+        AnyMoreAsked,
+        DrawResumed,
+        OrderGiven,
+        PrizeSplit,
+        LinePrizeUnclaimed,
+        GameFinished,
+        GameVoided,
+        PrizePaid,
+    )
+}
+
+
+def event_from_payload(event_type: str, payload: dict) -> Event:
+    """Rebuild an event read back from the log."""
+    return EVENT_TYPES[event_type].model_validate(payload)

@@ -1,0 +1,280 @@
+"""evolve(state, event, time) -> state: how each fact changes the hall. Replay is a fold of it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+from datetime import datetime
+
+from bingo_hall.domain import events as e
+from bingo_hall.domain.cards import Card
+from bingo_hall.domain.phases import Phase
+from bingo_hall.domain.profiles import LinePrizePayable
+from bingo_hall.domain.state import Award, BallSet, Claim, Game, HallState, Series
+from bingo_hall.registry import registrar
+
+Applier = Callable[[HallState, e.Event, datetime], HallState]
+_APPLIERS: dict[type[e.Event], Applier] = {}
+
+
+def evolve(state: HallState, event: e.Event, time: datetime) -> HallState:
+    return _APPLIERS[type(event)](state, event, time)
+
+
+def replay(events: Iterable[tuple[e.Event, datetime]], state: HallState | None = None) -> HallState:
+    """Fold events (with their envelope time) into the hall state."""
+    state = state or HallState()
+    for event, time in events:
+        state = evolve(state, event, time)
+    return state
+
+
+_applies = registrar(_APPLIERS)
+
+
+def _with_game(state: HallState, **changes: object) -> HallState:
+    assert state.game is not None
+    return replace(state, game=replace(state.game, **changes))
+
+
+def _end_game(state: HallState) -> HallState:
+    assert state.game is not None
+    return replace(
+        state,
+        phase=Phase.SESSION_READY,
+        game=None,
+        last_game_played=state.last_game_played or state.game.last_game,
+    )
+
+
+@_applies(e.SessionOpened)
+def _(state: HallState, ev: e.SessionOpened, time: datetime) -> HallState:
+    return replace(
+        state,
+        phase=Phase.EQUIPMENT_CHECK,
+        profile=ev.profile,
+        session_id=ev.session_id,
+        machine_id=ev.machine_id,
+        machine_kind=ev.machine_kind,
+        last_game_announced=False,
+        last_game_played=False,
+        session_games=0,
+    )
+
+
+@_applies(e.EquipmentChecked)
+def _(state: HallState, ev: e.EquipmentChecked, time: datetime) -> HallState:
+    return replace(state, phase=Phase.BALL_LOADING) if ev.ok else state
+
+
+@_applies(e.SessionClosed)
+def _(state: HallState, ev: e.SessionClosed, time: datetime) -> HallState:
+    return replace(state, phase=Phase.SESSION_CLOSED)
+
+
+@_applies(e.BallSetRegistered)
+def _(state: HallState, ev: e.BallSetRegistered, time: datetime) -> HallState:
+    ball_set = BallSet(ev.ball_set_id, ev.homologation)
+    return replace(state, ball_sets={**state.ball_sets, ev.ball_set_id: ball_set})
+
+
+@_applies(e.BallSetChanged)
+def _(state: HallState, ev: e.BallSetChanged, time: datetime) -> HallState:
+    ball_sets = dict(state.ball_sets)
+    if ev.previous is not None:
+        ball_sets[ev.previous] = replace(ball_sets[ev.previous], retired=True)
+    return replace(
+        state, ball_sets=ball_sets, ball_set_in_service=ev.ball_set_id, phase=Phase.BALL_LOADING
+    )
+
+
+@_applies(e.BallsLoaded)
+def _(state: HallState, ev: e.BallsLoaded, time: datetime) -> HallState:
+    return replace(state, phase=Phase.SESSION_READY)
+
+
+@_applies(e.SeriesRegistered)
+def _(state: HallState, ev: e.SeriesRegistered, time: datetime) -> HallState:
+    series = Series(ev.series_id, ev.face_value, ev.size, ev.commitment)
+    return replace(state, series={**state.series, ev.series_id: series})
+
+
+@_applies(e.LastGameAnnounced)
+def _(state: HallState, ev: e.LastGameAnnounced, time: datetime) -> HallState:
+    return replace(state, last_game_announced=True)
+
+
+@_applies(e.SeriesAnnounced)
+def _(state: HallState, ev: e.SeriesAnnounced, time: datetime) -> HallState:
+    game = Game(ev.game_id, tuple(s.series_id for s in ev.series), last_game=ev.last_game)
+    unpaid = {key: award for key, award in state.awards.items() if award.status != "paid"}
+    return replace(
+        state,
+        phase=Phase.SERIES_ANNOUNCED,
+        game=game,
+        games_started=ev.game_id,
+        session_games=state.session_games + 1,
+        awards=unpaid,
+    )
+
+
+@_applies(e.SaleStarted)
+def _(state: HallState, ev: e.SaleStarted, time: datetime) -> HallState:
+    return replace(state, phase=Phase.SELLING)
+
+
+@_applies(e.SaleRecorded)
+def _(state: HallState, ev: e.SaleRecorded, time: datetime) -> HallState:
+    assert state.game is not None
+    sale = ev.sale
+    sales = list(state.game.sales)
+    for index, earlier in enumerate(sales):
+        if earlier.series_id == sale.series_id:  # consecutive: extend the series' one range
+            sales[index] = earlier.model_copy(update={"last": sale.last})
+            break
+    else:
+        sales.append(sale)
+    series = state.series[sale.series_id]
+    state = replace(
+        state,
+        series={**state.series, sale.series_id: replace(series, next_number=sale.last + 1)},
+    )
+    holdings = state.game.holdings
+    if ev.buyer is not None:
+        holdings = (*holdings, (ev.buyer, sale.series_id, sale.first, sale.last))
+    return _with_game(
+        state, sales=tuple(sales), takings=state.game.takings + sale.amount, holdings=holdings
+    )
+
+
+@_applies(e.SaleClosed)
+def _(state: HallState, ev: e.SaleClosed, time: datetime) -> HallState:
+    return replace(state, phase=Phase.SALE_CLOSED)
+
+
+@_applies(e.PrizesAnnounced)
+def _(state: HallState, ev: e.PrizesAnnounced, time: datetime) -> HallState:
+    state = replace(state, phase=Phase.ANNOUNCED)
+    return _with_game(
+        state, line_prize=ev.line_prize, bingo_prize=ev.bingo_prize, paying_row=ev.paying_row
+    )
+
+
+@_applies(e.DrawStarted)
+def _(state: HallState, ev: e.DrawStarted, time: datetime) -> HallState:
+    ball_set = replace(state.ball_sets[ev.ball_set_id], games=ev.games_on_set)
+    return replace(
+        state, phase=Phase.DRAWING, ball_sets={**state.ball_sets, ev.ball_set_id: ball_set}
+    )
+
+
+@_applies(e.BallDrawn)
+def _(state: HallState, ev: e.BallDrawn, time: datetime) -> HallState:
+    assert state.game is not None
+    return _with_game(state, calls=(*state.game.calls, ev.number))
+
+
+@_applies(e.ClaimCalled)
+def _(state: HallState, ev: e.ClaimCalled, time: datetime) -> HallState:
+    assert state.game is not None
+    claim = Claim(ev.claim_id, ev.kind, ev.series_id, ev.card_number, Card(ev.grid), ev.ordinal)
+    if state.phase is Phase.DRAWING:
+        state = replace(state, phase=Phase.CLAIM_PAUSED)
+    return _with_game(state, claims=(*state.game.claims, claim))
+
+
+@_applies(e.ClaimVerified)
+def _(state: HallState, ev: e.ClaimVerified, time: datetime) -> HallState:
+    assert state.game is not None
+    claims = tuple(
+        replace(
+            claim,
+            status="valid" if ev.valid else "invalid",
+            reason=ev.reason,
+            rows=ev.rows,
+        )
+        if claim.claim_id == ev.claim_id
+        else claim
+        for claim in state.game.claims
+    )
+    return _with_game(state, claims=claims)
+
+
+@_applies(e.AnyMoreAsked)
+def _(state: HallState, ev: e.AnyMoreAsked, time: datetime) -> HallState:
+    state = replace(state, phase=Phase.ANY_MORE_WINDOW)
+    return _with_game(state, window_ordinal=ev.ordinal, window_opened_at=time)
+
+
+@_applies(e.DrawResumed)
+def _(state: HallState, ev: e.DrawResumed, time: datetime) -> HallState:
+    return replace(state, phase=Phase.DRAWING)
+
+
+@_applies(e.OrderGiven)
+def _(state: HallState, ev: e.OrderGiven, time: datetime) -> HallState:
+    assert state.game is not None
+    line_won = state.game.line_won_at
+    if line_won is None and state.game.claims_at_window("line"):
+        line_won = ev.ordinal
+    state = replace(state, phase=Phase.DRAWING)
+    return _with_game(
+        state,
+        line_won_at=line_won,
+        rights_closed_through=ev.ordinal,
+        window_ordinal=None,
+        window_opened_at=None,
+    )
+
+
+@_applies(e.PrizeSplit)
+def _(state: HallState, ev: e.PrizeSplit, time: datetime) -> HallState:
+    assert state.game is not None
+    profile = state.require_profile()
+    payable = ev.kind == "bingo" or (profile.line_prize_payable is LinePrizePayable.AT_VERIFICATION)
+    awards = dict(state.awards)
+    for winner in ev.winners:
+        awards[(state.game.game_id, winner.claim_id)] = Award(
+            state.game.game_id,
+            winner.claim_id,
+            ev.kind,
+            winner.series_id,
+            winner.card_number,
+            ev.share,
+            payable,
+        )
+    return replace(state, awards=awards)
+
+
+@_applies(e.LinePrizeUnclaimed)
+def _(state: HallState, ev: e.LinePrizeUnclaimed, time: datetime) -> HallState:
+    return state
+
+
+def _release_awards(state: HallState, game_id: int, keep: bool) -> HallState:
+    """At the end of a game its prizes become payable (kept) or are withdrawn (void)."""
+    awards = {}
+    for key, award in state.awards.items():
+        if award.game_id != game_id:
+            awards[key] = award
+        elif keep:
+            awards[key] = replace(award, payable=True)
+        elif award.status == "paid":
+            awards[key] = award  # paid and owed back: the restitution is in the void event
+    return replace(state, awards=awards)
+
+
+@_applies(e.GameFinished)
+def _(state: HallState, ev: e.GameFinished, time: datetime) -> HallState:
+    return _end_game(_release_awards(state, ev.game_id, keep=True))
+
+
+@_applies(e.GameVoided)
+def _(state: HallState, ev: e.GameVoided, time: datetime) -> HallState:
+    return _end_game(_release_awards(state, ev.game_id, keep=not ev.awards_withdrawn))
+
+
+@_applies(e.PrizePaid)
+def _(state: HallState, ev: e.PrizePaid, time: datetime) -> HallState:
+    key = (ev.game_id, ev.claim_id)
+    return replace(state, awards={**state.awards, key: replace(state.awards[key], status="paid")})

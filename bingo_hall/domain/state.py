@@ -1,0 +1,127 @@
+"""The state of a hall, rebuilt by folding its events. Immutable: every change is a new value."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from typing import Literal
+
+from bingo_hall.domain.cards import Card
+from bingo_hall.domain.events import ClaimKind, MachineKind, SoldRange
+from bingo_hall.domain.phases import Phase
+from bingo_hall.domain.profiles import RuleProfile
+
+ClaimStatus = Literal["pending", "valid", "invalid"]
+AwardStatus = Literal["awarded", "paid"]
+
+
+@dataclass(frozen=True, slots=True)
+class BallSet:
+    ball_set_id: str
+    homologation: str
+    games: int = 0
+    retired: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Series:
+    series_id: str
+    face_value: Decimal
+    size: int
+    commitment: str
+    next_number: int = 1  # first card not yet sold (or voided) in any game
+
+    @property
+    def remaining(self) -> int:
+        return self.size - self.next_number + 1
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    claim_id: int
+    kind: ClaimKind
+    series_id: str
+    card_number: int
+    card: Card
+    ordinal: int
+    status: ClaimStatus = "pending"
+    reason: str | None = None
+    rows: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Award:
+    game_id: int
+    claim_id: int
+    kind: ClaimKind
+    series_id: str
+    card_number: int
+    amount: Decimal
+    payable: bool
+    status: AwardStatus = "awarded"
+
+
+@dataclass(frozen=True, slots=True)
+class Game:
+    game_id: int
+    series: tuple[str, ...]
+    last_game: bool = False
+    sales: tuple[SoldRange, ...] = ()
+    holdings: tuple[tuple[str, str, int, int], ...] = ()  # (buyer, series, first, last)
+    takings: Decimal = Decimal(0)
+    line_prize: Decimal = Decimal(0)
+    bingo_prize: Decimal = Decimal(0)
+    paying_row: int | None = None
+    calls: tuple[int, ...] = ()
+    claims: tuple[Claim, ...] = ()
+    line_won_at: int | None = None
+    rights_closed_through: int = 0  # ordinal of the last order given: claims up to it are closed
+    window_ordinal: int | None = None
+    window_opened_at: datetime | None = None
+
+    @property
+    def ordinal(self) -> int:
+        return len(self.calls)
+
+    def sold_range(self, series_id: str, card_number: int) -> SoldRange | None:
+        for sale in self.sales:
+            if sale.series_id == series_id and card_number in sale:
+                return sale
+        return None
+
+    def buyer_of(self, series_id: str, card_number: int) -> str | None:
+        """The terminal/player that bought a card in this game, if a terminal did."""
+        for buyer, series, first, last in self.holdings:
+            if series == series_id and first <= card_number <= last:
+                return buyer
+        return None
+
+    def claims_at_window(self, kind: ClaimKind) -> list[Claim]:
+        return [
+            c
+            for c in self.claims
+            if c.kind == kind and c.status == "valid" and c.ordinal == self.window_ordinal
+        ]
+
+
+@dataclass(frozen=True, slots=True)
+class HallState:
+    phase: Phase = Phase.SESSION_CLOSED
+    profile: RuleProfile | None = None
+    session_id: int = 0
+    machine_id: str = ""
+    machine_kind: MachineKind = "drum"
+    ball_sets: dict[str, BallSet] = field(default_factory=dict)
+    ball_set_in_service: str | None = None
+    series: dict[str, Series] = field(default_factory=dict)
+    games_started: int = 0
+    session_games: int = 0  # games opened in the current session
+    game: Game | None = None
+    last_game_announced: bool = False
+    last_game_played: bool = False
+    awards: dict[tuple[int, int], Award] = field(default_factory=dict)  # unpaid, by (game, claim)
+
+    def require_profile(self) -> RuleProfile:
+        assert self.profile is not None, "a session is open whenever a profile is needed"
+        return self.profile

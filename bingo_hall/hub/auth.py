@@ -1,0 +1,195 @@
+"""Who may give which command: staff roles, device kinds and their permissions.
+
+Pure: no I/O, no clock. The hub authenticates a connection (``bingo_hall.store.credentials``)
+and gets a :class:`Principal`; before a command reaches the rules engine it calls
+:func:`authorise`, and for a terminal acting on a card, :func:`authorise_card`.
+
+The role names are those of the 1979 catalogue's staff list (spec bingo.md §3.1, [S79] L1198);
+the reasons for each permission are in docs/roles.md. Admisión y Control gives no command of
+the game, so it has no role here yet (the player register is not part of the hub).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Literal
+
+from bingo_hall.domain.commands import COMMAND_TYPES
+
+
+class Role(StrEnum):
+    # staff (spec §3.1)
+    JEFE_DE_SALA = "jefe_de_sala"
+    JEFE_DE_MESA = "jefe_de_mesa"
+    CAJERO = "cajero"
+    VENDEDOR_LOCUTOR = "vendedor_locutor"
+    AUXILIAR_DE_SALA = "auxiliar_de_sala"
+    # devices
+    MONITOR = "monitor"  # a hall monitor / display panel: reads the event stream, gives nothing
+    TERMINAL = "terminal"  # an auxiliary terminal («máquina auxiliar», spec §8 item 5)
+
+
+STAFF_ROLES: frozenset[Role] = frozenset(
+    {
+        Role.JEFE_DE_SALA,
+        Role.JEFE_DE_MESA,
+        Role.CAJERO,
+        Role.VENDEDOR_LOCUTOR,
+        Role.AUXILIAR_DE_SALA,
+    }
+)
+DEVICE_ROLES: frozenset[Role] = frozenset({Role.MONITOR, Role.TERMINAL})
+
+BUY_CARDS = "buy_cards"
+"""A terminal buys cards for its player. A hub command (not a rules-engine one): the hub turns
+it into a ``record_sale`` of the cards it assigns to the terminal."""
+
+MY_CARDS = "my_cards"
+"""A terminal reads its cards in the current game (series, number, grid, player): read only."""
+
+HUB_COMMANDS: frozenset[str] = frozenset({BUY_CARDS, MY_CARDS})
+"""Commands the hub handles itself, besides the rules engine's ``COMMAND_TYPES``."""
+
+KNOWN_COMMANDS: frozenset[str] = frozenset(COMMAND_TYPES) | HUB_COMMANDS
+
+# The game procedure run from the control table (spec §3.1 Jefe de Mesa; §5.1, §5.2).
+_JEFE_DE_MESA = frozenset(
+    {
+        "record_equipment_check",  # §5.1 EQUIPMENT_CHECK; 1977: checks balls and cards
+        "load_balls",  # §5.1 BALL_LOADING; 1977: «responsable de la comprobación de las bolas»
+        "announce_last_game",  # §5.1 note: «el Jefe de mesa … lo advertirá» [S77] L2498-2500
+        "announce_series",  # G0 (S79 L1202)
+        "start_sale",  # G0 → G1
+        "close_sale",  # §3.1: «Close sale»; G1 → G2
+        "announce_prizes",  # G3, S79 L1204-1208
+        "start_draw",  # G3: announces «el comienzo de la partida»
+        "verify_claims",  # G5/G6: «checks called cards» L1214
+        "give_order",  # G7: the order to resume or finish, L1218
+        "void_game",  # §7: initiated by the Jefe de Mesa (confirmed by the Jefe de Sala)
+    }
+)
+
+# Control and surveillance of the whole hall (spec §3.1 Jefe de Sala, [S77] L2423-2425), plus
+# everything the Jefe de Mesa does: he supervises the control table and may take it over.
+_JEFE_DE_SALA = _JEFE_DE_MESA | frozenset(
+    {
+        "open_session",  # §5.1: open_session (Jefe de Sala)
+        "close_session",  # §3.1: «Open and close sessions»
+        "register_ball_set",  # §4 E5/E6: homologated sets, the ball-set registry
+        "change_ball_set",  # §3.1: «authorise ball-set changes»; E6 acta entry
+        "register_series",  # the hall's card stock: a series enters the hall's records
+    }
+)
+
+PERMISSIONS: dict[Role, frozenset[str]] = {
+    Role.JEFE_DE_SALA: _JEFE_DE_SALA,
+    Role.JEFE_DE_MESA: _JEFE_DE_MESA,
+    # 1977: «pagará los premios» [S77] L2435-2437; §3.1 «prize payment». Sales are the sellers'.
+    Role.CAJERO: frozenset({"pay_prize"}),
+    # S79 L1202 sells; L1214 interrupts the game at a call; L1222 announces the numbers.
+    Role.VENDEDOR_LOCUTOR: frozenset({"record_sale", "draw_ball", "call_claim"}),
+    # §3.1 [INF]: «May be allowed to register claims»: relays a call from the floor.
+    Role.AUXILIAR_DE_SALA: frozenset({"call_claim"}),
+    Role.MONITOR: frozenset(),
+    # §8 item 5: a participation support «instead of the card»: buys cards and calls claims.
+    Role.TERMINAL: frozenset({"call_claim", BUY_CARDS, MY_CARDS}),
+}
+
+Kind = Literal["staff", "device"]
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Someone (a staff user) or something (a device) the hub has authenticated."""
+
+    id: str
+    role: Role
+    kind: Kind
+
+    def __post_init__(self) -> None:
+        role = Role(self.role)  # a plain string from the store becomes the enum (or ValueError)
+        object.__setattr__(self, "role", role)
+        expected: Kind = "device" if role in DEVICE_ROLES else "staff"
+        if self.kind != expected:
+            raise ValueError(
+                f"principal {self.id!r}: role {role.value} is a {expected} role, "
+                f"not a {self.kind!r} one"
+            )
+
+    def may(self, command_name: str) -> bool:
+        return command_name in PERMISSIONS[self.role]
+
+    @property
+    def read_only(self) -> bool:
+        """True when this principal may give no command at all (a monitor)."""
+        return not PERMISSIONS[self.role]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.id!r} (role {self.role.value})"
+
+
+class Denied(Exception):
+    """A principal asked for a command its role may not give. No state changes."""
+
+    def __init__(self, principal: Principal, command_name: str, reason: str = "") -> None:
+        self.principal = principal
+        self.command_name = command_name
+        allowed = sorted(PERMISSIONS[principal.role])
+        what = f"{principal} may not give {command_name!r}"
+        if reason:
+            what += f": {reason}"
+        elif command_name not in KNOWN_COMMANDS:
+            what += ": there is no such command"
+        may_do = ", ".join(allowed) if allowed else "nothing (read only)"
+        super().__init__(f"{what}; role {principal.role.value} may give: {may_do}")
+
+
+class NotYourCard(Denied):
+    """A terminal acted on a card it did not buy."""
+
+    def __init__(
+        self, principal: Principal, command_name: str, series_id: str, number: int
+    ) -> None:
+        self.series_id = series_id
+        self.number = number
+        super().__init__(
+            principal,
+            command_name,
+            f"card {series_id}/{number} does not belong to this terminal "
+            "(a terminal acts only on the cards it bought)",
+        )
+
+
+def authorise(principal: Principal, command_name: str) -> None:
+    """Return if ``principal`` may give ``command_name``; raise :class:`Denied` otherwise."""
+    if not principal.may(command_name):
+        raise Denied(principal, command_name)
+
+
+def owns_card(terminal_cards: Collection[tuple[str, int]], series_id: str, number: int) -> bool:
+    """Whether the card (series, number) is among the cards a terminal holds."""
+    return (series_id, number) in terminal_cards
+
+
+def authorise_card(
+    principal: Principal,
+    command_name: str,
+    series_id: str,
+    number: int,
+    terminal_cards: Collection[tuple[str, int]],
+) -> None:
+    """:func:`authorise`, and for a terminal also that the card is one of its own.
+
+    Staff act on any card (a Vendedor-locutor calls a claim for a player holding a paper card);
+    ``terminal_cards`` is only consulted for a device.
+    """
+    authorise(principal, command_name)
+    if principal.kind == "device" and not owns_card(terminal_cards, series_id, number):
+        raise NotYourCard(principal, command_name, series_id, number)
+
+
+def roles_allowed(command_name: str) -> list[Role]:
+    """The roles that may give a command (for error messages and docs)."""
+    return [role for role in Role if command_name in PERMISSIONS[role]]

@@ -1,0 +1,183 @@
+"""The hub on asyncio: authorised commands in, durable events out to the fan-out.
+
+Commands run one at a time (an asyncio lock) and their database work in a worker thread, so a
+commit never blocks the event loop that serves the clients. The shell fills in what the rules
+take from outside: the configured rule profile and machine when a session opens, a ball from
+the certified random draw, the master card of a claim.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from bingo_hall.config import HallConfig
+from bingo_hall.domain import RuleError
+from bingo_hall.domain.commands import COMMAND_TYPES, Command
+from bingo_hall.domain.errors import PhaseError
+from bingo_hall.domain.profiles import RuleProfile
+from bingo_hall.domain.state import Game
+from bingo_hall.draw import CertifiedRandomDraw
+from bingo_hall.hub.auth import BUY_CARDS, KNOWN_COMMANDS, MY_CARDS, Denied, Principal, authorise
+from bingo_hall.hub.service import HallService
+from bingo_hall.store.cards import CardStore
+from bingo_hall.transport.fanout import Fanout
+
+
+@dataclass(frozen=True)
+class CommandFailed(Exception):
+    """A command refused, with a code for machines and a message for people."""
+
+    code: str
+    message: str
+
+
+class HubRuntime:
+    def __init__(
+        self,
+        service: HallService,
+        cards: CardStore,
+        config: HallConfig,
+        profile: RuleProfile,
+        display_delay: float = 0.0,
+    ) -> None:
+        self.service = service
+        self.cards = cards
+        self.config = config
+        self.profile = profile
+        self.draw = CertifiedRandomDraw()
+        self.fanout = Fanout(service.log, service.hall_id, display_delay)
+        self._lock = asyncio.Lock()
+
+    def attach(self) -> None:
+        """Route committed events to the fan-out, on the running loop, in order."""
+        loop = asyncio.get_running_loop()
+        self.service.subscribe(
+            lambda envelope: loop.call_soon_threadsafe(self.fanout.publish, envelope)
+        )
+
+    async def execute(self, principal: Principal, name: str, args: dict[str, Any]) -> dict:
+        """Run one command for a principal; its events are durable when this returns."""
+        if name not in KNOWN_COMMANDS:
+            raise CommandFailed("unknown_command", f"there is no command {name!r}")
+        try:
+            authorise(principal, name)
+        except Denied as denied:
+            raise CommandFailed("forbidden", str(denied)) from None
+        if name == MY_CARDS:
+            return await asyncio.to_thread(self._my_cards, principal)
+        async with self._lock:
+            if name == BUY_CARDS:
+                command = self._purchase(principal, args)
+            else:
+                command = self._build(name, args)
+                if name == "call_claim" and principal.kind == "device":
+                    self._check_owner(principal, command)
+            try:
+                envelopes = await asyncio.to_thread(self.service.execute, command, principal.id)
+            except PhaseError as error:
+                raise CommandFailed("wrong_phase", error.message) from None
+            except RuleError as error:
+                raise CommandFailed(error.code, error.message) from None
+        return {"events": [{"seq": e.seq, "type": e.type} for e in envelopes]}
+
+    def _build(self, name: str, args: dict[str, Any]) -> Command:
+        command_type = COMMAND_TYPES.get(name)
+        if command_type is None:
+            raise CommandFailed("unknown_command", f"there is no command {name!r}")
+        args = dict(args)
+        if name == "open_session":
+            args.setdefault("machine_id", self.config.machine.id)
+            args.setdefault("machine_kind", self.config.machine.kind)
+            if "profile" in args:
+                raise CommandFailed(
+                    "invalid_args", "the rule profile comes from the hall's configuration"
+                )
+            args["profile"] = self.profile
+        elif name == "draw_ball" and self.config.machine.draw == "certified_random":
+            if "number" in args:
+                raise CommandFailed(
+                    "invalid_args", "this hall draws from the certified random draw: send no number"
+                )
+            game = self.service.state.game
+            args["number"] = self.draw.next_ball(game.calls if game else ())
+        elif name == "call_claim":
+            if "grid" in args:
+                raise CommandFailed("invalid_args", "the master card comes from the hall's store")
+            grid = self._master_card(args)
+            args["grid"] = grid
+        try:
+            return command_type.model_validate(args)
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "args"
+            raise CommandFailed("invalid_args", f"{name}: {where}: {first['msg']}") from None
+
+    def _purchase(self, principal: Principal, args: dict[str, Any]) -> Command:
+        """A terminal's purchase: the next whole block of a series on sale, for its player."""
+        player, series_id = args.get("player"), args.get("series_id")
+        if not isinstance(player, str) or not 1 <= len(player) <= 32 or "/" in player:
+            raise CommandFailed("invalid_args", "buy_cards needs player: a name of 1-32 characters")
+        series = self.service.state.series.get(series_id) if isinstance(series_id, str) else None
+        if series is None:
+            raise CommandFailed("invalid_args", f"buy_cards: no series {series_id!r} in this hall")
+        block = self.profile.terminal_block_size
+        return self._build(
+            "record_sale",
+            {
+                "series_id": series_id,
+                "first": series.next_number,
+                "last": series.next_number + block - 1,
+                "buyer": f"{principal.id}/{player}",
+            },
+        )
+
+    def _check_owner(self, principal: Principal, command: Command) -> None:
+        """A terminal claims only with cards it bought in this game."""
+        game = self.service.state.game
+        buyer = game.buyer_of(command.series_id, command.card_number) if game else None  # type: ignore[attr-defined]
+        if buyer is None or not buyer.startswith(f"{principal.id}/"):
+            raise CommandFailed(
+                "forbidden",
+                f"terminal {principal.id} did not buy card "
+                f"{command.series_id}-{command.card_number} in this game",  # type: ignore[attr-defined]
+            )
+
+    def _my_cards(self, principal: Principal) -> dict:
+        """The terminal's cards in the current game, with their grids, and how many."""
+        game = self.service.state.game
+        cards = []
+        for buyer, series_id, first, last in game.holdings if game else ():
+            if buyer.startswith(f"{principal.id}/"):
+                grids = self.cards.grids(series_id, first, last)
+                player = buyer.split("/", 1)[1]
+                cards += [
+                    {"series": series_id, "number": n, "player": player, **_marking(grids[n], game)}
+                    for n in range(first, last + 1)
+                ]
+        return {"game": game.game_id if game else None, "count": len(cards), "cards": cards}
+
+    def _master_card(self, args: dict[str, Any]):
+        series_id, number = args.get("series_id"), args.get("card_number")
+        if not isinstance(series_id, str) or not isinstance(number, int):
+            raise CommandFailed("invalid_args", "call_claim needs series_id (text) and card_number")
+        grid = self.cards.grid(series_id, number)
+        if grid is None:
+            raise CommandFailed("unknown_card", f"the hall has no master card {series_id}-{number}")
+        return grid
+
+
+def _marking(grid: tuple[tuple[int, ...], ...], game: Game) -> dict[str, Any]:
+    """A card as a terminal shows it: marked automatically with the balls called so far, and
+    what it still needs for a line (the closest row) and for bingo."""
+    called = set(game.calls)
+    rows = [{n for n in row if n} for row in grid]
+    return {
+        "grid": [list(row) for row in grid],
+        "marked": sorted(n for row in rows for n in row if n in called),
+        "line_needs": min(len(row - called) for row in rows),
+        "bingo_needs": sum(len(row - called) for row in rows),
+    }

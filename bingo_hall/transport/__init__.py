@@ -1,0 +1,1 @@
+"""The hub's transports: the websocket protocol and server (MQTT bridge to come)."""

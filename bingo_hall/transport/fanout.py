@@ -1,0 +1,180 @@
+"""Fan-out of committed events to subscribers, with resume and bounded queues.
+
+A subscriber asks for every event after the last seq it saw. It is registered for live events
+first, then served from the log up to the head, then from its queue, skipping what it already
+got: no gap, no duplicate, in order. Its queue is bounded; a subscriber that falls behind is
+dropped (the connection closes with CLOSE_TOO_SLOW) and resumes with a new subscription, so a
+slow client never holds up the hub or the others.
+
+Fast path: once a subscriber with a direct writer (a websocket connection, caller channel) has
+caught up, each new event is written to all such subscribers at once, the frame encoded once
+(`websockets.broadcast`), with no task switch per client. A subscriber whose socket buffer
+then holds more than `max_buffer` bytes is dropped as too slow.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from websockets.asyncio.server import broadcast
+
+from bingo_hall.store.eventlog import EventEnvelope, EventLog
+
+
+def event_frame(envelope: EventEnvelope) -> str:
+    """The `event` message of an envelope, as sent on the wire."""
+    return json.dumps(
+        {
+            "type": "event",
+            "hall": envelope.hall_id,
+            "seq": envelope.seq,
+            "session": envelope.session_id,
+            "game": envelope.game_id,
+            "event": envelope.type,
+            "payload": envelope.payload,
+            "time": envelope.time.isoformat(),
+            "actor": envelope.actor,
+            "hash": envelope.hash,
+        },
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Outgoing:
+    seq: int
+    type: str
+    frame: str
+    committed_at: float  # loop time when the hub learnt it was durable
+
+
+class TooSlow(Exception):
+    """The subscriber's queue overflowed."""
+
+
+@dataclass(eq=False)
+class Subscriber:
+    after_seq: int
+    channel: str = "caller"
+    maxsize: int = 1000
+    connection: Any = None  # a websockets connection: enables the broadcast fast path
+    queue: asyncio.Queue[Outgoing] = field(init=False)
+    overflow: asyncio.Event = field(init=False)
+    live: bool = False  # caught up and served by broadcast
+
+    def __post_init__(self) -> None:
+        self.queue = asyncio.Queue(self.maxsize)
+        self.overflow = asyncio.Event()
+
+    def offer(self, item: Outgoing) -> None:
+        if self.overflow.is_set():
+            return
+        try:
+            self.queue.put_nowait(item)
+        except asyncio.QueueFull:
+            self.overflow.set()
+
+
+class Fanout:
+    """Every live subscriber of one hall."""
+
+    def __init__(
+        self, log: EventLog, hall_id: str, display_delay: float = 0.0, max_buffer: int = 1 << 20
+    ) -> None:
+        self.log = log
+        self.hall_id = hall_id
+        self.display_delay = display_delay
+        self.max_buffer = max_buffer
+        self.subscribers: set[Subscriber] = set()
+        self.published_seq = 0
+
+    def publish(self, envelope: EventEnvelope) -> None:
+        """Called on the event loop, in seq order, once the event is durable."""
+        item = Outgoing(
+            envelope.seq, envelope.type, event_frame(envelope), asyncio.get_running_loop().time()
+        )
+        self.published_seq = envelope.seq
+        live = []
+        for subscriber in list(self.subscribers):
+            if subscriber.live:
+                live.append(subscriber)
+            else:
+                subscriber.offer(item)
+        if live:
+            broadcast([s.connection for s in live], item.frame)
+            for subscriber in live:
+                if _buffered(subscriber.connection) > self.max_buffer:
+                    subscriber.overflow.set()
+
+    async def serve(self, subscriber: Subscriber, send: Callable[[str], Awaitable[None]]) -> None:
+        """Send the subscriber everything after its seq, then live events, until cancelled.
+
+        Raises TooSlow as soon as its queue overflows, even if its sender is stuck.
+        """
+        self.subscribers.add(subscriber)
+        writer = asyncio.create_task(self._write(subscriber, send))
+        overflow = asyncio.create_task(subscriber.overflow.wait())
+        try:
+            done, _ = await asyncio.wait({writer, overflow}, return_when=asyncio.FIRST_COMPLETED)
+            if overflow in done:
+                raise TooSlow
+            writer.result()
+        finally:
+            self.subscribers.discard(subscriber)
+            writer.cancel()
+            overflow.cancel()
+
+    async def _write(self, subscriber: Subscriber, send: Callable[[str], Awaitable[None]]) -> None:
+        next_seq = await self._catch_up(subscriber.after_seq + 1, send)
+        self._go_live_if_caught_up(subscriber, next_seq)
+        while True:
+            item = await subscriber.queue.get()
+            if item.seq < next_seq:
+                continue  # already sent from the log
+            if item.seq > next_seq:  # cannot happen without an overflow; be safe anyway
+                next_seq = await self._catch_up(next_seq, send, until=item.seq - 1)
+            await self._hold_for_display(subscriber, item)
+            await send(item.frame)
+            next_seq = item.seq + 1
+            self._go_live_if_caught_up(subscriber, next_seq)
+
+    def _go_live_if_caught_up(self, subscriber: Subscriber, next_seq: int) -> None:
+        """Hand a caught-up caller-channel connection over to the broadcast fast path."""
+        if (
+            subscriber.connection is not None
+            and subscriber.channel == "caller"
+            and subscriber.queue.empty()
+            and next_seq == self.published_seq + 1
+        ):
+            subscriber.live = True
+
+    async def _catch_up(
+        self, next_seq: int, send: Callable[[str], Awaitable[None]], until: int | None = None
+    ) -> int:
+        while True:
+            batch = await asyncio.to_thread(self.log.read, self.hall_id, next_seq - 1, 500)
+            if until is not None:
+                batch = [e for e in batch if e.seq <= until]
+            if not batch:
+                return next_seq
+            for envelope in batch:
+                await send(event_frame(envelope))
+                next_seq = envelope.seq + 1
+
+    async def _hold_for_display(self, subscriber: Subscriber, item: Outgoing) -> None:
+        """The panels show a ball only after it was announced (spec §5: announce, then show)."""
+        if subscriber.channel == "panel" and item.type == "ball_drawn" and self.display_delay:
+            wait = item.committed_at + self.display_delay - asyncio.get_running_loop().time()
+            if wait > 0:
+                await asyncio.sleep(wait)
+
+
+def _buffered(connection: Any) -> int:
+    """Bytes written to a connection's socket and not yet sent."""
+    transport = getattr(connection, "transport", None)
+    return transport.get_write_buffer_size() if transport is not None else 0

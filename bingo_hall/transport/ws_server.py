@@ -1,0 +1,207 @@
+"""The hub's websocket server (the `websockets` library): one port for the protocol at /ws
+and small HTTP answers (/health) beside it.
+
+A connection must authenticate with its first frame; then it may subscribe (with resume) and,
+if its role allows, give commands. Every bad frame gets an answer that says what is wrong and
+changes nothing; the connection and the hub stay up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import Callable
+from http import HTTPStatus
+from typing import Any
+
+from pydantic import ValidationError
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request, Response
+
+from bingo_hall.hub.auth import Principal
+from bingo_hall.hub.runtime import CommandFailed, HubRuntime
+from bingo_hall.transport import messages as m
+from bingo_hall.transport.fanout import Subscriber, TooSlow
+
+AUTH_TIMEOUT = 10.0
+
+Authenticator = Callable[[m.Auth], Principal | None]
+
+
+def _dump(message: m.BaseModel) -> str:
+    return message.model_dump_json(exclude_none=True)
+
+
+def _error(code: str, message: str) -> str:
+    return _dump(m.Error(error=m.ErrorBody(code=code, message=message)))
+
+
+def _failure(request_id: int, code: str, message: str) -> str:
+    return _dump(
+        m.Result(id=request_id, success=False, error=m.ErrorBody(code=code, message=message))
+    )
+
+
+class HubServer:
+    def __init__(
+        self,
+        runtime: HubRuntime,
+        authenticate: Authenticator,
+        queue_size: int = 1000,
+        auth_timeout: float = AUTH_TIMEOUT,
+    ) -> None:
+        self.runtime = runtime
+        self.authenticate = authenticate
+        self.queue_size = queue_size
+        self.auth_timeout = auth_timeout
+
+    async def start(self, host: str, port: int) -> Server:
+        self.runtime.attach()
+        return await serve(
+            self.handle,
+            host,
+            port,
+            process_request=self.http,
+            max_size=m.MAX_FRAME_BYTES,
+            max_queue=64,
+        )
+
+    def http(self, connection: ServerConnection, request: Request) -> Response | None:
+        """Plain HTTP beside the websocket endpoint."""
+        path = request.path.split("?", 1)[0]
+        if path == "/ws":
+            return None
+        if path == "/health":
+            state = self.runtime.service.state
+            body = {
+                "hall": self.runtime.service.hall_id,
+                "seq": self.runtime.service.seq,
+                "phase": state.phase.value,
+            }
+            response = connection.respond(HTTPStatus.OK, json.dumps(body) + "\n")
+            response.headers["Content-Type"] = "application/json"
+            return response
+        return connection.respond(HTTPStatus.NOT_FOUND, f"no page at {path}\n")
+
+    async def handle(self, connection: ServerConnection) -> None:
+        hall = self.runtime.service.hall_id
+        await connection.send(_dump(m.AuthRequired(hall=hall)))
+        principal = await self._authenticate(connection)
+        if principal is None:
+            return
+        session = _Session(self, connection, principal)
+        await session.run()
+
+    async def _authenticate(self, connection: ServerConnection) -> Principal | None:
+        try:
+            frame = await asyncio.wait_for(connection.recv(), self.auth_timeout)
+        except TimeoutError:
+            await connection.close(m.CLOSE_AUTH_TIMEOUT, "no auth frame in time")
+            return None
+        except ConnectionClosed:
+            return None
+        try:
+            auth = m.Auth.model_validate_json(frame)
+        except ValidationError:
+            message = 'the first frame must be {"type": "auth", "token": ...} or user/password'
+            await connection.send(_dump(m.AuthInvalid(message=message)))
+            await connection.close(m.CLOSE_AUTH_FAILED, "bad auth frame")
+            return None
+        principal = await asyncio.to_thread(self.authenticate, auth)
+        if principal is None:
+            await connection.send(_dump(m.AuthInvalid(message="unknown user, password or token")))
+            await connection.close(m.CLOSE_AUTH_FAILED, "authentication failed")
+            return None
+        commands = sorted(name for name in _command_names() if principal.may(name))
+        await connection.send(
+            _dump(m.AuthOk(principal=principal.id, role=principal.role.value, commands=commands))
+        )
+        return principal
+
+
+def _command_names() -> list[str]:
+    from bingo_hall.domain.commands import COMMAND_TYPES
+
+    return list(COMMAND_TYPES)
+
+
+class _Session:
+    """One authenticated connection: its frames, its subscription."""
+
+    def __init__(self, server: HubServer, connection: ServerConnection, principal: Principal):
+        self.server = server
+        self.connection = connection
+        self.principal = principal
+        self.subscription: asyncio.Task[None] | None = None
+
+    async def run(self) -> None:
+        try:
+            async for frame in self.connection:
+                await self.on_frame(frame)
+        except ConnectionClosed:
+            pass
+        finally:
+            if self.subscription is not None:
+                self.subscription.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await self.subscription
+
+    async def on_frame(self, frame: str | bytes) -> None:
+        try:
+            data: Any = json.loads(frame)
+        except (ValueError, UnicodeDecodeError):
+            await self.connection.send(_error("bad_json", "the frame is not JSON"))
+            return
+        if not isinstance(data, dict):
+            await self.connection.send(_error("bad_frame", "a frame is a JSON object"))
+            return
+        request_id = data.get("id")
+        try:
+            message = m.ClientMessage.validate_python(data)
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            text = f"{where}: {first['msg']}" if where else first["msg"]
+            if isinstance(request_id, int) and not isinstance(request_id, bool):
+                await self.connection.send(_failure(request_id, "bad_frame", text))
+            else:
+                await self.connection.send(_error("bad_frame", text))
+            return
+        if isinstance(message, m.Ping):
+            await self.connection.send(_dump(m.Pong(id=message.id)))
+        elif isinstance(message, m.Subscribe):
+            await self.subscribe(message)
+        else:
+            await self.command(message)
+
+    async def subscribe(self, message: m.Subscribe) -> None:
+        if self.subscription is not None:
+            await self.connection.send(
+                _failure(message.id, "already_subscribed", "this connection is subscribed already")
+            )
+            return
+        await self.connection.send(_dump(m.Result(id=message.id, success=True, result={})))
+        subscriber = Subscriber(
+            message.after_seq, message.channel, self.server.queue_size, self.connection
+        )
+        self.subscription = asyncio.create_task(self._stream(subscriber))
+
+    async def _stream(self, subscriber: Subscriber) -> None:
+        try:
+            await self.server.runtime.fanout.serve(subscriber, self.connection.send)
+        except TooSlow:
+            await self.connection.close(m.CLOSE_TOO_SLOW, "fell behind: resume from the last seq")
+        except ConnectionClosed:
+            pass
+
+    async def command(self, message: m.Command) -> None:
+        try:
+            result = await self.server.runtime.execute(
+                self.principal, message.command, message.args
+            )
+        except CommandFailed as failed:
+            await self.connection.send(_failure(message.id, failed.code, failed.message))
+            return
+        await self.connection.send(_dump(m.Result(id=message.id, success=True, result=result)))

@@ -1,0 +1,226 @@
+"""`bingo-cards`: generate, verify and print series of bingo cards."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from card_generator.files import CardFileError, read_cards, write_series
+from card_generator.ranking import rank
+from card_generator.series import GeneratedSeries, generate_series, generate_strip_series
+from card_generator.verify import verify_records
+
+
+class UsageError(Exception):
+    """A mistake in the command line; reported in one line, exit status 2."""
+
+
+def _face_value(text: str) -> Decimal:
+    try:
+        value = Decimal(text)
+    except InvalidOperation:
+        raise UsageError(f"face value {text!r} is not an amount like 1.50") from None
+    return value
+
+
+def _seed(text: str | None) -> bytes | None:
+    if text is None:
+        return None
+    try:
+        seed = bytes.fromhex(text)
+    except ValueError:
+        raise UsageError(f"seed {text!r} is not hexadecimal") from None
+    if not seed:
+        raise UsageError("the seed is empty")
+    return seed
+
+
+def _ranks_of(paths: Sequence[str]) -> np.ndarray | None:
+    """The ranks of every valid card in other series files (cards a new series must avoid)."""
+    if not paths:
+        return None
+    ranks = []
+    for path in paths:
+        for line, record in read_cards(Path(path)):
+            if isinstance(record, str):
+                raise UsageError(f"{path}, line {line}: {record}")
+            ranks.append(rank(record["grid"]))
+    return np.array(ranks, dtype=np.uint64)
+
+
+def _progress(total: int, what: str) -> tqdm:
+    return tqdm(total=total, unit=" cards", desc=what, disable=None, file=sys.stderr)
+
+
+def manifest_path(out: Path) -> Path:
+    return out.with_name(out.name + ".seed.json")
+
+
+def run_generate(args: argparse.Namespace) -> int:
+    out = Path(args.out)
+    if not out.parent.is_dir():
+        raise UsageError(f"folder {out.parent} does not exist")
+    make = generate_strip_series if args.strips else generate_series
+    try:
+        series: GeneratedSeries = make(
+            args.series,
+            args.count,
+            _face_value(args.face_value),
+            _seed(args.seed),
+            exclude=_ranks_of(args.distinct_from),
+        )
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    with _progress(series.size, f"generating {series.series_id}") as bar:
+        write_series(series, out, bar.update)
+    manifest = {
+        "series": series.series_id,
+        "face_value": f"{series.face_value:.2f}",
+        "series_size": series.size,
+        "strips": series.strips,
+        "algorithm": series.algorithm,
+        "seed": series.seed.hex(),
+        "commitment": series.commitment,
+        "file": out.name,
+        "note": "keep private: the seed proves (and could forge) the security codes",
+    }
+    manifest_path(out).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    print(f"{series.series_id}: {series.size} cards written to {out}")
+    print(f"commitment {series.commitment}")
+    print(f"seed recorded in {manifest_path(out)}")
+    return 0
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    path = Path(args.file)
+    bad = 0
+    checked = 0
+
+    def counted(records):
+        nonlocal checked
+        for item in records:
+            checked += 1
+            yield item
+
+    for problem in verify_records(counted(read_cards(path)), _seed(args.seed)):
+        bad += 1
+        print(problem)
+    status = "all good" if bad == 0 else f"{bad} problem{'s' if bad > 1 else ''}"
+    print(f"{path}: {checked} cards checked, {status}")
+    return 0 if bad == 0 else 1
+
+
+def run_print(args: argparse.Namespace) -> int:
+    from itertools import islice
+
+    from card_generator.printing import print_cards
+
+    path, out = Path(args.file), Path(args.out)
+    if args.per_file < 1:
+        raise UsageError("--per-file must be at least 1")
+    total = sum(1 for _ in read_cards(path))
+
+    def records():
+        for line, record in read_cards(path):
+            if isinstance(record, str):
+                raise UsageError(f"{path}, line {line}: {record}")
+            yield record
+
+    parts = -(-total // args.per_file) if total else 1
+    names = (
+        [out]
+        if parts == 1
+        else [out.with_name(f"{out.stem}-{k:04d}{out.suffix}") for k in range(1, parts + 1)]
+    )
+    stream = records()
+    printed = 0
+    with _progress(total, f"printing {path.name}") as bar:
+        for name in names:
+            try:
+                printed += print_cards(islice(stream, args.per_file), name, bar.update)
+            except ValueError as error:
+                raise UsageError(f"{path}: {error}") from None
+    where = out if parts == 1 else f"{parts} files {names[0].name} .. {names[-1].name}"
+    print(f"{printed} cards printed to {where}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="bingo-cards", description="Generate, verify and print series of bingo cards."
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    generate = commands.add_parser(
+        "generate",
+        help="generate a series of cards",
+        description="Generates a series of distinct cards drawn exactly uniformly from all valid "
+        "cards (or, with --strips, from all strips of 6 cards holding 1-90 once), deterministic "
+        "from the seed, and writes them as JSONL (or CSV if FILE ends in .csv). The seed, the "
+        "algorithm and the series commitment are recorded in FILE.seed.json.",
+    )
+    generate.add_argument(
+        "--series", required=True, help="series id: letter(s) and number, e.g. A17"
+    )
+    generate.add_argument("--count", required=True, type=int, help="cards in the series")
+    generate.add_argument("--face-value", required=True, help="price of a card, e.g. 1.50")
+    generate.add_argument("--strips", action="store_true", help="strips of 6 cards holding 1-90")
+    generate.add_argument("--seed", help="seed in hexadecimal (default: fresh from the OS)")
+    generate.add_argument(
+        "--distinct-from",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="another series file of the same game: no card may repeat one of its cards",
+    )
+    generate.add_argument("--out", required=True, help="output file (.jsonl or .csv)")
+    generate.set_defaults(run=run_generate)
+
+    verify = commands.add_parser(
+        "verify",
+        help="check a card file",
+        description="Checks every card of a file: the card rules (R1-R4, C1-C2), the series "
+        "fields, the numbering 1..N, strips, and that no card repeats. Prints each problem with "
+        "the rule it breaks; exit status 1 if there is any.",
+    )
+    verify.add_argument("file")
+    verify.add_argument("--seed", help="the series seed (hex): also check the security codes")
+    verify.set_defaults(run=run_verify)
+
+    printer = commands.add_parser(
+        "print",
+        help="print a card file to PDF",
+        description="The card-printing batch job: lays the cards of a file out on A4 pages, each "
+        "with its series, number, face value, series size, grid, security code and QR code.",
+    )
+    printer.add_argument("file")
+    printer.add_argument("--out", required=True, help="the PDF to write")
+    printer.add_argument(
+        "--per-file",
+        type=int,
+        default=20_000,
+        metavar="N",
+        help="cards per PDF (a larger series is split into OUT-0001.pdf, ...; default 20000, "
+        "which keeps memory near 350 MB)",
+    )
+    printer.set_defaults(run=run_print)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except (UsageError, CardFileError) as error:
+        print(f"bingo-cards: error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,209 @@
+"""`bingo-cards` end to end: real files, real subprocesses."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from card_generator.files import read_cards
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def cards(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "card_generator.cli", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def generate(tmp_path: Path, name: str = "a17.jsonl", *extra: str, count: str = "300"):
+    return cards(
+        "generate",
+        "--series",
+        "A17",
+        "--count",
+        count,
+        "--face-value",
+        "1.50",
+        "--out",
+        str(tmp_path / name),
+        *extra,
+        cwd=tmp_path,
+    )
+
+
+def test_generate_writes_the_jsonl_contract_and_records_the_seed(tmp_path):
+    done = generate(tmp_path, "a17.jsonl", "--seed", "c0ffee")
+    assert done.returncode == 0, done.stderr
+    lines = (tmp_path / "a17.jsonl").read_text().splitlines()
+    assert len(lines) == 300
+    first = json.loads(lines[0])
+    assert set(first) == {"series", "number", "face_value", "series_size", "grid", "code"}
+    assert (first["series"], first["number"], first["face_value"], first["series_size"]) == (
+        "A17",
+        1,
+        "1.50",
+        300,
+    )
+    assert [json.loads(line)["number"] for line in lines] == list(range(1, 301))
+    manifest = json.loads((tmp_path / "a17.jsonl.seed.json").read_text())
+    assert manifest["seed"] == "c0ffee" and manifest["series_size"] == 300
+    assert manifest["commitment"] in done.stdout
+    again = generate(tmp_path, "again.jsonl", "--seed", "c0ffee")
+    assert again.returncode == 0
+    assert (tmp_path / "again.jsonl").read_bytes() == (tmp_path / "a17.jsonl").read_bytes()
+
+
+def test_without_a_seed_each_series_is_new_and_its_seed_regenerates_it(tmp_path):
+    generate(tmp_path, "one.jsonl")
+    generate(tmp_path, "two.jsonl")
+    one, two = (tmp_path / "one.jsonl").read_bytes(), (tmp_path / "two.jsonl").read_bytes()
+    assert one != two
+    seed = json.loads((tmp_path / "one.jsonl.seed.json").read_text())["seed"]
+    assert len(bytes.fromhex(seed)) == 16
+    generate(tmp_path, "three.jsonl", "--seed", seed)
+    assert (tmp_path / "three.jsonl").read_bytes() == one
+
+
+def test_csv_holds_the_same_cards(tmp_path):
+    generate(tmp_path, "a.jsonl", "--seed", "01")
+    generate(tmp_path, "a.csv", "--seed", "01")
+    jsonl = [r for _, r in read_cards(tmp_path / "a.jsonl")]
+    csv = [r for _, r in read_cards(tmp_path / "a.csv")]
+    assert csv == jsonl
+    assert cards("verify", str(tmp_path / "a.csv"), cwd=tmp_path).returncode == 0
+
+
+def test_strips_carry_their_strip_number_and_verify(tmp_path):
+    done = generate(tmp_path, "s.jsonl", "--strips", "--seed", "02", count="60")
+    assert done.returncode == 0, done.stderr
+    records = [r for _, r in read_cards(tmp_path / "s.jsonl")]
+    assert [r["strip"] for r in records] == [k for k in range(1, 11) for _ in range(6)]
+    for k in range(10):
+        numbers = sorted(
+            n for r in records[6 * k : 6 * k + 6] for row in r["grid"] for n in row if n
+        )
+        assert numbers == list(range(1, 91))
+    verified = cards("verify", str(tmp_path / "s.jsonl"), cwd=tmp_path)
+    assert verified.returncode == 0 and "60 cards checked, all good" in verified.stdout
+
+
+def test_verify_names_every_broken_rule_and_exits_1(tmp_path):
+    generate(tmp_path, "a.jsonl", "--seed", "03")
+    lines = (tmp_path / "a.jsonl").read_text().splitlines()
+    broken = json.loads(lines[4])
+    broken["grid"][0] = [0] * 9  # row 1 emptied
+    lines[4] = json.dumps(broken)
+    lines[9] = lines[3].replace('"number": 4,', '"number": 10,')  # card 10 repeats card 4
+    lines[20] = "{not json"
+    (tmp_path / "bad.jsonl").write_text("\n".join(lines) + "\n")
+    done = cards("verify", str(tmp_path / "bad.jsonl"), cwd=tmp_path)
+    assert done.returncode == 1
+    out = done.stdout
+    assert "card A17-5: R3 five-per-row" in out and "card A17-5: R1 fifteen-distinct-numbers" in out
+    assert "card A17-10: unique: same card as no. 4" in out
+    assert "line 21" in out and "format" in out
+    assert out.strip().endswith("problems")
+
+
+def test_verify_with_the_seed_checks_security_codes(tmp_path):
+    generate(tmp_path, "a.jsonl", "--seed", "04")
+    lines = (tmp_path / "a.jsonl").read_text().splitlines()
+    forged = json.loads(lines[7])
+    forged["code"] = "0000000000"
+    lines[7] = json.dumps(forged)
+    (tmp_path / "f.jsonl").write_text("\n".join(lines) + "\n")
+    assert cards("verify", str(tmp_path / "f.jsonl"), cwd=tmp_path).returncode == 0
+    done = cards("verify", str(tmp_path / "f.jsonl"), "--seed", "04", cwd=tmp_path)
+    assert done.returncode == 1 and "A17-8: security-code" in done.stdout
+    assert cards("verify", str(tmp_path / "a.jsonl"), "--seed", "04", cwd=tmp_path).returncode == 0
+
+
+def test_distinct_from_keeps_two_series_of_a_game_apart(tmp_path):
+    generate(tmp_path, "a.jsonl", "--seed", "05", count="500")
+    done = cards(
+        "generate",
+        "--series",
+        "B3",
+        "--count",
+        "500",
+        "--face-value",
+        "3",
+        "--seed",
+        "05",
+        "--distinct-from",
+        str(tmp_path / "a.jsonl"),
+        "--out",
+        str(tmp_path / "b.jsonl"),
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    grids = lambda name: {json.dumps(r["grid"]) for _, r in read_cards(tmp_path / name)}  # noqa: E731
+    assert not grids("a.jsonl") & grids("b.jsonl")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--series", "a17", "--count", "10", "--face-value", "1.50"], "series id 'a17'"),
+        (["--series", "A17", "--count", "0", "--face-value", "1.50"], "series size 0"),
+        (["--series", "A17", "--count", "20000000", "--face-value", "1"], "10,000,000"),
+        (["--series", "A17", "--count", "10", "--face-value", "1.505"], "2 decimals"),
+        (["--series", "A17", "--count", "10", "--face-value", "abc"], "face value 'abc'"),
+        (["--series", "A17", "--count", "10", "--face-value", "-1"], "positive"),
+        (["--series", "A17", "--count", "10", "--face-value", "1", "--strips"], "multiple of 6"),
+        (["--series", "A17", "--count", "10", "--face-value", "1", "--seed", "xyz"], "hexadecimal"),
+    ],
+)
+def test_bad_input_is_one_line_and_writes_nothing(tmp_path, args, message):
+    done = cards("generate", *args, "--out", str(tmp_path / "x.jsonl"), cwd=tmp_path)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("bingo-cards: error:") and message in lines[0]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_unreadable_files_are_one_line_errors(tmp_path):
+    for args in (["verify", "missing.jsonl"], ["print", "missing.jsonl", "--out", "x.pdf"]):
+        done = cards(*args, cwd=tmp_path)
+        assert done.returncode == 2 and "cannot read missing.jsonl" in done.stderr
+        assert "Traceback" not in done.stderr
+    (tmp_path / "latin1.jsonl").write_bytes(b'{"series": "\xf1"}\n')
+    done = cards("verify", "latin1.jsonl", cwd=tmp_path)
+    assert done.returncode == 2 and "not UTF-8" in done.stderr
+
+
+@pytest.mark.parametrize("command", [[], ["generate"], ["verify"], ["print"]])
+def test_every_command_has_help(tmp_path, command):
+    done = cards(*command, "--help", cwd=tmp_path)
+    assert done.returncode == 0 and "usage: bingo-cards" in done.stdout
+
+
+def pages(pdf: Path) -> int:
+    info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True)
+    return int(next(line for line in info.stdout.splitlines() if line.startswith("Pages:"))[6:])
+
+
+def test_print_makes_the_pdf_and_splits_a_large_series(tmp_path):
+    generate(tmp_path, "a.jsonl", "--seed", "06", count="20")
+    done = cards("print", "a.jsonl", "--out", "a.pdf", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert pages(tmp_path / "a.pdf") == 4  # six cards a page
+    split = cards("print", "a.jsonl", "--out", "p.pdf", "--per-file", "8", cwd=tmp_path)
+    assert split.returncode == 0 and "3 files" in split.stdout
+    assert [pages(tmp_path / f"p-{k:04d}.pdf") for k in (1, 2, 3)] == [2, 2, 1]
+
+
+def test_print_refuses_a_broken_file_without_leaving_a_pdf(tmp_path):
+    (tmp_path / "bad.jsonl").write_text('{"series": "A17"}\n')
+    done = cards("print", "bad.jsonl", "--out", "bad.pdf", cwd=tmp_path)
+    assert done.returncode == 2 and "missing field" in done.stderr
+    assert not (tmp_path / "bad.pdf").exists()

@@ -1,0 +1,27 @@
+"""Fixtures shared by every test suite."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from support.databases import KINDS, DatabaseUnavailable, fresh_database_url
+
+
+@pytest.fixture(params=KINDS)
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """URL of a fresh empty database, once on SQLite and once on PostgreSQL.
+
+    Dispose every engine made on it before the test ends (the PostgreSQL database is dropped).
+    PostgreSQL being unreachable fails the test: the store is never tested on SQLite alone.
+    """
+    problem: str | None = None
+    try:
+        with fresh_database_url(request.param, tmp_path) as url:
+            yield url
+    except DatabaseUnavailable as exc:
+        problem = str(exc)
+    if problem is not None:  # outside the except block: the message alone, no chained trace
+        pytest.fail(problem, pytrace=False)

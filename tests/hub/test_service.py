@@ -1,0 +1,369 @@
+"""HallService on a real store: rejected commands write nothing, listeners hear only durable
+events, envelopes carry their session and game, and a restarted service carries on."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+
+import pytest
+from sqlalchemy import text
+
+from bingo_hall.domain import Phase, PhaseError, RuleError
+from bingo_hall.domain import commands as c
+from bingo_hall.domain.profiles import VoidReason
+from bingo_hall.hub.service import HallService
+from bingo_hall.store import EventLog, make_engine
+from bingo_hall.store.eventlog import EventEnvelope
+from support.hall import CARD, profile
+
+HALL = "h1"
+ROW0 = (1, 22, 41, 63, 80)  # the top line of CARD
+REST = (13, 34, 52, 74, 85, 7, 18, 29, 57, 90)  # the other ten numbers of CARD
+BLANKS = (2, 3, 4, 5, 6)  # numbers not on CARD
+
+
+class HandClock:
+    """Hall time that moves only when the test says so."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2026, 11, 21, 18, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        self.now += timedelta(microseconds=1)  # distinct times, as on a real clock
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += timedelta(seconds=seconds)
+
+
+@pytest.fixture
+def log(store_url: str) -> Iterator[EventLog]:
+    engine = make_engine(store_url)
+    try:
+        yield EventLog(engine)
+    finally:
+        engine.dispose()
+
+
+@pytest.fixture
+def clock() -> HandClock:
+    return HandClock()
+
+
+@pytest.fixture
+def service(log: EventLog, clock: HandClock) -> HallService:
+    return HallService(log, HALL, clock)
+
+
+def run(service: HallService, *commands: c.Command) -> list[EventEnvelope]:
+    envelopes = []
+    for command in commands:
+        envelopes += service.execute(command, actor="test")
+    return envelopes
+
+
+def open_session(service: HallService, rules: str = "1979") -> list[EventEnvelope]:
+    """Ball set registered, session open, material checked, balls loaded, series A1 ready."""
+    return run(
+        service,
+        c.RegisterBallSet(ball_set_id="JB-1"),
+        c.OpenSession(machine_id="EXT-1", machine_kind="pneumatic", profile=profile(rules)),
+        c.RecordEquipmentCheck(ok=True),
+        c.ChangeBallSet(ball_set_id="JB-1", reason="puesta en servicio"),
+        c.LoadBalls(),
+        c.RegisterSeries(series_id="A1", face_value=Decimal("1.50"), size=300),
+    )
+
+
+def start_game(service: HallService, first: int = 1, last: int = 100) -> list[EventEnvelope]:
+    """Series A1 announced and sold (first..last), prizes announced, draw started."""
+    return run(
+        service,
+        c.AnnounceSeries(series=("A1",)),
+        c.StartSale(),
+        c.RecordSale(series_id="A1", first=first, last=last),
+        c.CloseSale(),
+        c.AnnouncePrizes(),
+        c.StartDraw(),
+    )
+
+
+def win_line_and_bingo(service: HallService, clock: HandClock, card: int) -> list[EventEnvelope]:
+    """CARD (as card no. `card` of A1) wins the line, then the bingo; the game finishes."""
+    envelopes = run(service, *(c.DrawBall(number=n) for n in (*BLANKS, *ROW0)))
+    envelopes += run(
+        service,
+        c.CallClaim(kind="line", series_id="A1", card_number=card, grid=CARD),
+        c.VerifyClaims(),
+    )
+    clock.advance(10)
+    envelopes += run(service, c.GiveOrder())
+    envelopes += run(service, *(c.DrawBall(number=n) for n in REST))
+    envelopes += run(
+        service,
+        c.CallClaim(kind="bingo", series_id="A1", card_number=card, grid=CARD),
+        c.VerifyClaims(),
+    )
+    clock.advance(10)
+    envelopes += run(service, c.GiveOrder())
+    return envelopes
+
+
+def snapshot(log: EventLog, service: HallService):
+    return log.head(HALL), len(log.read(HALL)), service.seq, service.state
+
+
+# --- (a) a rejected command changes nothing -------------------------------------------------
+
+
+def test_a_command_in_the_wrong_phase_writes_nothing(log, service):
+    before = snapshot(log, service)
+    assert before[0] == (0, "0" * 64)
+    with pytest.raises(PhaseError) as raised:
+        service.execute(c.DrawBall(number=7))
+    assert raised.value.phase == Phase.SESSION_CLOSED.value
+    assert snapshot(log, service) == before
+
+    open_session(service)
+    before = snapshot(log, service)
+    state = service.state
+    with pytest.raises(PhaseError):
+        service.execute(c.DrawBall(number=7))
+    assert snapshot(log, service) == before
+    assert service.state is state
+
+
+def test_a_sale_out_of_order_writes_nothing(log, service):
+    open_session(service)
+    run(service, c.AnnounceSeries(series=("A1",)), c.StartSale())
+    run(service, c.RecordSale(series_id="A1", first=1, last=6))
+    before = snapshot(log, service)
+    state = service.state
+    for first, last in [(8, 12), (1, 6), (6, 10)]:  # a gap, a repeat, an overlap
+        with pytest.raises(RuleError) as raised:
+            service.execute(c.RecordSale(series_id="A1", first=first, last=last))
+        assert "no. 7" in str(raised.value)
+        assert snapshot(log, service) == before
+        assert service.state is state
+    assert service.state.game.sales[-1].last == 6
+    # the hall carries on: the next sale is card 7
+    (envelope,) = service.execute(c.RecordSale(series_id="A1", first=7, last=12))
+    assert envelope.seq == before[2] + 1 == log.head(HALL)[0]
+    assert envelope.prev_hash == before[0][1]
+
+
+def test_rejected_commands_mid_draw_write_nothing(log, service):
+    open_session(service)
+    start_game(service)
+    run(service, c.DrawBall(number=5))
+    before = snapshot(log, service)
+    for command in [
+        c.DrawBall(number=5),  # already drawn
+        c.DrawBall(number=91),  # no such ball
+        c.GiveOrder(),  # no window open
+        c.CallClaim(kind="line", series_id="Z9", card_number=1, grid=CARD),  # no such series
+    ]:
+        with pytest.raises(RuleError):
+            service.execute(command)
+        assert snapshot(log, service) == before
+
+
+# --- (b) listeners hear only of durable events ----------------------------------------------
+
+
+def test_listeners_hear_an_event_only_once_another_engine_can_read_it(store_url, log, service):
+    heard: list[tuple[int, str, str | None, int]] = []
+
+    def listener(envelope: EventEnvelope) -> None:
+        other = make_engine(store_url)  # a separate engine, its own connections
+        try:
+            with other.connect() as conn:  # the raw row, as any other process would see it
+                row = conn.execute(
+                    text("SELECT type, hash FROM event_log WHERE hall_id = :h AND seq = :s"),
+                    {"h": HALL, "s": envelope.seq},
+                ).one_or_none()
+            reader = EventLog(other)
+            read = reader.read(HALL, after_seq=envelope.seq - 1, limit=1)
+            head = reader.head(HALL)
+        finally:
+            other.dispose()
+        stored = None if row is None else row.hash
+        assert row is None or row.type == envelope.type
+        assert read == ([envelope] if row is not None else [])
+        heard.append((envelope.seq, envelope.type, stored, head[0]))
+
+    service.subscribe(listener)
+    envelopes = open_session(service) + start_game(service)
+    envelopes += run(service, c.DrawBall(number=1))
+    assert [(seq, kind) for seq, kind, _, _ in heard] == [(e.seq, e.type) for e in envelopes]
+    for (seq, _, stored, head_seq), envelope in zip(heard, envelopes, strict=True):
+        assert stored == envelope.hash, f"seq {seq} was told before it was stored"
+        assert head_seq >= seq
+    assert [seq for seq, *_ in heard] == list(range(1, len(envelopes) + 1))
+
+
+def test_listeners_are_told_in_order_after_the_state_changed(log, service):
+    seen: list[tuple[int, int, Phase]] = []
+    service.subscribe(lambda env: seen.append((env.seq, service.seq, service.state.phase)))
+    second: list[EventEnvelope] = []
+    service.subscribe(second.append)
+    run(
+        service,
+        c.RegisterBallSet(ball_set_id="JB-1"),
+        c.OpenSession(machine_id="EXT-1", machine_kind="drum", profile=profile("1979")),
+    )
+    # one command, two events: a failed material check closes the session at once
+    batch = service.execute(c.RecordEquipmentCheck(ok=False, notes="bombo roto"))
+    assert [e.type for e in batch] == ["equipment_checked", "session_closed"]
+    assert seen == [
+        (1, 1, Phase.SESSION_CLOSED),
+        (2, 2, Phase.EQUIPMENT_CHECK),
+        (3, 4, Phase.SESSION_CLOSED),  # told after the whole batch was applied
+        (4, 4, Phase.SESSION_CLOSED),
+    ]
+    assert [e.seq for e in second] == [1, 2, 3, 4]
+
+
+def test_a_rejected_command_is_not_heard(log, service):
+    heard: list[EventEnvelope] = []
+    service.subscribe(heard.append)
+    with pytest.raises(RuleError):
+        service.execute(c.LoadBalls())
+    assert heard == []
+
+
+# --- (c) envelopes carry their session and game ----------------------------------------------
+
+SESSION_EVENTS = {
+    "session_opened",
+    "equipment_checked",
+    "ball_set_changed",
+    "balls_loaded",
+    "series_registered",
+    "session_closed",
+}
+GAME_EVENTS = {
+    "series_announced",
+    "sale_started",
+    "sale_recorded",
+    "sale_closed",
+    "prizes_announced",
+    "draw_started",
+    "ball_drawn",
+    "claim_called",
+    "claim_verified",
+    "any_more_asked",
+    "order_given",
+    "prize_split",
+    "game_finished",
+    "game_voided",
+}
+
+
+def ids(envelopes: list[EventEnvelope]) -> list[tuple[str, int | None, int | None]]:
+    return [(e.type, e.session_id, e.game_id) for e in envelopes]
+
+
+def test_envelopes_carry_session_and_game(log, service, clock):
+    everything: list[EventEnvelope] = []
+    service.subscribe(everything.append)
+    first = open_session(service)
+    assert ids(first)[0] == ("ball_set_registered", None, None)  # before any session
+    assert all(e.session_id == 1 and e.game_id is None for e in first[1:])
+    assert {e.type for e in first[1:]} <= SESSION_EVENTS
+
+    game1 = start_game(service) + win_line_and_bingo(service, clock, card=1)
+    assert {e.type for e in game1} >= {"ball_drawn", "prize_split", "game_finished"}
+    assert {e.type for e in game1} <= GAME_EVENTS
+    assert all((e.session_id, e.game_id) == (1, 1) for e in game1), ids(game1)
+
+    between = run(
+        service,
+        c.RegisterSeries(series_id="B1", face_value=Decimal("3.00"), size=300),
+        c.RegisterBallSet(ball_set_id="JB-2"),
+    )
+    assert ids(between) == [("series_registered", 1, None), ("ball_set_registered", 1, None)]
+
+    game2 = start_game(service, 101, 110) + run(
+        service, c.VoidGame(reason=VoidReason.EQUIPMENT_BREAKDOWN, note="avería")
+    )
+    assert all((e.session_id, e.game_id) == (1, 2) for e in game2), ids(game2)
+    assert game2[-1].type == "game_voided"
+
+    run(service, c.PayPrize(game_id=1, claim_id=1), c.PayPrize(game_id=1, claim_id=2))
+    closing = run(service, c.CloseSession())
+    assert ids(closing) == [("session_closed", 1, None)]
+
+    after = run(service, c.RegisterBallSet(ball_set_id="JB-3"))
+    assert ids(after) == [("ball_set_registered", None, None)]  # outside a session
+
+    again = run(
+        service,
+        c.OpenSession(machine_id="EXT-1", machine_kind="pneumatic", profile=profile("1979")),
+    )
+    assert ids(again) == [("session_opened", 2, None)]
+    # what the service returned and told is what the log holds
+    assert log.read(HALL) == everything
+    assert everything[: len(first)] == first
+
+
+def test_a_prize_paid_during_the_next_game_is_filed_under_its_own_game(log, service, clock):
+    """A prize of game 1 paid while game 2 is selling belongs to game 1, not to game 2."""
+    open_session(service)
+    start_game(service)
+    win_line_and_bingo(service, clock, card=1)
+    run(service, c.AnnounceSeries(series=("A1",)), c.StartSale())
+    (paid,) = run(service, c.PayPrize(game_id=1, claim_id=1))
+    assert paid.type == "prize_paid"
+    assert paid.payload["game_id"] == 1
+    assert paid.session_id == 1
+    assert paid.game_id == 1, f"game 1's prize payment filed under game {paid.game_id}"
+
+
+# --- (d) a restarted service carries on -------------------------------------------------------
+
+
+@pytest.mark.parametrize("stop_at", ["selling", "window", "between games"])
+def test_a_new_service_rebuilds_the_same_state_and_continues_the_seq(
+    store_url, log, service, clock, stop_at
+):
+    open_session(service)
+    if stop_at == "selling":
+        run(service, c.AnnounceSeries(series=("A1",)), c.StartSale())
+        run(service, c.RecordSale(series_id="A1", first=1, last=6))
+        next_command: c.Command = c.RecordSale(series_id="A1", first=7, last=12)
+    elif stop_at == "window":
+        start_game(service)
+        run(service, *(c.DrawBall(number=n) for n in ROW0))
+        run(
+            service,
+            c.CallClaim(kind="line", series_id="A1", card_number=3, grid=CARD),
+            c.VerifyClaims(),
+        )
+        assert service.state.phase is Phase.ANY_MORE_WINDOW
+        clock.advance(10)
+        next_command = c.GiveOrder()
+    else:
+        start_game(service)
+        win_line_and_bingo(service, clock, card=3)
+        next_command = c.PayPrize(game_id=1, claim_id=1)
+
+    # the same log through another engine, as after a restart
+    engine = make_engine(store_url)
+    try:
+        restarted = HallService(EventLog(engine), HALL, clock)
+        assert restarted.state == service.state
+        assert restarted.seq == service.seq == log.head(HALL)[0]
+        envelopes = restarted.execute(next_command)
+        assert envelopes[0].seq == service.seq + 1
+        assert envelopes[0].prev_hash == log.read(HALL)[service.seq - 1].hash
+        assert restarted.seq == envelopes[-1].seq == log.head(HALL)[0]
+        seqs = [e.seq for e in log.read(HALL)]
+        assert seqs == list(range(1, len(seqs) + 1))
+        assert log.verify_chain(HALL).ok
+        # and a third service, rebuilt after the new events, agrees with the one that made them
+        assert HallService(log, HALL, clock).state == restarted.state
+    finally:
+        engine.dispose()

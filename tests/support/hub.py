@@ -1,0 +1,154 @@
+"""A real hub for transport tests: SQLite log, imported series, users, devices, websocket server
+on an ephemeral port."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+
+from websockets.asyncio.client import ClientConnection, connect
+
+from bingo_hall.config import load_config
+from bingo_hall.hub.runtime import HubRuntime
+from bingo_hall.hub.service import HallService
+from bingo_hall.serve import authenticator
+from bingo_hall.store.cards import CardStore
+from bingo_hall.store.credentials import CredentialStore
+from bingo_hall.transport.ws_server import HubServer
+from card_generator.series import generate_series
+from support.demo import open_log
+
+REPO = Path(__file__).resolve().parents[2]
+PASSWORD = "correct horse battery"
+USERS = {
+    "sala": "jefe_de_sala",
+    "mesa": "jefe_de_mesa",
+    "caja": "cajero",
+    "locutor": "vendedor_locutor",
+}
+
+
+@dataclass
+class RunningHub:
+    url: str
+    http: str
+    monitor_token: str
+    runtime: HubRuntime
+    series: object
+
+
+def prepare_store(url: str) -> tuple[str, object]:
+    """Users, a monitor device and an imported series in a fresh store; returns the token."""
+    log = open_log(url)
+    try:
+        credentials = CredentialStore(log.engine)
+        for user, role in USERS.items():
+            credentials.add_user(user, role, PASSWORD)
+        token = credentials.add_device("mon-1", "monitor")
+        series = generate_series("A1", 120, Decimal("1.50"), seed=b"hub-test")
+        CardStore(log.engine).import_series(series)
+        return token, series
+    finally:
+        log.engine.dispose()
+
+
+@asynccontextmanager
+async def running_hub(
+    url: str,
+    token: str,
+    series: object,
+    queue_size: int = 1000,
+    auth_timeout: float = 5.0,
+    display_delay: float = 0.0,
+    profile: str = "1979",
+) -> AsyncIterator[RunningHub]:
+    config = load_config(REPO / "config" / "hall.toml").model_copy(update={"profile": profile})
+    log = open_log(url)
+    service = await asyncio.to_thread(HallService, log, config.hall_id)
+    runtime = HubRuntime(
+        service, CardStore(log.engine), config, config.load_profile(), display_delay=display_delay
+    )
+    server = HubServer(
+        runtime, authenticator(CredentialStore(log.engine)), queue_size, auth_timeout
+    )
+    ws_server = await server.start("127.0.0.1", 0)
+    port = ws_server.sockets[0].getsockname()[1]
+    try:
+        yield RunningHub(
+            f"ws://127.0.0.1:{port}/ws", f"http://127.0.0.1:{port}", token, runtime, series
+        )
+    finally:
+        ws_server.close()
+        await ws_server.wait_closed()
+        log.engine.dispose()
+
+
+class Client:
+    """A protocol client over the real `websockets` client."""
+
+    def __init__(self, connection: ClientConnection) -> None:
+        self.connection = connection
+        self.next_id = 1
+
+    @classmethod
+    @asynccontextmanager
+    async def login(cls, url: str, **auth: str) -> AsyncIterator[Client]:
+        async with connect(url) as connection:
+            hello = json.loads(await connection.recv())
+            assert hello["type"] == "auth_required"
+            await connection.send(json.dumps({"type": "auth", **auth}))
+            answer = json.loads(await connection.recv())
+            assert answer["type"] == "auth_ok", answer
+            yield cls(connection)
+
+    async def request(self, body: dict) -> dict:
+        request_id = self.next_id
+        self.next_id += 1
+        await self.connection.send(json.dumps({"id": request_id, **body}))
+        while True:
+            message = json.loads(await self.connection.recv())
+            if message.get("id") == request_id:
+                return message
+
+    async def command(self, name: str, **args: object) -> dict:
+        return await self.request({"type": "command", "command": name, "args": args})
+
+    async def ok(self, name: str, **args: object) -> dict:
+        answer = await self.command(name, **args)
+        assert answer["success"], answer
+        return answer["result"]
+
+    async def events(self, count: int, timeout: float = 10.0) -> list[dict]:
+        found = []
+        while len(found) < count:
+            message = json.loads(await asyncio.wait_for(self.connection.recv(), timeout))
+            if message["type"] == "event":
+                found.append(message)
+        return found
+
+
+async def open_sale(staff: Client, series_id: str = "A1") -> None:
+    """Session open, balls loaded, a game announced and its sale open, through the protocol
+    (the Jefe de Sala gives every command)."""
+    await staff.ok("register_ball_set", ball_set_id="JB-1")
+    await staff.ok("open_session")
+    await staff.ok("record_equipment_check", ok=True)
+    await staff.ok("change_ball_set", ball_set_id="JB-1", reason="puesta en servicio")
+    await staff.ok("load_balls")
+    await staff.ok("register_series", series_id=series_id, face_value="1.50", size=120)
+    await staff.ok("announce_series", series=[series_id])
+    await staff.ok("start_sale")
+
+
+async def open_game(staff: Client, locutor: Client, series_id: str = "A1") -> None:
+    """A game sold and drawing: the Vendedor-locutor records the sale."""
+    await open_sale(staff, series_id)
+    await locutor.ok("record_sale", series_id=series_id, first=1, last=60)
+    await staff.ok("close_sale")
+    await staff.ok("announce_prizes")
+    await staff.ok("start_draw")

@@ -1,0 +1,496 @@
+"""`bingo-hall` as a user runs it: real subprocesses on real SQLite files and PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import ROUND_DOWN, Decimal
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from support.databases import fresh_database_url
+
+REPO = Path(__file__).resolve().parents[1]
+HALL = "sala-1"  # the hall of config/hall.toml
+CENT = Decimal("0.01")
+GAME_HEADING = re.compile(r"^PARTIDA (\d+)", re.MULTILINE)
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+
+def cli_many(commands: dict[str, tuple[str, ...]], timeout: float = 60) -> dict[str, Result]:
+    """Run `bingo-hall` once per entry, all at once (each run spends ~1 s importing)."""
+    running = {
+        name: subprocess.Popen(
+            [sys.executable, "-m", "bingo_hall.cli", *args],
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name, args in commands.items()
+    }
+    results = {}
+    try:
+        for name, process in running.items():
+            out, err = process.communicate(timeout=timeout)
+            results[name] = Result(process.returncode, out, err)
+    finally:
+        for process in running.values():
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    return results
+
+
+def cli(*args: str, timeout: float = 60) -> Result:
+    return cli_many({"run": args}, timeout)["run"]
+
+
+def assert_one_line_error(result: Result, *mentions: str) -> str:
+    """Exit 2, nothing on stdout, one line on stderr: 'bingo-hall: error: ...'."""
+    assert "Traceback" not in result.err, result.err
+    assert result.code == 2, result
+    lines = result.err.strip().splitlines()
+    assert len(lines) == 1, result.err
+    assert lines[0].startswith("bingo-hall: error:"), result.err
+    for mention in mentions:
+        assert mention in lines[0], result.err
+    assert result.out == ""
+    return lines[0]
+
+
+@dataclass
+class Demo:
+    url: str
+    path: Path
+    result: Result
+
+
+@pytest.fixture(scope="module")
+def demos(tmp_path_factory) -> dict[str, Demo]:
+    """Two demos, each on its own SQLite file, played at once: acta as text, and as JSON."""
+    paths = {
+        name: tmp_path_factory.mktemp(f"demo-{name}") / "x.sqlite" for name in ("text", "json")
+    }
+    urls = {name: f"sqlite:///{path}" for name, path in paths.items()}
+    results = cli_many(
+        {"text": ("demo", "--db", urls["text"]), "json": ("demo", "--db", urls["json"], "--json")}
+    )
+    return {name: Demo(urls[name], paths[name], results[name]) for name in paths}
+
+
+@pytest.fixture(scope="module")
+def demo_text(demos) -> Demo:
+    return demos["text"]
+
+
+@pytest.fixture(scope="module")
+def demo_json(demos) -> dict[str, Any]:
+    result = demos["json"].result
+    assert result.code == 0, result.err
+    return json.loads(result.out)
+
+
+@pytest.fixture(scope="module")
+def actas(demo_text) -> dict[str, Result]:
+    """`acta` commands, good and bad, on the text demo's store (read only)."""
+    assert demo_text.result.code == 0, demo_text.result.err
+    db = ("--db", demo_text.url)
+    return cli_many(
+        {
+            "session": ("acta", "--session", "1", *db),
+            "session json": ("acta", "--session", "1", *db, "--json"),
+            "game 2": ("acta", "--game", "2", *db),
+            "game 2 json": ("acta", "--game", "2", *db, "--json"),
+            "game 3": ("acta", "--game", "3", *db),
+            "game 3 json": ("acta", "--game", "3", *db, "--json"),
+            "game 999": ("acta", "--game", "999", *db),
+            "session 7": ("acta", "--session", "7", *db),
+            "no scope": ("acta", *db),
+            "both scopes": ("acta", "--game", "1", "--session", "1", *db),
+        }
+    )
+
+
+# --- demo -------------------------------------------------------------------------------------
+
+
+def test_demo_prints_the_spanish_acta(demo_text):
+    result = demo_text.result
+    assert result.code == 0, result.err
+    assert "Traceback" not in result.err
+    text = result.out
+    assert text.startswith("ACTA DE LA SESIÓN 1\n")
+    assert GAME_HEADING.findall(text) == ["1", "2", "3", "4"]
+    assert re.search(r"^PARTIDA 4 \(última de la sesión\)$", text, re.MULTILINE)
+    assert re.search(r"línea, cartón \S+ nº \d+ — INCORRECTA: ", text)
+    assert "entre 2 ganadores" in text
+    assert "PARTIDA NULA" in text
+    assert "Devolución íntegra" in text
+    assert "Cadena de hash del registro: VERIFICADA" in text
+    assert "NO VERIFICA" not in text
+
+
+def test_demo_json_games_and_their_order(demo_json):
+    acta = demo_json
+    assert acta["hall"] == HALL
+    assert acta["scope"] == {"session": 1, "game": None}
+    games = acta["session"]["games"]
+    assert [g["game_id"] for g in games] == [1, 2, 3, 4]
+    assert [g["status"] for g in games] == ["finished", "finished", "voided", "finished"]
+    assert [g["last_game"] for g in games] == [False, False, False, True]
+    assert acta["session"]["closed_at"] is not None
+
+
+def test_demo_json_balls(demo_json):
+    for game in demo_json["session"]["games"]:
+        balls = game["balls"]
+        assert balls, f"game {game['game_id']} drew no ball"
+        assert [b["ordinal"] for b in balls] == list(range(1, len(balls) + 1))
+        numbers = [b["number"] for b in balls]
+        assert len(set(numbers)) == len(numbers)
+        assert all(isinstance(n, int) and 1 <= n <= 90 for n in numbers)
+        times = [datetime.fromisoformat(b["at"]) for b in balls]
+        assert all(t.tzinfo is not None for t in times)
+        assert times == sorted(times) and len(set(times)) == len(times)
+
+
+def test_demo_json_shared_prize_loses_nothing(demo_json):
+    shared = [
+        prize
+        for game in demo_json["session"]["games"]
+        for prize in game["prizes"]
+        if len(prize["winners"]) == 2
+    ]
+    assert shared, "no prize shared between 2 winners"
+    for prize in shared:
+        pot, share, residue = (Decimal(prize[k]) for k in ("pot", "share", "residue"))
+        assert share * 2 + residue == pot
+        assert Decimal(0) <= residue < 2 * CENT
+        assert share == share.quantize(CENT)
+    for game in demo_json["session"]["games"]:
+        for prize in game["prizes"]:
+            pot, share, residue = (Decimal(prize[k]) for k in ("pot", "share", "residue"))
+            assert share * len(prize["winners"]) + residue == pot
+
+
+def test_demo_json_sales_are_consecutive_across_games(demo_json):
+    games = demo_json["session"]["games"]
+    last_sold: dict[str, int] = {}
+    for game in games:
+        for announced in game["series"]:
+            series = announced["series_id"]
+            expected = last_sold.get(series, 0) + 1
+            assert announced["first_available"] == expected, (game["game_id"], series)
+        by_series: dict[str, list[dict]] = {}
+        for sale in game["sales"]:
+            by_series.setdefault(sale["series_id"], []).append(sale)
+        for series, sales in by_series.items():
+            first_available = next(
+                s["first_available"] for s in game["series"] if s["series_id"] == series
+            )
+            assert sales[0]["first"] == first_available
+            for before, after in pairwise(sales):
+                assert after["first"] == before["last"] + 1
+            # voided games included: their cards are spent too
+            last_sold[series] = sales[-1]["last"]
+        assert {s["series_id"] for s in game["sold_ranges"]} == set(by_series)
+        for sold in game["sold_ranges"]:
+            sales = by_series[sold["series_id"]]
+            assert (sold["first"], sold["last"]) == (sales[0]["first"], sales[-1]["last"])
+    assert games[2]["status"] == "voided"
+    for series in games[3]["series"]:
+        voided = [s for s in games[2]["sales"] if s["series_id"] == series["series_id"]]
+        assert series["first_available"] == voided[-1]["last"] + 1
+
+
+def test_demo_json_money(demo_json):
+    session = demo_json["session"]
+    line_percent = Decimal(session["profile"]["line_prize_percent"])
+    bingo_percent = Decimal(session["profile"]["bingo_prize_percent"])
+    assert line_percent == 10
+    for game in session["games"]:
+        sales = game["sales"]
+        takings = Decimal(game["takings"])
+        assert takings == sum((s["count"] * Decimal(s["face_value"]) for s in sales), Decimal(0))
+        assert takings == sum((Decimal(s["amount"]) for s in sales), Decimal(0))
+        assert all(s["count"] == s["last"] - s["first"] + 1 for s in sales)
+        assert game["cards_sold"] == sum(s["count"] for s in sales)
+        line = (takings * line_percent / 100).quantize(CENT, rounding=ROUND_DOWN)
+        bingo = (takings * bingo_percent / 100).quantize(CENT, rounding=ROUND_DOWN)
+        assert Decimal(game["line_prize"]) == line
+        assert Decimal(game["bingo_prize"]) == bingo
+        assert Decimal(game["line_prize"]) + Decimal(game["bingo_prize"]) <= takings
+
+
+def test_demo_json_void_refunds_the_takings(demo_json):
+    (voided,) = [g for g in demo_json["session"]["games"] if g["status"] == "voided"]
+    void = voided["void"]
+    assert void["reason"] == "equipment_breakdown"
+    assert Decimal(void["refund_total"]) == Decimal(voided["takings"]) > 0
+    refunded = sum(
+        ((r["last"] - r["first"] + 1) * Decimal(r["face_value"]) for r in void["refunds"]),
+        Decimal(0),
+    )
+    assert refunded == Decimal(voided["takings"])
+    assert [(r["series_id"], r["first"], r["last"]) for r in void["refunds"]] == [
+        (s["series_id"], s["first"], s["last"]) for s in voided["sold_ranges"]
+    ]
+    assert voided["payments"] == []  # nothing of a void game is paid out
+
+
+def test_demo_json_ball_set_and_chain(demo_json):
+    session = demo_json["session"]
+    changes = session["ball_set_changes"]
+    assert changes, "no ball-set change recorded"
+    assert changes[0]["previous"] is None
+    in_service = changes[-1]["ball_set_id"]
+    assert all(g["ball_set"]["ball_set_id"] == in_service for g in session["games"])
+    assert [g["ball_set"]["games_on_set"] for g in session["games"]] == [1, 2, 3, 4]
+    chain = demo_json["chain"]
+    assert chain["ok"] is True and chain["problem"] is None
+    assert chain["events"] == chain["last_seq"] > 0
+    assert re.fullmatch(r"[0-9a-f]{64}", chain["last_hash"])
+
+
+def test_demo_on_postgresql():
+    with fresh_database_url("postgresql") as url:
+        result = cli("demo", "--db", url)
+        assert result.code == 0, result.err
+        assert GAME_HEADING.findall(result.out) == ["1", "2", "3", "4"]
+        assert "Cadena de hash del registro: VERIFICADA" in result.out
+        again = cli_many(
+            {
+                "text": ("acta", "--session", "1", "--db", url),
+                "json": ("acta", "--session", "1", "--db", url, "--json"),
+            }
+        )
+        assert again["text"].code == 0, again["text"].err
+        assert again["text"].out == result.out
+        assert again["json"].code == 0, again["json"].err
+        acta = json.loads(again["json"].out)
+        statuses = [g["status"] for g in acta["session"]["games"]]
+        assert statuses == ["finished", "finished", "voided", "finished"]
+        assert acta["chain"]["ok"] is True
+
+
+# --- acta -------------------------------------------------------------------------------------
+
+
+def test_acta_of_the_session_reprints_the_demo_acta(demo_text, actas):
+    text = actas["session"]
+    assert text.code == 0, text.err
+    assert text.out == demo_text.result.out
+    as_json = actas["session json"]
+    assert as_json.code == 0, as_json.err
+    acta = json.loads(as_json.out)
+    assert acta["scope"] == {"session": 1, "game": None}
+    assert [g["game_id"] for g in acta["session"]["games"]] == [1, 2, 3, 4]
+    assert acta["chain"]["ok"] is True
+
+
+@pytest.mark.parametrize("game_id", [2, 3])
+def test_acta_of_one_game_holds_only_that_game(actas, game_id):
+    whole = json.loads(actas["session json"].out)
+    result = actas[f"game {game_id} json"]
+    assert result.code == 0, result.err
+    acta = json.loads(result.out)
+    assert acta["scope"] == {"session": None, "game": game_id}
+    assert acta["session"]["games"] == [whole["session"]["games"][game_id - 1]]
+    assert acta["session"]["session_id"] == 1
+    assert acta["chain"] == whole["chain"]
+
+    text = actas[f"game {game_id}"]
+    assert text.code == 0, text.err
+    assert text.out.startswith(f"ACTA DE LA PARTIDA {game_id}\n")
+    assert GAME_HEADING.findall(text.out) == [str(game_id)]
+    assert ("PARTIDA NULA" in text.out) == (game_id == 3)
+    if game_id == 2:
+        # The demo's game 2 always ends with a bingo shared by two cards; other games may
+        # share a prize by chance, so only the guaranteed one is asserted.
+        assert re.search(r"Premio de bingo \(bola \d+\): [^\n]* entre 2 ganadores", text.out)
+
+
+# --- errors -----------------------------------------------------------------------------------
+
+
+def test_acta_of_a_missing_game_or_session_is_a_one_line_error(actas):
+    assert_one_line_error(actas["game 999"], "999")
+    assert_one_line_error(actas["session 7"], "session 7")
+
+
+def test_acta_needs_a_game_or_a_session(actas):
+    result = actas["no scope"]
+    assert result.code == 2
+    assert "Traceback" not in result.err
+    assert "--game" in result.err and "--session" in result.err
+    assert "required" in result.err
+    both = actas["both scopes"]
+    assert both.code == 2 and "not allowed with" in both.err
+
+
+@dataclass
+class BadInput:
+    folder: Path
+    results: dict[str, Result]
+
+
+@pytest.fixture(scope="module")
+def bad_input(tmp_path_factory) -> BadInput:
+    """Commands with bad input (and --help), all run at once."""
+    folder = tmp_path_factory.mktemp("bad-input")
+    db = ("--db", f"sqlite:///{folder / 'x.sqlite'}")
+    (folder / "steam.toml").write_text(
+        'hall_id = "x"\nprofile = "1979"\n[machine]\nkind = "steam"\n', encoding="utf-8"
+    )
+    (folder / "directory.toml").mkdir()
+    (folder / "latin1.toml").write_bytes(b'hall_id = "sal\xf3n"\nprofile = "1979"\n')
+    results = cli_many(
+        {
+            "missing config demo": ("demo", "--config", "/nonexistent.toml", *db),
+            "missing config acta": ("acta", "--session", "1", "--config", "/nonexistent.toml"),
+            "bad config value": ("demo", "--config", str(folder / "steam.toml"), *db),
+            "config is a directory": ("demo", "--config", str(folder / "directory.toml"), *db),
+            "config not UTF-8": ("demo", "--config", str(folder / "latin1.toml"), *db),
+            "db mysql": ("demo", "--db", "mysql://x"),
+            "db in memory": ("acta", "--session", "1", "--db", "sqlite:///:memory:"),
+            "db not a url": ("acta", "--game", "1", "--db", "not a url"),
+            "help": ("--help",),
+            "demo help": ("demo", "--help"),
+            "acta help": ("acta", "--help"),
+            "no command": (),
+        }
+    )
+    return BadInput(folder, results)
+
+
+def test_a_missing_configuration_is_a_one_line_error(bad_input):
+    assert_one_line_error(bad_input.results["missing config demo"], "/nonexistent.toml")
+    assert_one_line_error(bad_input.results["missing config acta"], "/nonexistent.toml")
+
+
+def test_a_bad_configuration_value_is_a_one_line_error(bad_input):
+    config = str(bad_input.folder / "steam.toml")
+    line = assert_one_line_error(bad_input.results["bad config value"], config)
+    assert "machine.kind" in line
+
+
+@pytest.mark.parametrize(
+    ("case", "name"),
+    [("config is a directory", "directory.toml"), ("config not UTF-8", "latin1.toml")],
+)
+def test_an_unreadable_configuration_is_a_one_line_error(bad_input, case, name):
+    assert_one_line_error(bad_input.results[case], str(bad_input.folder / name))
+
+
+@pytest.mark.parametrize(
+    ("case", "url"),
+    [
+        ("db mysql", "mysql://x"),
+        ("db in memory", "in-memory SQLite"),
+        ("db not a url", "not a url"),
+    ],
+)
+def test_an_unsupported_database_is_a_one_line_error(bad_input, case, url):
+    assert_one_line_error(bad_input.results[case], url)
+
+
+def test_bad_input_writes_no_store(bad_input):
+    assert not (bad_input.folder / "x.sqlite").exists()
+
+
+@pytest.mark.parametrize(
+    ("case", "usage", "mentions"),
+    [
+        ("help", "usage: bingo-hall", ["demo", "acta", "--help"]),
+        ("demo help", "usage: bingo-hall demo", ["--db", "--config", "--json", "--trace"]),
+        ("acta help", "usage: bingo-hall acta", ["--game", "--session", "--db", "--json"]),
+    ],
+)
+def test_help(bad_input, case, usage, mentions):
+    result = bad_input.results[case]
+    assert result.code == 0, result.err
+    assert result.out.startswith(usage)
+    assert result.err == ""
+    for option in mentions:
+        assert option in result.out
+
+
+def test_no_command_is_a_usage_error(bad_input):
+    result = bad_input.results["no command"]
+    assert result.code == 2
+    assert "Traceback" not in result.err
+    assert "usage: bingo-hall" in result.err
+
+
+# --- tampering --------------------------------------------------------------------------------
+
+
+def test_an_edited_ball_breaks_the_chain_at_its_seq(demos, tmp_path):
+    """Edit one ball in a copy of a demo's store: the acta says where the chain breaks."""
+    source = demos["json"]
+    assert source.result.code == 0, source.result.err
+    for part in source.path.parent.glob("x.sqlite*"):  # the file and any WAL left over
+        shutil.copy(part, tmp_path / part.name)
+    path = tmp_path / "x.sqlite"
+    url = f"sqlite:///{path}"
+    db = sqlite3.connect(path)
+    try:
+        with db:
+            seq, payload = db.execute(
+                "SELECT seq, payload FROM event_log WHERE hall_id = ? AND type = 'ball_drawn' "
+                "ORDER BY seq LIMIT 1 OFFSET 10",
+                (HALL,),
+            ).fetchone()
+            number = json.loads(payload)["number"]
+            old, new = f'"number":{number},', f'"number":{number % 90 + 1},'
+            assert old in payload
+            changed = db.execute(
+                "UPDATE event_log SET payload = replace(payload, ?, ?) "
+                "WHERE hall_id = ? AND seq = ?",
+                (old, new, HALL, seq),
+            ).rowcount
+            assert changed == 1
+    finally:
+        db.close()
+
+    results = cli_many(
+        {
+            "text": ("acta", "--session", "1", "--db", url),
+            "json": ("acta", "--session", "1", "--db", url, "--json"),
+            "game": ("acta", "--game", "4", "--db", url),
+        }
+    )
+    result = results["text"]
+    assert result.code == 1, result.err
+    assert "Traceback" not in result.err
+    (verdict,) = [line for line in result.out.splitlines() if line.startswith("Cadena de hash")]
+    assert "NO VERIFICA" in verdict
+    assert f"seq {seq}:" in verdict
+    assert "VERIFICADA" not in result.out
+
+    as_json = results["json"]
+    assert as_json.code == 1
+    chain = json.loads(as_json.out)["chain"]
+    assert chain["ok"] is False
+    assert chain["problem"].startswith(f"seq {seq}:")
+    assert chain["last_seq"] == chain["events"] == seq - 1
+
+    # one game's acta reports the damage too, whichever game it is in
+    assert results["game"].code == 1
+    assert "NO VERIFICA" in results["game"].out

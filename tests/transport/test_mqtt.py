@@ -1,0 +1,590 @@
+"""The hub's MQTT bridge against real Mosquitto brokers, with real clients (aiomqtt and the
+`mosquitto_sub` command). Each test starts its own broker on a free port (the system broker is
+never touched), so it can kill -9 and restart it, or load the hall's ACL."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import getpass
+import json
+import logging
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import aiomqtt
+import pytest
+
+from bingo_hall.config import MqttConfig
+from bingo_hall.transport.fanout import event_frame
+from bingo_hall.transport.mqtt_bridge import HallStateMessage, MqttBridge, ReplayDone, ReplayRequest
+from support.hub import PASSWORD, Client, open_game, prepare_store, running_hub
+
+REPO = Path(__file__).resolve().parents[2]
+MOSQUITTO = "/usr/sbin/mosquitto"
+HALL = "sala-1"
+EVENTS = f"bingo/{HALL}/events"
+STATE = f"bingo/{HALL}/state"
+REQUEST = f"bingo/{HALL}/replay/request"
+
+
+def replay_topic(client: str) -> str:
+    return f"bingo/{HALL}/replay/{client}"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Mosquitto:
+    """A broker of our own: configure, start, kill -9, start again on the same port."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        directory.mkdir(parents=True, exist_ok=True)
+        self.port = free_port()
+        self.conf = directory / "mosquitto.conf"
+        self.log = directory / "broker.log"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"mqtt://127.0.0.1:{self.port}"
+
+    def configure(self, text: str) -> None:
+        self.conf.write_text(f"{text.rstrip()}\nuser {getpass.getuser()}\n", encoding="utf-8")
+
+    def start(self) -> None:
+        with self.log.open("ab") as log:
+            self.process = subprocess.Popen(
+                [MOSQUITTO, "-c", str(self.conf)], stdout=log, stderr=subprocess.STDOUT
+            )
+        deadline = time.monotonic() + 10
+        while True:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"mosquitto exited: {self.log.read_text()[-2000:]}")
+            try:
+                socket.create_connection(("127.0.0.1", self.port), 0.2).close()
+                return
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.02)
+
+    def kill(self) -> None:
+        assert self.process is not None
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(5)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(5)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+@pytest.fixture
+def store(tmp_path):
+    url = f"sqlite:///{tmp_path / 'hub.sqlite'}"
+    token, series = prepare_store(url)
+    return url, token, series
+
+
+@pytest.fixture
+def broker(tmp_path):
+    """An anonymous broker without persistence."""
+    mosquitto = Mosquitto(tmp_path / "broker")
+    mosquitto.configure(f"listener {mosquitto.port} 127.0.0.1\nallow_anonymous true\n")
+    mosquitto.start()
+    yield mosquitto
+    mosquitto.stop()
+
+
+def run(coroutine):
+    return asyncio.run(asyncio.wait_for(coroutine, 50))
+
+
+@asynccontextmanager
+async def bridged_hub(store, mqtt: MqttConfig, **options) -> AsyncIterator[tuple]:
+    """The test hub (websocket server) with an MQTT bridge running beside it."""
+    async with running_hub(*store) as hub:
+        bridge = MqttBridge(hub.runtime, mqtt, **options)
+        task = asyncio.create_task(bridge.run())
+        try:
+            await asyncio.wait_for(bridge.connected.wait(), 10)
+            yield hub, bridge
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+
+@asynccontextmanager
+async def staff(hub) -> AsyncIterator[tuple[Client, Client]]:
+    async with (
+        Client.login(hub.url, user="sala", password=PASSWORD) as sala,
+        Client.login(hub.url, user="locutor", password=PASSWORD) as locutor,
+    ):
+        yield sala, locutor
+
+
+def mqtt_client(broker: Mosquitto, identifier: str | None = None, **options) -> aiomqtt.Client:
+    return aiomqtt.Client("127.0.0.1", broker.port, identifier=identifier, **options)
+
+
+async def take(client: aiomqtt.Client, count: int, timeout: float = 10.0) -> list[aiomqtt.Message]:
+    got: list[aiomqtt.Message] = []
+
+    async def read() -> None:
+        async for message in client.messages:
+            got.append(message)
+            if len(got) == count:
+                return
+
+    await asyncio.wait_for(read(), timeout)
+    return got
+
+
+async def take_until_done(client: aiomqtt.Client, timeout: float = 10.0) -> list[dict]:
+    """Replay messages up to and including replay_done."""
+    got: list[dict] = []
+
+    async def read() -> None:
+        async for message in client.messages:
+            got.append(json.loads(message.payload))
+            if got[-1].get("type") == "replay_done":
+                return
+
+    await asyncio.wait_for(read(), timeout)
+    return got
+
+
+async def published(bridge: MqttBridge, seq: int, timeout: float = 10.0) -> None:
+    """Wait until the broker acknowledged `events` and the retained state up to seq."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while bridge.published_seq < seq or bridge.state_seq != seq:
+        assert asyncio.get_running_loop().time() < deadline, (bridge.published_seq, seq)
+        await asyncio.sleep(0.01)
+
+
+def frames(hub) -> list[str]:
+    return [event_frame(e) for e in hub.runtime.service.log.read(HALL)]
+
+
+# ------------------------------------------------------------------------------ tests --
+
+
+def test_every_event_reaches_subscribers_in_order_as_the_websocket_frame(store, broker):
+    async def scenario():
+        async with (
+            bridged_hub(store, MqttConfig(url=broker.url)) as (hub, bridge),
+            Client.login(hub.url, token=hub.monitor_token) as monitor,
+            mqtt_client(broker) as subscriber,
+            staff(hub) as (sala, locutor),
+        ):
+            await subscriber.subscribe(EVENTS, qos=1)
+            command = ["mosquitto_sub", "-d", "-p", str(broker.port), "-q", "1", "-t", EVENTS]
+            cli = subprocess.Popen(  # line-buffered, so that we see it has subscribed
+                ["stdbuf", "-oL", *command, "-C", "19"],
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            try:
+                while not (line := await asyncio.to_thread(cli.stdout.readline)).startswith(
+                    "Subscribed"
+                ):
+                    assert line, "mosquitto_sub ended before it subscribed"
+                assert (await monitor.request({"type": "subscribe", "after_seq": 0}))["success"]
+                await open_game(sala, locutor)  # 12 events
+                for _ in range(7):
+                    await locutor.ok("draw_ball")
+                head = hub.runtime.service.seq
+                assert head == 19
+                messages = await take(subscriber, head)
+                output, _ = await asyncio.to_thread(cli.communicate, timeout=10)
+            finally:
+                if cli.poll() is None:
+                    cli.kill()
+            websocket = await monitor.events(head)
+
+        payloads = [m.payload.decode() for m in messages]
+        assert [json.loads(p)["seq"] for p in payloads] == list(range(1, head + 1))
+        assert payloads == frames(hub)  # byte for byte what the websocket sends
+        assert [json.loads(p) for p in payloads] == websocket
+        assert all(m.qos == 1 and not m.retain for m in messages)
+        assert [line for line in output.splitlines() if line.startswith("{")] == payloads
+        assert cli.returncode == 0
+        assert bridge.published_seq == head and bridge.connections == 1
+
+    run(scenario())
+
+
+def test_the_retained_state_shows_a_late_subscriber_the_balls_drawn(store, broker):
+    async def scenario():
+        async with (
+            bridged_hub(store, MqttConfig(url=broker.url)) as (hub, bridge),
+            staff(hub) as (sala, locutor),
+        ):
+            await published(bridge, 0)  # an empty hall has a state too
+            await open_game(sala, locutor)
+            for _ in range(5):
+                await locutor.ok("draw_ball")
+            head = hub.runtime.service.seq
+            await published(bridge, head)
+            game = hub.runtime.service.state.game
+            async with mqtt_client(broker) as late:
+                await late.subscribe(STATE, qos=1)
+                [message] = await take(late, 1)
+            cli = await asyncio.to_thread(
+                subprocess.run,
+                ["mosquitto_sub", "-p", str(broker.port), "-t", STATE, "-C", "1", "-W", "5"],
+                capture_output=True,
+                text=True,
+            )
+        drawn = [
+            e.payload["number"]
+            for e in hub.runtime.service.log.read(HALL)
+            if e.type == "ball_drawn"
+        ]
+        state = json.loads(message.payload)
+        assert message.retain
+        assert state == {
+            "seq": head,
+            "phase": "drawing",
+            "session": 1,
+            "game": 1,
+            "balls": drawn,
+            "line_prize": str(game.line_prize),
+            "bingo_prize": str(game.bingo_prize),
+        }
+        assert len(drawn) == 5 and list(game.calls) == drawn
+        assert isinstance(state["line_prize"], str) and "." in state["line_prize"]
+        assert json.loads(cli.stdout) == state
+
+    run(scenario())
+
+
+def test_a_replay_request_returns_exactly_the_events_after_the_seq(store, broker):
+    async def scenario():
+        async with (
+            bridged_hub(store, MqttConfig(url=broker.url)) as (hub, bridge),
+            staff(hub) as (sala, locutor),
+            mqtt_client(broker, "monitor-7") as monitor,
+        ):
+            await open_game(sala, locutor)
+            for _ in range(4):
+                await locutor.ok("draw_ball")
+            head = hub.runtime.service.seq
+            await monitor.subscribe(replay_topic("monitor-7"), qos=1)
+            answers = {}
+            for after in (5, 0, head, head + 10):
+                request = {"client": "monitor-7", "after_seq": after}
+                await monitor.publish(REQUEST, json.dumps(request), qos=1)
+                answers[after] = await take_until_done(monitor)
+            every = frames(hub)
+        for after, answer in answers.items():
+            *events, done = answer
+            assert done == {"type": "replay_done", "seq": head}
+            assert [e["seq"] for e in events] == list(range(after + 1, head + 1))
+            assert events == [json.loads(f) for f in every[after:]]
+        assert bridge.replays_done == 4
+
+    run(scenario())
+
+
+def test_a_broker_killed_mid_game_loses_no_event(store, tmp_path):
+    broker = Mosquitto(tmp_path / "persistent")
+    broker.configure(
+        f"listener {broker.port} 127.0.0.1\nallow_anonymous true\n"
+        f"persistence true\npersistence_location {broker.directory}/\n"
+        "autosave_interval 1\nautosave_on_changes true\n"
+    )
+    broker.start()
+
+    async def scenario():
+        received: list[int] = []
+        online = asyncio.Event()  # the persistent subscriber may (re)connect
+        online.set()
+
+        async def persistent_subscriber() -> None:
+            while True:
+                await online.wait()
+                try:
+                    async with mqtt_client(broker, "monitor-p", clean_session=False) as client:
+                        await client.subscribe(EVENTS, qos=1)
+                        async for message in client.messages:
+                            received.append(json.loads(message.payload)["seq"])
+                except aiomqtt.MqttError:
+                    await asyncio.sleep(0.05)
+
+        async def until(condition, timeout=15.0) -> float:
+            start = loop.time()
+            while not condition():
+                assert loop.time() - start < timeout
+                await asyncio.sleep(0.01)
+            return loop.time() - start
+
+        loop = asyncio.get_running_loop()
+        mqtt = MqttConfig(url=broker.url)
+        async with (
+            bridged_hub(store, mqtt, backoff_max=0.5) as (hub, bridge),
+            staff(hub) as (sala, locutor),
+        ):
+            subscriber = asyncio.create_task(persistent_subscriber())
+            await open_game(sala, locutor)
+            for _ in range(5):
+                await locutor.ok("draw_ball")
+            before = hub.runtime.service.seq
+            await until(lambda: received and received[-1] == before)
+            await asyncio.sleep(1.2)  # past the broker's autosave of the sessions
+
+            online.clear()  # the subscriber stays away until the bridge has republished
+            broker.kill()
+            noticed = await until(lambda: not bridge.connected.is_set())
+            latencies = []
+            for _ in range(6):  # the hub keeps working while the broker is down
+                start = loop.time()
+                await locutor.ok("draw_ball")
+                latencies.append(loop.time() - start)
+            head = hub.runtime.service.seq
+            assert bridge.published_seq == before  # nothing acknowledged meanwhile
+
+            restarted = loop.time()
+            await asyncio.to_thread(broker.start)
+            caught_up = await until(lambda: bridge.published_seq == head)
+            resumed_from, republished = bridge.resumed_from, bridge.published_seq
+            online.set()
+            delivered = await until(lambda: len(set(received)) == head)
+            subscriber.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await subscriber
+
+        # de-duplicated by seq (first copy kept): every seq, in order, no gap
+        assert list(dict.fromkeys(received)) == list(range(1, head + 1))
+        assert bridge.connections == 2
+        assert (resumed_from, republished) == (before, head)
+        assert bridge.events_sent == head  # each event acknowledged once: none was in flight
+        assert max(latencies) < 1.0
+        print(  # shown with pytest -s
+            f"\n[broker restart] seq {before} acknowledged before kill -9; loss noticed in "
+            f"{noticed * 1000:.0f} ms; 6 draws while down, slowest {max(latencies) * 1000:.0f}"
+            f" ms; broker restarted, bridge republished seq {before + 1}..{head} in "
+            f"{caught_up * 1000:.0f} ms; persistent subscriber had all {head} seqs "
+            f"{delivered * 1000:.0f} ms after it came back ({len(received) - head} dupes); "
+            f"total wall {(loop.time() - restarted) * 1000:.0f} ms after restart"
+        )
+
+    try:
+        run(scenario())
+    finally:
+        broker.stop()
+
+
+def example_broker(tmp_path: Path, users: dict[str, str]) -> Mosquitto:
+    """The example config/mosquitto/mosquitto.conf with the hall's ACL, on tmp paths."""
+    broker = Mosquitto(tmp_path / "acl")
+    passwords = broker.directory / "passwd"
+    for index, (user, password) in enumerate(users.items()):
+        create = ["-c"] if index == 0 else []
+        subprocess.run(
+            ["mosquitto_passwd", *create, "-b", str(passwords), user, password], check=True
+        )
+    text = (REPO / "config" / "mosquitto" / "mosquitto.conf").read_text(encoding="utf-8")
+    for key, value in {
+        "listener": f"{broker.port} 127.0.0.1",
+        "password_file": str(passwords),
+        "acl_file": str(REPO / "config" / "mosquitto" / "acl"),
+        "persistence_location": f"{broker.directory}/",
+        "log_dest": f"file {broker.log}",
+    }.items():
+        text, found = re.subn(rf"^{key} .*$", f"{key} {value}", text, flags=re.M)
+        assert found == 1, key
+    assert re.search(r"^allow_anonymous false$", text, re.M)
+    broker.configure(text)
+    return broker
+
+
+def test_the_acl_keeps_each_client_to_its_topics(store, tmp_path):
+    users = {name: f"clave-de-{name}" for name in ("hub", "monitor", "term-01", "term-02")}
+    broker = example_broker(tmp_path, users)
+    broker.start()
+
+    def login(user: str, identifier: str) -> aiomqtt.Client:
+        return mqtt_client(broker, identifier, username=user, password=users[user])
+
+    async def quiet(client: aiomqtt.Client) -> None:
+        await asyncio.sleep(0.3)
+        assert len(client.messages) == 0
+
+    async def scenario():
+        hub_login = MqttConfig(url=broker.url, username="hub", password=users["hub"])
+        async with (
+            bridged_hub(store, hub_login) as (hub, bridge),
+            staff(hub) as (sala, locutor),
+            login("monitor", "mon-1") as monitor,
+            login("monitor", "mon-2") as other,
+            login("term-01", "t-01") as term1,
+            login("term-02", "t-02") as term2,
+        ):
+            for client in (monitor, other):
+                await client.subscribe(EVENTS, qos=1)
+            await open_game(sala, locutor)
+            head = hub.runtime.service.seq
+            assert [json.loads(m.payload)["seq"] for m in await take(other, head)] == list(
+                range(1, head + 1)
+            )
+            await take(monitor, head)
+
+            # a monitor reads events but cannot publish them: the broker drops the publish
+            await monitor.publish(EVENTS, '{"type":"event","seq":999}', qos=1)
+            await term1.publish(EVENTS, '{"type":"event","seq":998}', qos=1)
+            await locutor.ok("draw_ball")  # then the hub's own next event
+            for client in (other, monitor):
+                [real] = await take(client, 1)
+                assert json.loads(real.payload)["seq"] == head + 1
+            await quiet(other)
+
+            # a monitor gets its own replay (client id mon-1), not another's
+            await other.subscribe(f"bingo/{HALL}/replay/#", qos=1)
+            await monitor.subscribe(replay_topic("mon-1"), qos=1)
+            await monitor.publish(REQUEST, json.dumps({"client": "mon-1", "after_seq": head}))
+            answer = await take_until_done(monitor)
+            assert [m.get("seq") for m in answer] == [head + 1, head + 1]
+            await quiet(other)
+
+            # a terminal reads and writes its own topics, and not another terminal's
+            own1, own2 = (
+                f"bingo/{HALL}/terminal/term-01/claim",
+                f"bingo/{HALL}/terminal/term-02/claim",
+            )
+            await term1.subscribe(f"bingo/{HALL}/terminal/term-01/#", qos=1)
+            await term2.subscribe(f"bingo/{HALL}/terminal/term-02/#", qos=1)
+            await term1.subscribe(f"bingo/{HALL}/terminal/term-02/#", qos=1)  # denied: no read
+            await term1.publish(own2, "forged by term-01", qos=1)
+            await term2.publish(own2, "from term-02", qos=1)
+            [message] = await take(term2, 1)
+            assert (message.topic.value, message.payload) == (own2, b"from term-02")
+            await term1.publish(own1, "from term-01", qos=1)
+            [message] = await take(term1, 1)
+            assert (message.topic.value, message.payload) == (own1, b"from term-01")
+            await quiet(term2)
+            await quiet(term1)  # it never saw term-02's message on term-02's topic
+
+            # the hub's own login works for everything it does (events, state, replays)
+            assert bridge.published_seq == head + 1 and bridge.connections == 1
+
+        # no login, or a wrong password: refused
+        for options in ({}, {"username": "monitor", "password": "wrong"}):
+            with pytest.raises(aiomqtt.MqttError):
+                async with mqtt_client(broker, "intruder", **options):
+                    pass
+
+    try:
+        run(scenario())
+    finally:
+        broker.stop()
+
+
+def test_malformed_replay_requests_are_ignored_with_a_warning(store, broker, caplog):
+    bad = [
+        b"not json",
+        b"[1, 2]",
+        b'{"client": "mon-9"}',
+        b'{"after_seq": 3}',
+        b'{"client": "mon-9", "after_seq": -1}',
+        b'{"client": "mon-9", "after_seq": "3"}',
+        b'{"client": "mon-9", "after_seq": 2.5}',
+        b'{"client": "mon-9", "after_seq": true}',
+        b'{"client": "mon-9", "after_seq": 100000000000000000000000}',
+        b'{"client": "a/#", "after_seq": 0}',
+        b'{"client": "", "after_seq": 0}',
+        b'{"client": "mon-9", "after_seq": 0, "extra": 1}',
+        b"\xff\xfe",
+        b'{"client": "mon-9", "after_seq": 0, "pad": "' + b"x" * 5000 + b'"}',
+    ]
+
+    async def scenario():
+        async with (
+            bridged_hub(store, MqttConfig(url=broker.url)) as (hub, bridge),
+            staff(hub) as (sala, locutor),
+            mqtt_client(broker, "mon-9") as monitor,
+        ):
+            await open_game(sala, locutor)
+            await monitor.subscribe(replay_topic("mon-9"), qos=1)
+            with caplog.at_level(logging.WARNING, "bingo_hall.transport.mqtt_bridge"):
+                for payload in bad:
+                    await monitor.publish(REQUEST, payload, qos=1)
+                good = {"client": "mon-9", "after_seq": 10}
+                await monitor.publish(REQUEST, json.dumps(good), qos=1)
+                answer = await take_until_done(monitor)
+            assert [m["seq"] for m in answer] == [11, 12, 12]
+            await locutor.ok("draw_ball")  # and the bridge still publishes
+            await published(bridge, 13)
+            assert bridge.connections == 1 and bridge.replays_done == 1
+
+        warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+        ignored = [w for w in warnings if w.startswith("ignored replay request")]
+        assert len(ignored) == len(bad), warnings
+        assert "not JSON" in ignored[0] and "after_seq" in ignored[4]
+
+    run(scenario())
+
+
+def test_serve_starts_the_bridge_when_the_config_names_a_broker(tmp_path, broker):
+    config = tmp_path / "hall.toml"
+    config.write_text(
+        'hall_id = "sala-1"\nprofile = "1979"\n'
+        f'profiles_dir = "{REPO / "config" / "profiles"}"\n'
+        f'[mqtt]\nurl = "{broker.url}"\ntopic_prefix = "bingo"\n',
+        encoding="utf-8",
+    )
+    db = f"sqlite:///{tmp_path / 'hall.sqlite'}"
+    serve = ["serve", "--config", str(config), "--db", db, "--port", str(free_port())]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bingo_hall.cli", *serve],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        state = subprocess.run(
+            ["mosquitto_sub", "-p", str(broker.port), "-t", STATE, "-C", "1", "-W", "20"],
+            capture_output=True,
+            text=True,
+        )
+        assert json.loads(state.stdout) == {
+            "seq": 0,
+            "phase": "session_closed",
+            "session": None,
+            "game": None,
+            "balls": [],
+            "line_prize": None,
+            "bingo_prize": None,
+        }
+    finally:
+        process.send_signal(signal.SIGTERM)
+        out, err = process.communicate(timeout=20)
+    assert process.returncode == 0, err
+    assert f"MQTT bridge to {broker.url}" in out
+    assert "stopped at seq 0" in err
+
+
+def test_docs_hold_the_current_schemas():
+    doc = (REPO / "docs" / "mqtt.md").read_text(encoding="utf-8")
+    for model in (HallStateMessage, ReplayRequest, ReplayDone):
+        schema = json.dumps(model.model_json_schema(), indent=2, ensure_ascii=False)
+        assert f"### `{model.__name__}`" in doc and f"```json\n{schema}\n```" in doc, model

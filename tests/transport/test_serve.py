@@ -1,0 +1,103 @@
+"""`bingo-hall serve` as a real process: provisioning, health, a monitor, a clean stop."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from support.hub import Client
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def hall(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "bingo_hall.cli", *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        input=stdin,
+        timeout=60,
+    )
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_serve_runs_the_hub_until_sigterm(tmp_path):
+    db = f"sqlite:///{tmp_path / 'hall.sqlite'}"
+    added = hall(
+        "user-add",
+        "sala1",
+        "--role",
+        "jefe_de_sala",
+        "--password-stdin",
+        "--db",
+        db,
+        stdin="una clave muy larga\n",
+    )
+    assert added.returncode == 0, added.stderr
+    short = hall(
+        "user-add",
+        "sala2",
+        "--role",
+        "jefe_de_sala",
+        "--password-stdin",
+        "--db",
+        db,
+        stdin="corta\n",
+    )
+    assert short.returncode == 2 and "password" in short.stderr and "corta" not in short.stderr
+    device = hall("device-add", "mon-1", "--kind", "monitor", "--db", db)
+    token = device.stdout.strip().rsplit(" ", 1)[-1]
+    assert token.startswith("mon-1.")
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bingo_hall.cli", "serve", "--db", db, "--port", str(port)],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                health = json.loads(
+                    urllib.request.urlopen(f"http://127.0.0.1:{port}/health").read()
+                )
+                break
+            except OSError:
+                assert time.monotonic() < deadline and process.poll() is None
+                time.sleep(0.2)
+        assert health["phase"] == "session_closed"
+
+        async def scenario():
+            url = f"ws://127.0.0.1:{port}/ws"
+            async with (
+                Client.login(url, token=token) as monitor,
+                Client.login(url, user="sala1", password="una clave muy larga") as staff,
+            ):
+                await monitor.request({"type": "subscribe", "after_seq": 0})
+                await staff.ok("register_ball_set", ball_set_id="JB-1")
+                await staff.ok("open_session")
+                events = await monitor.events(2)
+                assert [e["event"] for e in events] == ["ball_set_registered", "session_opened"]
+                assert events[1]["payload"]["profile"]["id"] == "1979"
+
+        asyncio.run(asyncio.wait_for(scenario(), 30))
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=20)
+    assert process.returncode == 0, err
+    assert "stopped at seq 2" in err

@@ -1,0 +1,133 @@
+"""Auxiliary terminals (spec §8): whole blocks in the open sale, at most 6 per machine and
+player, their own cards only, and the hall category's cap on terminals."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bingo_hall.hub.auth import Principal, Role
+from bingo_hall.store.credentials import CredentialStore
+from support.demo import open_log
+from support.hub import PASSWORD, Client, open_sale, prepare_store, running_hub
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def store(tmp_path):
+    url = f"sqlite:///{tmp_path / 'hub.sqlite'}"
+    token, series = prepare_store(url)
+    log = open_log(url)
+    try:
+        credentials = CredentialStore(log.engine)
+        tokens = {name: credentials.add_device(name, "terminal") for name in ("term-1", "term-2")}
+    finally:
+        log.engine.dispose()
+    return url, token, series, tokens
+
+
+def run(coroutine):
+    return asyncio.run(asyncio.wait_for(coroutine, 60))
+
+
+def test_a_terminal_buys_blocks_sees_its_cards_and_claims_only_with_them(store):
+    url, token, series, tokens = store
+
+    async def scenario():
+        async with (
+            running_hub(url, token, series, profile="basque") as hub,
+            Client.login(hub.url, user="sala", password=PASSWORD) as staff,
+            Client.login(hub.url, token=tokens["term-1"]) as one,
+            Client.login(hub.url, token=tokens["term-2"]) as two,
+        ):
+            await open_sale(staff)
+            for _ in range(6):
+                await one.ok("buy_cards", player="ana", series_id="A1")
+            refused = await one.command("buy_cards", player="ana", series_id="A1")
+            assert (
+                not refused["success"]
+                and "limit per machine and player is 6" in (refused["error"]["message"])
+            )
+            await one.ok("buy_cards", player="luis", series_id="A1")  # another player
+            await two.ok("buy_cards", player="eva", series_id="A1")
+            mine = await one.ok("my_cards")
+            assert mine["count"] == 42
+            assert [c["number"] for c in mine["cards"]] == list(range(1, 43))
+            assert {c["player"] for c in mine["cards"]} == {"ana", "luis"}
+            assert mine["cards"][0]["grid"] == [list(r) for r in series.card(1)]
+            assert (await two.ok("my_cards"))["count"] == 6
+            await staff.ok("close_sale")
+            await staff.ok("announce_prizes")
+            await staff.ok("start_draw")
+            await hub.runtime.execute(
+                Principal("locutor", Role.VENDEDOR_LOCUTOR, "staff"), "draw_ball", {}
+            )
+            theirs = await two.command("call_claim", kind="line", series_id="A1", card_number=1)
+            assert not theirs["success"] and theirs["error"]["code"] == "forbidden"
+            unsold = await one.command("call_claim", kind="line", series_id="A1", card_number=100)
+            assert not unsold["success"] and unsold["error"]["code"] == "forbidden"
+            drawn = hub.runtime.service.state.game.calls[0]
+            marked = await one.ok("my_cards")
+            for card in marked["cards"]:
+                numbers = {n for row in card["grid"] for n in row if n}
+                assert card["marked"] == ([drawn] if drawn in numbers else [])
+                assert card["bingo_needs"] == 15 - len(card["marked"])
+                assert card["line_needs"] == 5 - any(drawn in row for row in card["grid"])
+            own = await one.command("call_claim", kind="line", series_id="A1", card_number=3)
+            assert own["success"], own  # called (and will be verified as any claim)
+
+    run(scenario())
+
+
+def test_terminals_need_a_profile_with_auxiliary_machines(store):
+    url, token, series, tokens = store
+
+    async def scenario():
+        async with (
+            running_hub(url, token, series, profile="1979") as hub,
+            Client.login(hub.url, user="sala", password=PASSWORD) as staff,
+            Client.login(hub.url, token=tokens["term-1"]) as terminal,
+        ):
+            await open_sale(staff)
+            answer = await terminal.command("buy_cards", player="ana", series_id="A1")
+            assert not answer["success"] and "no auxiliary terminals" in answer["error"]["message"]
+            forbidden = await terminal.command("record_sale", series_id="A1", first=1, last=6)
+            assert forbidden["error"]["code"] == "forbidden"
+
+    run(scenario())
+
+
+def test_the_hall_category_caps_the_number_of_terminals(tmp_path):
+    config = tmp_path / "hall.toml"
+    profiles = REPO / "config" / "profiles"
+    config.write_text(
+        f'hall_id = "sala-9"\nprofile = "basque"\nprofiles_dir = "{profiles}"\n'
+        f'category = "third"\n[store]\nurl = "sqlite:///{tmp_path / "h.sqlite"}"\n'
+    )
+    results = [
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "bingo_hall.cli",
+                "device-add",
+                f"term-{k}",
+                "--kind",
+                "terminal",
+                "--config",
+                str(config),
+            ],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        for k in range(1, 8)
+    ]
+    assert [r.returncode for r in results] == [0] * 6 + [2]
+    assert "third-category hall under profile basque may have 6" in results[-1].stderr

@@ -1,0 +1,252 @@
+"""The hub's websocket protocol, tested with the real `websockets` client."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import urllib.request
+
+import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+
+from bingo_hall.transport.fanout import Fanout, Subscriber, TooSlow
+from support.hub import PASSWORD, Client, open_game, prepare_store, running_hub
+
+
+@pytest.fixture
+def store(tmp_path):
+    url = f"sqlite:///{tmp_path / 'hub.sqlite'}"
+    token, series = prepare_store(url)
+    return url, token, series
+
+
+def run(coroutine):
+    return asyncio.run(asyncio.wait_for(coroutine, 60))
+
+
+def test_health_answers_over_plain_http(store):
+    async def scenario():
+        async with running_hub(*store) as hub:
+            body = await asyncio.to_thread(
+                lambda: json.loads(urllib.request.urlopen(hub.http + "/health").read())
+            )
+            assert body == {"hall": "sala-1", "seq": 0, "phase": "session_closed"}
+
+    run(scenario())
+
+
+def test_authentication_failures_close_with_a_reason(store):
+    async def scenario():
+        async with running_hub(*store, auth_timeout=0.5) as hub:
+            for auth in (
+                {"user": "mesa", "password": "wrong password!"},
+                {"token": "mon-1.forged"},
+                {"user": "nobody", "password": PASSWORD},
+            ):
+                async with connect(hub.url) as connection:
+                    await connection.recv()
+                    await connection.send(json.dumps({"type": "auth", **auth}))
+                    answer = json.loads(await connection.recv())
+                    assert answer["type"] == "auth_invalid"
+                    with pytest.raises(ConnectionClosed) as closed:
+                        await connection.recv()
+                    assert closed.value.rcvd.code == 4001
+            async with connect(hub.url) as connection:
+                await connection.recv()
+                with pytest.raises(ConnectionClosed) as closed:
+                    await connection.recv()
+                assert closed.value.rcvd.code == 4002
+            async with connect(hub.url) as connection:
+                await connection.recv()
+                await connection.send("not json")
+                assert json.loads(await connection.recv())["type"] == "auth_invalid"
+
+    run(scenario())
+
+
+def test_a_monitor_follows_the_game_in_order_and_may_give_no_command(store):
+    async def scenario():
+        async with (
+            running_hub(*store) as hub,
+            Client.login(hub.url, token=hub.monitor_token) as monitor,
+            Client.login(hub.url, user="sala", password=PASSWORD) as staff,
+            Client.login(hub.url, user="locutor", password=PASSWORD) as locutor,
+        ):
+            assert (await monitor.request({"type": "subscribe", "after_seq": 0}))["success"]
+            await open_game(staff, locutor)
+            for _ in range(5):
+                await locutor.ok("draw_ball")
+            events = await monitor.events(len(hub.runtime.service.log.read("sala-1")))
+            assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+            balls = [e for e in events if e["event"] == "ball_drawn"]
+            assert [b["payload"]["ordinal"] for b in balls] == [1, 2, 3, 4, 5]
+            assert all(e["hall"] == "sala-1" and "time" in e for e in events)
+            assert balls[0]["game"] == 1
+            denied = await monitor.command("draw_ball")
+            assert not denied["success"] and denied["error"]["code"] == "forbidden"
+
+    run(scenario())
+
+
+def test_resume_after_a_reconnect_and_after_a_hub_restart_has_no_gap_and_no_duplicate(store):
+    async def scenario():
+        seen: list[int] = []
+        async with (
+            running_hub(*store) as hub,
+            Client.login(hub.url, user="sala", password=PASSWORD) as staff,
+            Client.login(hub.url, user="locutor", password=PASSWORD) as locutor,
+        ):
+            await open_game(staff, locutor)
+            async with Client.login(hub.url, token=hub.monitor_token) as monitor:
+                await monitor.request({"type": "subscribe", "after_seq": 0})
+                seen += [e["seq"] for e in await monitor.events(10)]
+            for _ in range(3):  # while the monitor is away
+                await locutor.ok("draw_ball")
+            async with Client.login(hub.url, token=hub.monitor_token) as monitor:
+                await monitor.request({"type": "subscribe", "after_seq": seen[-1]})
+                head = hub.runtime.service.seq
+                seen += [e["seq"] for e in await monitor.events(head - seen[-1])]
+        async with (  # the hub restarted on the same log
+            running_hub(*store) as hub,
+            Client.login(hub.url, token=hub.monitor_token) as monitor,
+            Client.login(hub.url, user="sala", password=PASSWORD) as staff,
+            Client.login(hub.url, user="locutor", password=PASSWORD) as locutor,
+        ):
+            await monitor.request({"type": "subscribe", "after_seq": seen[-1]})
+            await locutor.ok("draw_ball")
+            await locutor.ok("draw_ball")
+            head = hub.runtime.service.seq
+            seen += [e["seq"] for e in await monitor.events(head - seen[-1])]
+        assert seen == list(range(1, len(seen) + 1))
+
+    run(scenario())
+
+
+def test_bad_frames_get_an_answer_and_change_nothing(store):
+    async def scenario():
+        async with (
+            running_hub(*store) as hub,
+            Client.login(hub.url, user="caja", password=PASSWORD) as cashier,
+            Client.login(hub.url, user="sala", password=PASSWORD) as staff,
+            Client.login(hub.url, user="locutor", password=PASSWORD) as locutor,
+        ):
+            await open_game(staff, locutor)
+            head = hub.runtime.service.seq
+            connection = cashier.connection
+            await connection.send("{not json")
+            assert json.loads(await connection.recv())["error"]["code"] == "bad_json"
+            await connection.send("[1, 2]")
+            assert json.loads(await connection.recv())["error"]["code"] == "bad_frame"
+            await connection.send(json.dumps({"id": 7, "type": "teleport"}))
+            answer = json.loads(await connection.recv())
+            assert answer["id"] == 7 and answer["error"]["code"] == "bad_frame"
+            cases = [
+                (cashier, "draw_ball", {}, "forbidden"),
+                (staff, "open_session", {}, "wrong_phase"),
+                (staff, "fly", {}, "unknown_command"),
+                (
+                    cashier,
+                    "record_sale",
+                    {"series_id": "A1", "first": 61, "last": 62},
+                    "forbidden",
+                ),
+                (locutor, "draw_ball", {"number": 5}, "invalid_args"),
+                (
+                    locutor,
+                    "call_claim",
+                    {"kind": "line", "series_id": "Z9", "card_number": 1},
+                    "unknown_card",
+                ),
+                (
+                    locutor,
+                    "call_claim",
+                    {"kind": "nope", "series_id": "A1", "card_number": 1},
+                    "invalid_args",
+                ),
+            ]
+            for client, name, args, code in cases:
+                answer = await client.command(name, **args)
+                assert not answer["success"] and answer["error"]["code"] == code, (name, answer)
+                assert answer["error"]["message"]
+            assert hub.runtime.service.seq == head
+            await connection.send("x" * 70_000)  # over the 64 KiB frame limit
+            with pytest.raises(ConnectionClosed) as closed:
+                await connection.recv()
+            assert closed.value.rcvd.code == 1009
+            assert (await locutor.command("draw_ball"))["success"]  # the hub stays up
+
+    run(scenario())
+
+
+def test_a_subscriber_that_falls_behind_is_dropped_without_holding_up_the_others(store):
+    """The fan-out itself: a stuck sender's bounded queue overflows; a live one keeps up."""
+
+    async def scenario():
+        from support.demo import open_log
+
+        url, _, _ = store
+        log = open_log(url)
+        try:
+            fanout = Fanout(log, "sala-1")
+            stuck, live = Subscriber(0, maxsize=5), Subscriber(0, maxsize=5)
+            received: list[str] = []
+            never = asyncio.Event()
+
+            async def blocked_send(frame: str) -> None:
+                await never.wait()
+
+            async def live_send(frame: str) -> None:
+                received.append(frame)
+
+            stuck_task = asyncio.create_task(fanout.serve(stuck, blocked_send))
+            live_task = asyncio.create_task(fanout.serve(live, live_send))
+            await asyncio.sleep(0.05)
+            from datetime import UTC, datetime
+
+            from bingo_hall.store import NewEvent
+
+            for n in range(20):
+                envelope = log.append(
+                    "sala-1", [NewEvent(None, None, "t", {"n": n}, datetime.now(UTC), "x")]
+                )[0]
+                fanout.publish(envelope)
+                await asyncio.sleep(0)
+            with pytest.raises(TooSlow):
+                await asyncio.wait_for(stuck_task, 5)
+            await asyncio.sleep(0.05)
+            assert len(received) == 20 and not live.overflow.is_set()
+            live_task.cancel()
+        finally:
+            log.engine.dispose()
+
+    run(scenario())
+
+
+def test_each_ball_is_announced_before_the_panels_show_it(store):
+    """Spec §5: the number is announced first (caller channel), then shown (panel channel)."""
+
+    async def scenario():
+        async with (
+            running_hub(*store, display_delay=0.6) as hub,
+            Client.login(hub.url, user="sala", password=PASSWORD) as staff,
+            Client.login(hub.url, user="locutor", password=PASSWORD) as locutor,
+            Client.login(hub.url, token=hub.monitor_token) as caller,
+            Client.login(hub.url, token=hub.monitor_token) as panel,
+        ):
+            await open_game(staff, locutor)
+            head = hub.runtime.service.seq
+            await caller.request({"type": "subscribe", "after_seq": head, "channel": "caller"})
+            await panel.request({"type": "subscribe", "after_seq": head, "channel": "panel"})
+            loop = asyncio.get_running_loop()
+            drawn_at = loop.time()
+            await locutor.ok("draw_ball")
+            announced = await caller.events(1)
+            heard = loop.time() - drawn_at
+            shown = await panel.events(1)
+            seen = loop.time() - drawn_at
+            assert announced[0]["event"] == shown[0]["event"] == "ball_drawn"
+            assert announced[0]["seq"] == shown[0]["seq"]
+            assert heard < 0.5 <= seen
+
+    run(scenario())
