@@ -16,6 +16,7 @@ from bingo_hall.store.credentials import CredentialStore
 from bingo_hall.store.eventlog import EventLog
 from bingo_hall.transport.messages import Auth
 from bingo_hall.transport.mqtt_bridge import MqttBridge
+from bingo_hall.transport.routes import http_routes
 from bingo_hall.transport.ws_server import HubServer
 
 
@@ -42,7 +43,10 @@ async def serve(config: HallConfig, log: EventLog, port: int | None = None) -> N
         display_delay=config.server.display_delay_seconds,
     )
     server = HubServer(
-        runtime, authenticator(CredentialStore(log.engine)), config.server.queue_size
+        runtime,
+        authenticator(CredentialStore(log.engine)),
+        config.server.queue_size,
+        routes=http_routes(runtime),
     )
     stop = asyncio.get_running_loop().create_future()
     for signum in (signal.SIGINT, signal.SIGTERM):

@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bingo_hall.domain.events import ClaimKind, MachineKind
+from bingo_hall.domain.events import CameraCheck, ClaimKind, MachineKind
 from bingo_hall.domain.phases import BETWEEN_GAMES, GAME_PHASES, SESSION_OPEN_PHASES, Phase
 from bingo_hall.domain.profiles import RuleProfile, VoidReason
 
@@ -110,10 +110,31 @@ class StartDraw(Command):
 
 
 class DrawBall(Command):
+    """A ball is called. With a camera check, the camera must have read the same number."""
+
     name = "draw_ball"
     legal_in = frozenset({Phase.DRAWING})
     number: int
     source: str = "certified_random"
+    camera: CameraCheck | None = None
+
+
+class HoldBall(Command):
+    """The camera disagrees with the called ball or is unsure: the game holds, nothing is
+    announced, until the Jefe de Mesa confirms or corrects the call."""
+
+    name = "hold_ball"
+    legal_in = frozenset({Phase.DRAWING})
+    called: int
+    source: str = "certified_random"
+    camera: CameraCheck
+
+
+class ResolveHold(Command):
+    name = "resolve_hold"
+    legal_in = frozenset({Phase.CAMERA_HOLD})
+    number: int
+    resolved_by: str = Field(min_length=1)
 
 
 class CallClaim(Command):
@@ -171,6 +192,8 @@ COMMAND_TYPES: dict[str, type[Command]] = {
         AnnouncePrizes,
         StartDraw,
         DrawBall,
+        HoldBall,
+        ResolveHold,
         CallClaim,
         VerifyClaims,
         GiveOrder,

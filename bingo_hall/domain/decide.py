@@ -303,16 +303,74 @@ def _start_draw(state: HallState, cmd: c.StartDraw, now: datetime) -> list[e.Eve
     return [e.DrawStarted(ball_set_id=ball_set.ball_set_id, games_on_set=ball_set.games + 1)]
 
 
+def _require_in_machine(game: Game, number: int) -> None:
+    if not 1 <= number <= 90:
+        raise RuleError(f"ball {number} does not exist: balls are numbered 1 to 90")
+    if number in game.calls:
+        raise RuleError(f"ball {number} was already drawn (ball {game.calls.index(number) + 1})")
+
+
 @_handles(c.DrawBall)
 def _draw_ball(state: HallState, cmd: c.DrawBall, now: datetime) -> list[e.Event]:
     game = _game(state)
-    if not 1 <= cmd.number <= 90:
-        raise RuleError(f"ball {cmd.number} does not exist: balls are numbered 1 to 90")
-    if cmd.number in game.calls:
-        raise RuleError(
-            f"ball {cmd.number} was already drawn (ball {game.calls.index(cmd.number) + 1})"
+    _require_in_machine(game, cmd.number)
+    check = None
+    if cmd.camera is not None:
+        if cmd.camera.reading != cmd.number:
+            read = cmd.camera.reading if cmd.camera.reading is not None else cmd.camera.reason
+            raise RuleError(
+                f"the camera does not confirm ball {cmd.number} (it reads {read}): "
+                "the ball must be held for the Jefe de Mesa"
+            )
+        check = "agreed"
+    return [
+        e.BallDrawn(
+            ordinal=game.ordinal + 1,
+            number=cmd.number,
+            source=cmd.source,
+            camera=cmd.camera,
+            check=check,
         )
-    return [e.BallDrawn(ordinal=game.ordinal + 1, number=cmd.number, source=cmd.source)]
+    ]
+
+
+@_handles(c.HoldBall)
+def _hold_ball(state: HallState, cmd: c.HoldBall, now: datetime) -> list[e.Event]:
+    game = _game(state)
+    _require_in_machine(game, cmd.called)
+    if cmd.camera.reading == cmd.called:
+        raise RuleError(f"the camera confirms ball {cmd.called}: there is nothing to hold")
+    return [
+        e.BallHeld(
+            ordinal=game.ordinal + 1, called=cmd.called, source=cmd.source, camera=cmd.camera
+        )
+    ]
+
+
+@_handles(c.ResolveHold)
+def _resolve_hold(state: HallState, cmd: c.ResolveHold, now: datetime) -> list[e.Event]:
+    """The Jefe de Mesa confirms the call or corrects it to the ball the camera shows."""
+    held = _game(state).held
+    assert held is not None, "a camera hold always has its held ball"
+    _require_in_machine(_game(state), cmd.number)
+    verdict = "confirmed" if cmd.number == held.called else "corrected"
+    return [
+        e.HoldResolved(
+            ordinal=held.ordinal,
+            called=held.called,
+            number=cmd.number,
+            verdict=verdict,
+            resolved_by=cmd.resolved_by,
+        ),
+        e.BallDrawn(
+            ordinal=held.ordinal,
+            number=cmd.number,
+            source=held.source,
+            camera=held.camera,
+            check=verdict,
+            resolved_by=cmd.resolved_by,
+        ),
+    ]
 
 
 @_handles(c.CallClaim)

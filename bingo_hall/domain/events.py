@@ -9,7 +9,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from bingo_hall.domain.profiles import RuleProfile, VoidReason
 
@@ -147,11 +147,51 @@ class DrawStarted(Event):
     games_on_set: int
 
 
+class CameraCheck(BaseModel):
+    """What the CCTV camera on the ball exit read (spec §4): kept with the ball for the acta.
+
+    `reading` is set only when the reading passed the acceptance threshold; `guess` is the best
+    candidate; `frame` is the SHA-256 of the JPEG frame kept in the store.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    reading: int | None
+    guess: int | None
+    confidence: float = Field(ge=0.0, le=1.0)
+    reason: Literal["no_ball", "unsure", "unreadable"] | None
+    frame: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+
+
+CheckVerdict = Literal["agreed", "confirmed", "corrected"]
+
+
 class BallDrawn(Event):
     type = "ball_drawn"
     ordinal: int
     number: int
     source: str = "certified_random"
+    camera: CameraCheck | None = None
+    check: CheckVerdict | None = None  # agreed with the camera, or how a hold was resolved
+    resolved_by: str | None = None
+
+
+class BallHeld(Event):
+    """The camera disagrees with the call or cannot read the ball: nothing is announced."""
+
+    type = "ball_held"
+    ordinal: int
+    called: int
+    source: str
+    camera: CameraCheck
+
+
+class HoldResolved(Event):
+    type = "hold_resolved"
+    ordinal: int
+    called: int
+    number: int
+    verdict: Literal["confirmed", "corrected"]
+    resolved_by: str
 
 
 class ClaimCalled(Event):
@@ -273,6 +313,8 @@ EVENT_TYPES: dict[str, type[Event]] = {
         PrizesAnnounced,
         DrawStarted,
         BallDrawn,
+        BallHeld,
+        HoldResolved,
         ClaimCalled,
         ClaimVerified,
         AnyMoreAsked,

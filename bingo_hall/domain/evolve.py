@@ -174,6 +174,16 @@ def _(state: HallState, ev: e.BallDrawn, time: datetime) -> HallState:
     return _with_game(state, calls=(*state.game.calls, ev.number))
 
 
+@_applies(e.BallHeld)
+def _(state: HallState, ev: e.BallHeld, time: datetime) -> HallState:
+    return _with_game(replace(state, phase=Phase.CAMERA_HOLD), held=ev)
+
+
+@_applies(e.HoldResolved)
+def _(state: HallState, ev: e.HoldResolved, time: datetime) -> HallState:
+    return _with_game(replace(state, phase=Phase.DRAWING), held=None)
+
+
 @_applies(e.ClaimCalled)
 def _(state: HallState, ev: e.ClaimCalled, time: datetime) -> HallState:
     assert state.game is not None

@@ -15,6 +15,7 @@ class Phase(StrEnum):
     SALE_CLOSED = "sale_closed"  # G2
     ANNOUNCED = "announced"  # G3
     DRAWING = "drawing"  # G4
+    CAMERA_HOLD = "camera_hold"  # G4: the camera disagrees with the call or is unsure
     CLAIM_PAUSED = "claim_paused"  # G5/G6
     ANY_MORE_WINDOW = "any_more_window"  # G7
 
@@ -26,6 +27,7 @@ GAME_PHASES = frozenset(
         Phase.SALE_CLOSED,
         Phase.ANNOUNCED,
         Phase.DRAWING,
+        Phase.CAMERA_HOLD,
         Phase.CLAIM_PAUSED,
         Phase.ANY_MORE_WINDOW,
     }

@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import Literal
 
 from bingo_hall.domain.cards import Card
-from bingo_hall.domain.events import ClaimKind, MachineKind, SoldRange
+from bingo_hall.domain.events import BallHeld, ClaimKind, MachineKind, SoldRange
 from bingo_hall.domain.phases import Phase
 from bingo_hall.domain.profiles import RuleProfile
 
@@ -79,6 +79,7 @@ class Game:
     rights_closed_through: int = 0  # ordinal of the last order given: claims up to it are closed
     window_ordinal: int | None = None
     window_opened_at: datetime | None = None
+    held: BallHeld | None = None  # the ball the camera check holds, until it is resolved
 
     @property
     def ordinal(self) -> int:

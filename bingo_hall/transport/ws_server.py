@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from http import HTTPStatus
 from typing import Any
 
@@ -28,6 +28,10 @@ from bingo_hall.transport.fanout import Subscriber, TooSlow
 AUTH_TIMEOUT = 10.0
 
 Authenticator = Callable[[m.Auth], Principal | None]
+
+# An HTTP route beside the websocket endpoint: a path prefix and what answers it (None: 404).
+HttpHandler = Callable[[ServerConnection, Request, str], Response | None]
+HttpRoute = tuple[str, HttpHandler]
 
 
 def _dump(message: m.BaseModel) -> str:
@@ -51,7 +55,9 @@ class HubServer:
         authenticate: Authenticator,
         queue_size: int = 1000,
         auth_timeout: float = AUTH_TIMEOUT,
+        routes: Sequence[HttpRoute] = (),
     ) -> None:
+        self.routes = tuple(routes)
         self.runtime = runtime
         self.authenticate = authenticate
         self.queue_size = queue_size
@@ -83,6 +89,11 @@ class HubServer:
             response = connection.respond(HTTPStatus.OK, json.dumps(body) + "\n")
             response.headers["Content-Type"] = "application/json"
             return response
+        for prefix, handler in self.routes:
+            if path.startswith(prefix):
+                answer = handler(connection, request, path)
+                if answer is not None:
+                    return answer
         return connection.respond(HTTPStatus.NOT_FOUND, f"no page at {path}\n")
 
     async def handle(self, connection: ServerConnection) -> None:

@@ -10,6 +10,7 @@ from bingo_hall.domain import Phase, PhaseError, RuleError, decide
 from bingo_hall.domain import commands as c
 from bingo_hall.domain import events as e
 from bingo_hall.domain.commands import COMMAND_TYPES
+from bingo_hall.domain.events import CameraCheck
 from bingo_hall.domain.profiles import VoidReason
 from support.hall import CARD, OTHER, Hall, profile
 
@@ -17,6 +18,7 @@ ROW0 = (1, 22, 41, 63, 80)
 ROW1 = (13, 34, 52, 74, 85)
 ROW2 = (7, 18, 29, 57, 90)
 OTHER_ROW0 = (2, 23, 42, 64, 81)
+UNSURE = CameraCheck(reading=None, guess=5, confidence=0.4, reason="unsure")
 
 
 def drawing(name: str = "1979", **changes) -> Hall:
@@ -41,6 +43,8 @@ def test_every_command_in_a_wrong_phase_is_refused_naming_phase_and_allowed_comm
         "announce_prizes": c.AnnouncePrizes(),
         "start_draw": c.StartDraw(),
         "draw_ball": c.DrawBall(number=5),
+        "hold_ball": c.HoldBall(called=5, camera=UNSURE),
+        "resolve_hold": c.ResolveHold(number=5, resolved_by="mesa"),
         "call_claim": c.CallClaim(kind="line", series_id="A1", card_number=1, grid=CARD),
         "verify_claims": c.VerifyClaims(),
         "give_order": c.GiveOrder(),

@@ -1,0 +1,11 @@
+"""Every HTTP route the hub serves beside /ws and /health."""
+
+from __future__ import annotations
+
+from bingo_hall.hub.runtime import HubRuntime
+from bingo_hall.transport.pages import page_routes
+from bingo_hall.transport.ws_server import HttpRoute
+
+
+def http_routes(runtime: HubRuntime) -> list[HttpRoute]:
+    return [*page_routes()]

@@ -1,0 +1,1 @@
+"""CCTV check of every ball: camera sources, ball recognition and the synthetic ball renderer."""

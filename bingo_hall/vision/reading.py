@@ -1,0 +1,31 @@
+"""What the camera made of one ball: the value the hub compares with the call."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+NoNumberReason = Literal["no_ball", "unsure", "unreadable"]
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A reading of the ball at the exit.
+
+    `number` is set only when the reading passes the acceptance threshold; otherwise `reason`
+    says why not and `guess` holds the best candidate, if there is one. `confidence` is the
+    calibrated probability that `guess` is the ball's number (0.0 when there is no guess).
+    """
+
+    number: int | None
+    confidence: float
+    guess: int | None
+    reason: NoNumberReason | None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "number": self.number,
+            "confidence": round(self.confidence, 6),
+            "guess": self.guess,
+            "reason": self.reason,
+        }

@@ -1,0 +1,134 @@
+"""The CCTV check in the rules: a ball the camera confirms is called; any other is held until
+the Jefe de Mesa confirms or corrects it, and nothing is announced meanwhile (spec §4)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bingo_hall.domain import Phase, PhaseError, RuleError, decide, replay
+from bingo_hall.domain import commands as c
+from bingo_hall.domain import events as e
+from bingo_hall.domain.events import CameraCheck
+from bingo_hall.domain.profiles import VoidReason
+from support.hall import CARD, Hall, profile
+
+FRAME = "ab" * 32
+
+
+def seen(number: int | None, guess: int | None = None, confidence: float = 0.9995) -> CameraCheck:
+    if number is not None:
+        return CameraCheck(
+            reading=number, guess=number, confidence=confidence, reason=None, frame=FRAME
+        )
+    return CameraCheck(
+        reading=None, guess=guess, confidence=confidence, reason="unsure", frame=FRAME
+    )
+
+
+def drawing() -> Hall:
+    return Hall(profile("1979")).open_ready().game_drawing()
+
+
+def test_a_ball_the_camera_confirms_is_called_with_its_reading():
+    hall = drawing()
+    (event,) = hall.run(c.DrawBall(number=37, camera=seen(37)))
+    assert isinstance(event, e.BallDrawn)
+    assert (event.number, event.check, event.camera) == (37, "agreed", seen(37))
+    assert hall.state.game.calls == (37,)
+
+
+def test_a_call_the_camera_does_not_confirm_cannot_be_announced_and_changes_nothing():
+    hall = drawing()
+    before = hall.state
+    with pytest.raises(RuleError, match="camera does not confirm ball 37"):
+        hall.run(c.DrawBall(number=37, camera=seen(73)))
+    with pytest.raises(RuleError, match="camera does not confirm"):
+        hall.run(c.DrawBall(number=37, camera=seen(None, guess=37, confidence=0.6)))
+    assert hall.state == before
+
+
+def test_a_held_ball_is_not_called_and_the_game_waits_for_the_jefe_de_mesa():
+    hall = drawing().draw(5)
+    (held,) = hall.run(c.HoldBall(called=37, camera=seen(73)))
+    assert isinstance(held, e.BallHeld)
+    assert (held.ordinal, held.called) == (2, 37)
+    assert hall.state.phase is Phase.CAMERA_HOLD
+    assert hall.state.game.calls == (5,)
+    # Nothing else moves the game on while it holds: no ball, no claim.
+    claim = c.CallClaim(kind="line", series_id="A1", card_number=1, grid=CARD)
+    for command in (c.DrawBall(number=9), claim):
+        with pytest.raises(PhaseError, match="camera_hold"):
+            decide(hall.state, command, hall.now)
+
+
+def test_the_jefe_de_mesa_confirms_the_call():
+    hall = drawing()
+    hall.run(c.HoldBall(called=37, camera=seen(None, guess=37, confidence=0.7)))
+    resolved, drawn = hall.run(c.ResolveHold(number=37, resolved_by="mesa"))
+    assert (resolved.verdict, resolved.called, resolved.number) == ("confirmed", 37, 37)
+    assert (drawn.number, drawn.ordinal, drawn.check, drawn.resolved_by) == (
+        37,
+        1,
+        "confirmed",
+        "mesa",
+    )
+    assert drawn.camera.guess == 37
+    assert hall.state.phase is Phase.DRAWING
+    assert hall.state.game.calls == (37,) and hall.state.game.held is None
+
+
+def test_the_jefe_de_mesa_corrects_the_call_to_the_ball_the_camera_shows():
+    hall = drawing()
+    hall.run(c.HoldBall(called=37, camera=seen(73)))
+    resolved, drawn = hall.run(c.ResolveHold(number=73, resolved_by="mesa"))
+    assert resolved.verdict == "corrected" and drawn.number == 73 and drawn.check == "corrected"
+    assert hall.state.game.calls == (73,)
+
+
+def test_a_correction_to_a_ball_already_drawn_is_refused_and_the_game_still_holds():
+    hall = drawing().draw(73)
+    hall.run(c.HoldBall(called=37, camera=seen(None, guess=73, confidence=0.5)))
+    before = hall.state
+    with pytest.raises(RuleError, match="already drawn"):
+        hall.run(c.ResolveHold(number=73, resolved_by="mesa"))
+    with pytest.raises(RuleError, match="does not exist"):
+        hall.run(c.ResolveHold(number=91, resolved_by="mesa"))
+    assert hall.state == before and hall.state.phase is Phase.CAMERA_HOLD
+
+
+def test_a_hold_of_a_ball_the_camera_confirms_is_refused():
+    hall = drawing()
+    with pytest.raises(RuleError, match="nothing to hold"):
+        hall.run(c.HoldBall(called=37, camera=seen(37)))
+
+
+def test_a_game_on_hold_can_be_voided():
+    hall = drawing()
+    hall.run(c.HoldBall(called=37, camera=seen(None, guess=None, confidence=0.0)))
+    hall.run(c.VoidGame(reason=VoidReason.EQUIPMENT_BREAKDOWN, note="la cámara no funciona"))
+    assert hall.state.game is None
+
+
+@given(
+    st.lists(st.integers(1, 90), min_size=1, max_size=30, unique=True),
+    st.lists(st.sampled_from(["agree", "confirm", "correct"]), min_size=30, max_size=30),
+)
+def test_replay_of_checked_and_held_balls_rebuilds_the_same_state(numbers, paths):
+    hall = drawing()
+    taken = set(numbers)
+    for number, path in zip(numbers, paths, strict=False):
+        if path == "agree":
+            hall.run(c.DrawBall(number=number, camera=seen(number)))
+        elif path == "confirm":
+            hall.run(c.HoldBall(called=number, camera=seen(None, guess=number, confidence=0.5)))
+            hall.run(c.ResolveHold(number=number, resolved_by="mesa"))
+        else:
+            wrong = next(
+                n for n in range(1, 91) if n not in taken and n not in hall.state.game.calls
+            )
+            hall.run(c.HoldBall(called=wrong, camera=seen(number)))
+            hall.run(c.ResolveHold(number=number, resolved_by="mesa"))
+    assert hall.state.game.calls == tuple(numbers)
+    assert replay(hall.log) == hall.state
