@@ -26,8 +26,8 @@ Prints, for each, frames received against clients x balls (and what is missing),
 max latency in ms, the median over balls of the last client's latency (the time a fan-out
 takes), and the ratios hub / baseline of the p99s and of those medians.
 
-Usage: python bench/bench_fanout.py [--balls 40] [--interval 0.5] [--ws-procs 4]
-       [--ws-clients 250] [--mqtt-procs 2] [--mqtt-clients 500] [--mqtt-qos {0,1}] [--together]
+Usage: python bench/bench_fanout.py [--balls 40] [--interval 0.5] [--ws-procs 2]
+       [--ws-clients 500] [--mqtt-procs 2] [--mqtt-clients 500] [--mqtt-qos {0,1}] [--together]
        [--per-ball] [--drain 2] [--timeout 200]
 """
 
@@ -57,6 +57,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from support.hub import Client, open_game  # noqa: E402
 
 CLIENTS = Path(__file__).resolve().parent / "fanout_clients.py"
+RAW_CLIENTS = Path(__file__).resolve().parent / "raw_clients.py"
 BROKER = ("127.0.0.1", 1883)
 PASSWORD = "bench fanout password"
 STAFF = {"sala": "jefe_de_sala", "locutor": "vendedor_locutor"}
@@ -159,6 +160,9 @@ url = "sqlite:///{folder / "hall.sqlite"}"
 id = "EXT-1"
 kind = "pneumatic"
 draw = "certified_random"
+
+[camera]
+source = "none"  # the fan-out is measured, not the camera check before the decision
 
 [server]
 host = "127.0.0.1"
@@ -363,14 +367,15 @@ async def run(args: argparse.Namespace) -> None:
     round_trips: list[float] = []
     connect: dict[str, float] = {}
     started = time.monotonic()
+    clients_script = str(RAW_CLIENTS if args.clients == "raw" else CLIENTS)
     try:
         spawns = [
             *(
-                Child.spawn(f"ws-{i}", [python, str(CLIENTS), "ws-clients"], folder)
+                Child.spawn(f"ws-{i}", [python, clients_script, "ws-clients"], folder)
                 for i in range(args.ws_procs)
             ),
             *(
-                Child.spawn(f"mqtt-{i}", [python, str(CLIENTS), "mqtt-clients"], folder)
+                Child.spawn(f"mqtt-{i}", [python, clients_script, "mqtt-clients"], folder)
                 for i in range(args.mqtt_procs)
             ),
             Child.spawn("bare-ws", [python, str(CLIENTS), "bare-ws", hall], folder),
@@ -482,8 +487,9 @@ async def run(args: argparse.Namespace) -> None:
     print(
         f"fan-out of {args.balls} balls per measurement, one every {args.interval * 1000:.0f} ms, "
         f"{how}; hall {hall}\n"
-        f"  websocket: {ws_clients:,} clients ({args.ws_procs} processes x {args.ws_clients}, "
-        f"monitor token, caller channel); MQTT: {mqtt_clients:,} aiomqtt subscribers "
+        f"  clients: {args.clients}; websocket: {ws_clients:,} clients "
+        f"({args.ws_procs} processes x {args.ws_clients}, "
+        f"monitor token, caller channel); MQTT: {mqtt_clients:,} subscribers "
         f"({args.mqtt_procs} x {args.mqtt_clients}, QoS {args.mqtt_qos}, clean session)"
     )
     print(
@@ -546,11 +552,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--balls", type=int, default=40, help="balls per measurement")
     parser.add_argument("--interval", type=float, default=0.5, help="seconds between balls")
-    parser.add_argument("--ws-procs", type=int, default=4)
-    parser.add_argument("--ws-clients", type=int, default=250, help="per process")
+    parser.add_argument("--ws-procs", type=int, default=2)
+    parser.add_argument("--ws-clients", type=int, default=500, help="per process")
     parser.add_argument("--mqtt-procs", type=int, default=2)
     parser.add_argument("--mqtt-clients", type=int, default=500, help="per process")
     parser.add_argument("--mqtt-qos", type=int, choices=[0, 1], default=1)
+    parser.add_argument(
+        "--clients",
+        choices=["raw", "library"],
+        default="raw",
+        help="raw: lean epoll clients (bench/raw_clients.py); library: websockets and aiomqtt",
+    )
     parser.add_argument("--drain", type=float, default=2.0, help="seconds after the last ball")
     parser.add_argument("--timeout", type=float, default=200, help="give up after this long")
     parser.add_argument(

@@ -23,6 +23,18 @@ class MachineConfig(BaseModel):
     draw: Literal["certified_random", "blower"] = "certified_random"
 
 
+class CameraConfig(BaseModel):
+    """The CCTV camera on the ball exit (spec §4) that checks every call."""
+
+    model_config = ConfigDict(extra="forbid")
+    source: int | str = Field(
+        default="simulated",
+        description='"simulated", "none", a device index, or a video URL/file for OpenCV',
+    )
+    frames_per_ball: int = Field(default=3, ge=1, le=30)
+    seed: int | None = Field(default=None, description="simulated camera only: repeatable frames")
+
+
 class StoreConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
     url: str = "sqlite:///var/hall.sqlite"
@@ -71,6 +83,7 @@ class HallConfig(BaseModel):
     profiles_dir: str = "profiles"
     store: StoreConfig = StoreConfig()
     machine: MachineConfig = MachineConfig()
+    camera: CameraConfig = CameraConfig()
     server: ServerConfig = ServerConfig()
     mqtt: MqttConfig = MqttConfig()
     base_dir: Path = Path(".")

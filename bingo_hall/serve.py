@@ -9,11 +9,13 @@ import signal
 import sys
 
 from bingo_hall.config import HallConfig
+from bingo_hall.hub.ball_check import ball_check_from_config
 from bingo_hall.hub.runtime import HubRuntime
 from bingo_hall.hub.service import HallService
 from bingo_hall.store.cards import CardStore
 from bingo_hall.store.credentials import CredentialStore
 from bingo_hall.store.eventlog import EventLog
+from bingo_hall.store.frames import FrameStore
 from bingo_hall.transport.messages import Auth
 from bingo_hall.transport.mqtt_bridge import MqttBridge
 from bingo_hall.transport.routes import http_routes
@@ -35,12 +37,16 @@ def authenticator(credentials: CredentialStore):
 
 async def serve(config: HallConfig, log: EventLog, port: int | None = None) -> None:
     service = await asyncio.to_thread(HallService, log, config.hall_id)
+    ball_check = await asyncio.to_thread(
+        ball_check_from_config, config.camera, FrameStore(log.engine)
+    )
     runtime = HubRuntime(
         service,
         CardStore(log.engine),
         config,
         config.load_profile(),
         display_delay=config.server.display_delay_seconds,
+        ball_check=ball_check,
     )
     server = HubServer(
         runtime,

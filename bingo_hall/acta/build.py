@@ -96,6 +96,7 @@ class _ActaBuilder:
             "paying_row": None,
             "ball_set": None,
             "balls": [],
+            "holds": [],
             "claims": [],
             "any_more": [],
             "prizes": [],
@@ -138,8 +139,38 @@ class _ActaBuilder:
         game["draw_started_at"] = at
 
     def _on_ball_drawn(self, env: EventEnvelope, p: Json, at: str) -> None:
-        self.game(env)["balls"].append(
-            {"ordinal": p["ordinal"], "number": p["number"], "source": p["source"], "at": at}
+        game = self.game(env)
+        hold = game["holds"][-1] if game["holds"] else None
+        game["balls"].append(
+            {
+                "ordinal": p["ordinal"],
+                "number": p["number"],
+                "source": p["source"],
+                "at": at,
+                "camera": p.get("camera"),
+                "check": p.get("check"),
+                "hold": hold if hold is not None and hold["ordinal"] == p["ordinal"] else None,
+            }
+        )
+
+    def _on_ball_held(self, env: EventEnvelope, p: Json, at: str) -> None:
+        self.game(env)["holds"].append(
+            {
+                "ordinal": p["ordinal"],
+                "called": p["called"],
+                "camera": p["camera"],
+                "held_at": at,
+                "number": None,
+                "verdict": None,
+                "resolved_by": None,
+                "resolved_at": None,
+            }
+        )
+
+    def _on_hold_resolved(self, env: EventEnvelope, p: Json, at: str) -> None:
+        hold = self.game(env)["holds"][-1]
+        hold.update(
+            number=p["number"], verdict=p["verdict"], resolved_by=p["resolved_by"], resolved_at=at
         )
 
     def _on_claim_called(self, env: EventEnvelope, p: Json, at: str) -> None:

@@ -24,6 +24,12 @@ VOID_REASONS = {
     "equipment_breakdown": "avería del material o instalaciones, irreparable en tiempo prudencial",
     "reglamento_art36_other": "otro caso del artículo 36 del Reglamento",
 }
+CHECKS = {
+    "agreed": "confirmada por la cámara",
+    "confirmed": "confirmada por el Jefe de Mesa",
+    "corrected": "corregida por el Jefe de Mesa",
+}
+NO_READING = {"no_ball": "sin bola", "unsure": "lectura dudosa", "unreadable": "ilegible"}
 ORDERS = {"resume": "continuar la partida", "finish": "dar por finalizada la partida"}
 MACHINE_KINDS = {"drum": "de bombo", "pneumatic": "neumático"}
 
@@ -126,7 +132,12 @@ def _game_lines(game: Json, currency: str) -> list[str]:
     if game["balls"]:
         lines.append("Orden de salida de las bolas:")
         for ball in game["balls"]:
-            lines.append(f"  {ball['ordinal']:>2}. {ball['number']:>2}   {clock(ball['at'])}")
+            lines.append(
+                f"  {ball['ordinal']:>2}. {ball['number']:>2}   {clock(ball['at'])}"
+                + _camera_text(ball)
+            )
+    for hold in game["holds"]:
+        lines.append(_hold_line(hold))
     if game["claims"]:
         lines.append("Reclamaciones y su comprobación:")
         lines.extend(_claim_line(claim) for claim in game["claims"])
@@ -211,3 +222,33 @@ def render_text(acta: Json) -> str:
     else:
         lines.append(f"Cadena de hash del registro: NO VERIFICA — {chain['problem']}")
     return "\n".join(lines) + "\n"
+
+
+def _reading_text(camera: Json) -> str:
+    if camera["reading"] is not None:
+        seen = f"lee {camera['reading']}"
+    else:
+        guess = f", quizá {camera['guess']}" if camera["guess"] is not None else ""
+        seen = f"{NO_READING[camera['reason']]}{guess}"
+    confidence = f"{camera['confidence']:.4f}".replace(".", ",")
+    frame = f"; fotograma {camera['frame'][:16]}…" if camera["frame"] else "; sin fotograma"
+    return f"{seen} (confianza {confidence}){frame}"
+
+
+def _camera_text(ball: Json) -> str:
+    """The CCTV check of one ball (spec §4): the reading, its confidence, the frame's hash."""
+    camera = ball.get("camera")
+    if camera is None:
+        return "   cámara: sin comprobación"
+    return f"   cámara: {_reading_text(camera)}; {CHECKS[ball['check']]}"
+
+
+def _hold_line(hold: Json) -> str:
+    text = (
+        f"Bola {hold['ordinal']} retenida ({clock(hold['held_at'])}): cantada {hold['called']}, "
+        f"cámara: {_reading_text(hold['camera'])}"
+    )
+    if hold["verdict"] is None:
+        return text + "; pendiente de resolución"
+    what = "confirmada" if hold["verdict"] == "confirmed" else f"corregida a {hold['number']}"
+    return f"{text}; {what} por {hold['resolved_by']} ({clock(hold['resolved_at'])})"

@@ -67,6 +67,7 @@ _JEFE_DE_MESA = frozenset(
         "start_draw",  # G3: announces «el comienzo de la partida»
         "verify_claims",  # G5/G6: «checks called cards» L1214
         "give_order",  # G7: the order to resume or finish, L1218
+        "resolve_hold",  # §4: the CCTV camera disagrees with the call; the table decides
         "void_game",  # §7: initiated by the Jefe de Mesa (confirmed by the Jefe de Sala)
     }
 )

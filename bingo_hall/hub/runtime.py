@@ -16,12 +16,14 @@ from pydantic import ValidationError
 
 from bingo_hall.config import HallConfig
 from bingo_hall.domain import RuleError
-from bingo_hall.domain.commands import COMMAND_TYPES, Command
+from bingo_hall.domain.commands import COMMAND_TYPES, Command, DrawBall
 from bingo_hall.domain.errors import PhaseError
+from bingo_hall.domain.phases import Phase
 from bingo_hall.domain.profiles import RuleProfile
 from bingo_hall.domain.state import Game
 from bingo_hall.draw import CertifiedRandomDraw
 from bingo_hall.hub.auth import BUY_CARDS, KNOWN_COMMANDS, MY_CARDS, Denied, Principal, authorise
+from bingo_hall.hub.ball_check import BallCheck, call_command
 from bingo_hall.hub.service import HallService
 from bingo_hall.store.cards import CardStore
 from bingo_hall.transport.fanout import Fanout
@@ -43,12 +45,14 @@ class HubRuntime:
         config: HallConfig,
         profile: RuleProfile,
         display_delay: float = 0.0,
+        ball_check: BallCheck | None = None,
     ) -> None:
         self.service = service
         self.cards = cards
         self.config = config
         self.profile = profile
         self.draw = CertifiedRandomDraw()
+        self.ball_check = ball_check
         self.fanout = Fanout(service.log, service.hall_id, display_delay)
         self._lock = asyncio.Lock()
 
@@ -72,6 +76,12 @@ class HubRuntime:
         async with self._lock:
             if name == BUY_CARDS:
                 command = self._purchase(principal, args)
+            elif name == "draw_ball":
+                command = await self._draw(args)
+            elif name == "resolve_hold":
+                if "resolved_by" in args:
+                    raise CommandFailed("invalid_args", "resolve_hold: resolved_by is who sends it")
+                command = self._build(name, {**args, "resolved_by": principal.id})
             else:
                 command = self._build(name, args)
                 if name == "call_claim" and principal.kind == "device":
@@ -97,13 +107,6 @@ class HubRuntime:
                     "invalid_args", "the rule profile comes from the hall's configuration"
                 )
             args["profile"] = self.profile
-        elif name == "draw_ball" and self.config.machine.draw == "certified_random":
-            if "number" in args:
-                raise CommandFailed(
-                    "invalid_args", "this hall draws from the certified random draw: send no number"
-                )
-            game = self.service.state.game
-            args["number"] = self.draw.next_ball(game.calls if game else ())
         elif name == "call_claim":
             if "grid" in args:
                 raise CommandFailed("invalid_args", "the master card comes from the hall's store")
@@ -115,6 +118,36 @@ class HubRuntime:
             first = error.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "args"
             raise CommandFailed("invalid_args", f"{name}: {where}: {first['msg']}") from None
+
+    async def _draw(self, args: dict[str, Any]) -> Command:
+        """The next ball: from the certified random draw, or as the caller keyed it from the
+        blower; then checked by the camera, and held if the camera does not agree."""
+        if "camera" in args:
+            raise CommandFailed("invalid_args", "draw_ball: the camera reading comes from the hub")
+        args = {"source": self.config.machine.draw, **args}
+        state = self.service.state
+        calls = state.game.calls if state.game else ()
+        if self.config.machine.draw == "certified_random":
+            if "number" in args:
+                raise CommandFailed(
+                    "invalid_args", "this hall draws from the certified random draw: send no number"
+                )
+            if state.phase is Phase.DRAWING:
+                args["number"] = self.draw.next_ball(calls)
+            else:
+                args["number"] = 0  # refused by the rules for its phase, with the legal commands
+        command = self._build("draw_ball", args)
+        assert isinstance(command, DrawBall)
+        if (
+            self.ball_check is None
+            or state.phase is not Phase.DRAWING
+            or not 1 <= command.number <= 90
+            or command.number in calls
+        ):
+            return command  # the rules refuse it with the reason, or there is no camera
+        remaining = [ball for ball in range(1, 91) if ball not in calls]
+        check = await asyncio.to_thread(self.ball_check.check, command.number, remaining)
+        return call_command(command.number, command.source, check)
 
     def _purchase(self, principal: Principal, args: dict[str, Any]) -> Command:
         """A terminal's purchase: the next whole block of a series on sale, for its player."""

@@ -18,15 +18,32 @@ import asyncio
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from websockets.asyncio.server import broadcast
 
 from bingo_hall.store.eventlog import EventEnvelope, EventLog
 
+Audience = Literal["staff", "device"]
 
-def event_frame(envelope: EventEnvelope) -> str:
-    """The `event` message of an envelope, as sent on the wire."""
+# What devices (monitors, terminals) see of a camera hold: that the game holds, not the
+# called number or the reading. Nothing of a held ball reaches the panels before it is resolved.
+DEVICE_FIELDS: dict[str, tuple[str, ...]] = {
+    "ball_held": ("ordinal",),
+    "hold_resolved": ("ordinal",),
+}
+
+
+def audience_payload(event_type: str, payload: dict, audience: Audience) -> dict:
+    """The payload as an audience may see it."""
+    fields = DEVICE_FIELDS.get(event_type) if audience == "device" else None
+    if fields is None:
+        return payload
+    return {key: payload[key] for key in fields if key in payload}
+
+
+def event_frame(envelope: EventEnvelope, audience: Audience = "staff") -> str:
+    """The `event` message of an envelope, as sent on the wire to an audience."""
     return json.dumps(
         {
             "type": "event",
@@ -35,7 +52,7 @@ def event_frame(envelope: EventEnvelope) -> str:
             "session": envelope.session_id,
             "game": envelope.game_id,
             "event": envelope.type,
-            "payload": envelope.payload,
+            "payload": audience_payload(envelope.type, envelope.payload, audience),
             "time": envelope.time.isoformat(),
             "actor": envelope.actor,
             "hash": envelope.hash,
@@ -49,8 +66,12 @@ def event_frame(envelope: EventEnvelope) -> str:
 class Outgoing:
     seq: int
     type: str
-    frame: str
+    frame: str  # as staff see it
+    device_frame: str  # as monitors and terminals see it (the same text unless redacted)
     committed_at: float  # loop time when the hub learnt it was durable
+
+    def frame_for(self, audience: Audience) -> str:
+        return self.device_frame if audience == "device" else self.frame
 
 
 class TooSlow(Exception):
@@ -63,6 +84,7 @@ class Subscriber:
     channel: str = "caller"
     maxsize: int = 1000
     connection: Any = None  # a websockets connection: enables the broadcast fast path
+    audience: Audience = "staff"
     queue: asyncio.Queue[Outgoing] = field(init=False)
     overflow: asyncio.Event = field(init=False)
     live: bool = False  # caught up and served by broadcast
@@ -95,19 +117,23 @@ class Fanout:
 
     def publish(self, envelope: EventEnvelope) -> None:
         """Called on the event loop, in seq order, once the event is durable."""
+        frame = event_frame(envelope)
+        device_frame = event_frame(envelope, "device") if envelope.type in DEVICE_FIELDS else frame
         item = Outgoing(
-            envelope.seq, envelope.type, event_frame(envelope), asyncio.get_running_loop().time()
+            envelope.seq, envelope.type, frame, device_frame, asyncio.get_running_loop().time()
         )
         self.published_seq = envelope.seq
-        live = []
+        live: dict[str, list[Subscriber]] = {"staff": [], "device": []}
         for subscriber in list(self.subscribers):
             if subscriber.live:
-                live.append(subscriber)
+                live[subscriber.audience].append(subscriber)
             else:
                 subscriber.offer(item)
-        if live:
-            broadcast([s.connection for s in live], item.frame)
-            for subscriber in live:
+        for audience, subscribers in live.items():
+            if not subscribers:
+                continue
+            broadcast([s.connection for s in subscribers], item.frame_for(audience))
+            for subscriber in subscribers:
                 if _buffered(subscriber.connection) > self.max_buffer:
                     subscriber.overflow.set()
 
@@ -130,16 +156,16 @@ class Fanout:
             overflow.cancel()
 
     async def _write(self, subscriber: Subscriber, send: Callable[[str], Awaitable[None]]) -> None:
-        next_seq = await self._catch_up(subscriber.after_seq + 1, send)
+        next_seq = await self._catch_up(subscriber, subscriber.after_seq + 1, send)
         self._go_live_if_caught_up(subscriber, next_seq)
         while True:
             item = await subscriber.queue.get()
             if item.seq < next_seq:
                 continue  # already sent from the log
             if item.seq > next_seq:  # cannot happen without an overflow; be safe anyway
-                next_seq = await self._catch_up(next_seq, send, until=item.seq - 1)
+                next_seq = await self._catch_up(subscriber, next_seq, send, until=item.seq - 1)
             await self._hold_for_display(subscriber, item)
-            await send(item.frame)
+            await send(item.frame_for(subscriber.audience))
             next_seq = item.seq + 1
             self._go_live_if_caught_up(subscriber, next_seq)
 
@@ -154,7 +180,11 @@ class Fanout:
             subscriber.live = True
 
     async def _catch_up(
-        self, next_seq: int, send: Callable[[str], Awaitable[None]], until: int | None = None
+        self,
+        subscriber: Subscriber,
+        next_seq: int,
+        send: Callable[[str], Awaitable[None]],
+        until: int | None = None,
     ) -> int:
         while True:
             batch = await asyncio.to_thread(self.log.read, self.hall_id, next_seq - 1, 500)
@@ -163,7 +193,7 @@ class Fanout:
             if not batch:
                 return next_seq
             for envelope in batch:
-                await send(event_frame(envelope))
+                await send(event_frame(envelope, subscriber.audience))
                 next_seq = envelope.seq + 1
 
     async def _hold_for_display(self, subscriber: Subscriber, item: Outgoing) -> None:

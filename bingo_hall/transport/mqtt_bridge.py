@@ -311,7 +311,7 @@ class MqttBridge:
             self.events_sent += 1
 
         await self._publish_in_order(
-            client, [(self.events_topic, event_frame(e), e) for e in batch], acked
+            client, [(self.events_topic, event_frame(e, "device"), e) for e in batch], acked
         )
 
     async def _publish_state(self, client: aiomqtt.Client) -> None:
@@ -390,7 +390,9 @@ class MqttBridge:
             last, sent = envelope.seq, True
 
         while batch := await asyncio.to_thread(self.log.read, self.hall_id, last, self.batch_size):
-            await self._publish_in_order(client, [(topic, event_frame(e), e) for e in batch], acked)
+            await self._publish_in_order(
+                client, [(topic, event_frame(e, "device"), e) for e in batch], acked
+            )
         if not sent:
             last = min(request.after_seq, (await asyncio.to_thread(self.log.head, self.hall_id))[0])
         await client.publish(topic, _dump(ReplayDone(seq=last)), qos=1)

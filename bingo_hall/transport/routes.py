@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from bingo_hall.hub.runtime import HubRuntime
+from bingo_hall.store.frames import FrameStore
+from bingo_hall.transport.frames_http import frame_routes
 from bingo_hall.transport.pages import page_routes
 from bingo_hall.transport.ws_server import HttpRoute
 
 
 def http_routes(runtime: HubRuntime) -> list[HttpRoute]:
-    return [*page_routes()]
+    return [*page_routes(), *frame_routes(FrameStore(runtime.service.log.engine))]

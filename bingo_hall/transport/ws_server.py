@@ -195,7 +195,11 @@ class _Session:
             return
         await self.connection.send(_dump(m.Result(id=message.id, success=True, result={})))
         subscriber = Subscriber(
-            message.after_seq, message.channel, self.server.queue_size, self.connection
+            message.after_seq,
+            message.channel,
+            self.server.queue_size,
+            self.connection,
+            audience="device" if self.principal.kind == "device" else "staff",
         )
         self.subscription = asyncio.create_task(self._stream(subscriber))
 

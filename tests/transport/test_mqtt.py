@@ -180,7 +180,7 @@ async def published(bridge: MqttBridge, seq: int, timeout: float = 10.0) -> None
 
 
 def frames(hub) -> list[str]:
-    return [event_frame(e) for e in hub.runtime.service.log.read(HALL)]
+    return [event_frame(e, "device") for e in hub.runtime.service.log.read(HALL)]
 
 
 # ------------------------------------------------------------------------------ tests --

@@ -1,0 +1,92 @@
+"""The CCTV check of every call (spec §4): the camera on the ball exit reads the ball, and the
+call is announced only if the reading agrees; otherwise the game holds for the Jefe de Mesa.
+
+The frames are read and fused by the vision package; the last frame is kept in the store (as
+JPEG, under its SHA-256) before the event that names it is appended.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+import cv2
+import numpy as np
+
+from bingo_hall.config import CameraConfig
+from bingo_hall.domain.commands import DrawBall, HoldBall
+from bingo_hall.domain.events import CameraCheck
+from bingo_hall.store.frames import FrameStore
+
+if TYPE_CHECKING:
+    from bingo_hall.vision.camera import Camera
+    from bingo_hall.vision.recognise import BallReader
+
+JPEG_QUALITY = 85
+
+
+def encode_jpeg(frame: np.ndarray) -> bytes:
+    ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+    if not ok:
+        raise ValueError("the camera frame could not be encoded as JPEG")
+    return data.tobytes()
+
+
+class BallCheck:
+    """Takes frames of the ball at the exit, reads them, keeps the frame."""
+
+    def __init__(
+        self,
+        camera: Camera,
+        reader: BallReader,
+        frames: FrameStore,
+        frames_per_ball: int = 3,
+        stage: Callable[[int], None] | None = None,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self.camera = camera
+        self.reader = reader
+        self.frames = frames
+        self.frames_per_ball = frames_per_ball
+        self.stage = stage  # a simulated exit: shows the called ball to the simulated camera
+        self.clock = clock
+
+    def check(self, called: int, remaining: Collection[int]) -> CameraCheck:
+        """Read the ball at the exit; `remaining` are the balls still in the machine."""
+        if self.stage is not None:
+            self.stage(called)
+        shots = self.camera.frames(self.frames_per_ball)
+        reading = self.reader.read_frames(shots, candidates=remaining)
+        digest = None
+        usable = [shot for shot in shots if shot is not None and shot.size]
+        if usable:
+            digest = self.frames.put(encode_jpeg(usable[-1]), self.clock())
+        return CameraCheck(
+            reading=reading.number,
+            guess=reading.guess,
+            confidence=round(reading.confidence, 6),
+            reason=reading.reason,
+            frame=digest,
+        )
+
+
+def call_command(called: int, source: str, check: CameraCheck | None) -> DrawBall | HoldBall:
+    """Announce the call when the camera agrees (or the hall has no camera); else hold it."""
+    if check is None or check.reading == called:
+        return DrawBall(number=called, source=source, camera=check)
+    return HoldBall(called=called, source=source, camera=check)
+
+
+def ball_check_from_config(config: CameraConfig, frames: FrameStore) -> BallCheck | None:
+    """The hall's camera check as configured; None for `source = "none"` (no camera)."""
+    if config.source == "none":
+        return None
+    from bingo_hall.vision.camera import SimulatedCamera, VideoCaptureCamera
+    from bingo_hall.vision.recognise import BallReader
+
+    reader = BallReader()
+    if config.source == "simulated":
+        camera = SimulatedCamera(seed=config.seed)
+        return BallCheck(camera, reader, frames, config.frames_per_ball, stage=camera.present)
+    return BallCheck(VideoCaptureCamera(config.source), reader, frames, config.frames_per_ball)

@@ -1,0 +1,516 @@
+"""Read-only HTTP data for the web pages, beside the websocket protocol (docs/screens.md).
+
+- ``GET /api/start`` (public): the hall, its log head, where the current session starts in the
+  log (so a page replays one session, not the whole history), the draw mode, the panel delay
+  and the phases where each command is legal (so a page enables an action only where it is
+  legal, from the rules engine's own table).
+- ``GET /api/hall`` (staff): the hall's registers that live outside one session — ball sets and
+  their game counters, the series and their next card, unpaid prizes — as of a log seq.
+- ``GET /api/acta?game=N`` or ``?session=N`` (Jefe de Sala, Jefe de Mesa): the acta as JSON and
+  as the Spanish text of ``bingo-hall acta``, with the verdict of the hash chain.
+- ``GET /audio/<lang>/<n>.wav``: the spoken number, from the cache prepared at install with
+  espeak-ng (``scripts/prepare_audio.py``); a missing language is generated in the background
+  on its first request (the page falls back to the browser's speech meanwhile).
+
+Staff endpoints take ``Authorization: Basic`` with a staff user's name and password. The
+password is checked (scrypt) in a worker thread, never on the event loop that serves the
+panels: until the check is done the answer is ``202`` with ``Retry-After`` and the page asks
+again; a verified credential is remembered for ten minutes. The acta, which reads and
+verifies the whole log, is built in the same worker pool the same way.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hmac
+import json
+import os
+import re
+import secrets
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from decimal import Decimal
+from http import HTTPStatus
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from sqlalchemy import func, select
+from websockets.asyncio.server import ServerConnection
+from websockets.datastructures import Headers
+from websockets.http11 import Request, Response
+
+from bingo_hall.domain.commands import COMMAND_TYPES
+from bingo_hall.domain.phases import Phase
+from bingo_hall.hub.auth import BUY_CARDS, MY_CARDS, Principal, Role
+from bingo_hall.hub.runtime import HubRuntime
+
+REPO = Path(__file__).resolve().parents[2]
+DISPLAYS_DIR = Path(os.environ.get("BINGO_DISPLAYS_DIR") or REPO / "displays")
+AUDIO_DIR = Path(os.environ.get("BINGO_AUDIO_DIR") or REPO / "var" / "audio")
+
+ACTA_ROLES = frozenset({Role.JEFE_DE_SALA, Role.JEFE_DE_MESA})
+CREDENTIAL_TTL = 600.0  # seconds a verified staff credential is remembered
+REFUSAL_TTL = 2.0  # a wrong password is answered from memory this long (no scrypt flood)
+MAX_PENDING = 8  # jobs waiting in the worker pool; beyond that: 503, try again
+RETRY_AFTER = "0.2"
+
+_AUDIO_PATH = re.compile(r"/audio/([a-z]{2,3})/([1-9][0-9]?)\.wav")
+
+
+def respond(
+    connection: ServerConnection,
+    status: HTTPStatus,
+    body: bytes,
+    content_type: str,
+    headers: dict[str, str] | None = None,
+) -> Response:
+    """A response with a binary body, built on ``connection.respond`` (as ws_server.py does)."""
+    base = connection.respond(status, "")
+    merged = Headers(base.headers)
+    del merged["Content-Length"]
+    del merged["Content-Type"]
+    merged["Content-Length"] = str(len(body))
+    merged["Content-Type"] = content_type
+    merged["Cache-Control"] = "no-cache"
+    merged["X-Content-Type-Options"] = "nosniff"
+    for name, value in (headers or {}).items():
+        del merged[name]
+        merged[name] = value
+    return Response(base.status_code, base.reason_phrase, merged, body)
+
+
+def json_response(
+    connection: ServerConnection,
+    status: HTTPStatus,
+    data: Any,
+    headers: dict[str, str] | None = None,
+) -> Response:
+    body = (json.dumps(data, ensure_ascii=False, default=_json_default) + "\n").encode()
+    return respond(connection, status, body, "application/json; charset=utf-8", headers)
+
+
+def _json_default(value: object) -> object:
+    if isinstance(value, Decimal):
+        return str(value)
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+def _error(connection: ServerConnection, status: HTTPStatus, code: str, message: str) -> Response:
+    return json_response(connection, status, {"error": {"code": code, "message": message}})
+
+
+def _pending(connection: ServerConnection) -> Response:
+    return json_response(
+        connection,
+        HTTPStatus.ACCEPTED,
+        {"pending": True},
+        {"Retry-After": RETRY_AFTER},
+    )
+
+
+def runtime_of(connection: ServerConnection) -> HubRuntime | None:
+    """The hub runtime behind a connection: the HubServer whose `handle` serves it."""
+    handler = getattr(getattr(connection, "server", None), "handler", None)
+    runtime = getattr(getattr(handler, "__self__", None), "runtime", None)
+    return runtime if isinstance(runtime, HubRuntime) else None
+
+
+class _Jobs:
+    """Work that must not run on the event loop: a small thread pool whose results the
+    handlers pick up on a later request (202 until then)."""
+
+    def __init__(self) -> None:
+        self._pool: ThreadPoolExecutor | None = None
+        self._jobs: dict[Any, tuple[Future[Any], float]] = {}
+        self._lock = threading.Lock()
+
+    def result(self, key: Any, work: Callable[[], Any], keep: float) -> tuple[bool, Any]:
+        """(True, result) once `work` is done (then kept `keep` seconds), else (False, None).
+
+        Raises _Busy when too many jobs wait, and _Failed when the work raised."""
+        now = time.monotonic()
+        with self._lock:
+            self._jobs = {
+                k: (f, until) for k, (f, until) in self._jobs.items() if not f.done() or until > now
+            }
+            entry = self._jobs.get(key)
+            if entry is None:
+                if sum(1 for f, _ in self._jobs.values() if not f.done()) >= MAX_PENDING:
+                    raise _Busy
+                if self._pool is None:
+                    self._pool = ThreadPoolExecutor(2, thread_name_prefix="page-data")
+                self._jobs[key] = (self._pool.submit(work), float("inf"))
+                return False, None
+            future, until = entry
+            if not future.done():
+                return False, None
+            if until == float("inf"):
+                self._jobs[key] = (future, now + keep)
+        error = future.exception()
+        if error is not None:
+            raise _Failed(str(error) or type(error).__name__)
+        return True, future.result()
+
+    def forget(self, key: Any, after: float) -> None:
+        """Let a finished job's result expire `after` seconds from now."""
+        with self._lock:
+            entry = self._jobs.get(key)
+            if entry is not None and entry[0].done():
+                self._jobs[key] = (entry[0], min(entry[1], time.monotonic() + after))
+
+
+class _Failed(Exception):
+    pass
+
+
+class _Busy(Exception):
+    pass
+
+
+class _StaffGate:
+    """Staff credentials from an Authorization header, checked off the event loop."""
+
+    def __init__(self, jobs: _Jobs) -> None:
+        self._jobs = jobs
+        self._key = secrets.token_bytes(32)
+        self._store: Any = None  # the CredentialStore, made in a worker thread on first use
+
+    def principal(self, runtime: HubRuntime, header: str | None) -> Principal | _Wait | None:
+        credentials = _basic(header)
+        if credentials is None:
+            return None
+        user, password = credentials
+        key = hmac.new(self._key, f"{user}\0{password}".encode(), "sha256").digest()
+
+        def check() -> Principal | None:
+            from bingo_hall.store.credentials import CredentialStore
+
+            if self._store is None:
+                self._store = CredentialStore(runtime.service.log.engine)
+            return self._store.check_password(user, password)
+
+        done, principal = self._jobs.result(("staff", key), check, CREDENTIAL_TTL)
+        if not done:
+            return WAIT
+        if principal is None:  # refused: remembered only briefly
+            self._jobs.forget(("staff", key), REFUSAL_TTL)
+        return principal
+
+
+class _Wait:
+    pass
+
+
+WAIT = _Wait()
+
+
+def _basic(header: str | None) -> tuple[str, str] | None:
+    if not header or not header.startswith("Basic "):
+        return None
+    try:
+        decoded = base64.b64decode(header[6:].strip(), validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+    user, sep, password = decoded.partition(":")
+    return (user, password) if sep and user and len(password) <= 1024 else None
+
+
+def _session_from(runtime: HubRuntime) -> int:
+    """The seq just before the current (or last) session's first event: 0 for none."""
+    session_id = runtime.service.state.session_id
+    if not session_id:
+        return 0
+    from bingo_hall.store.eventlog import EventRow
+
+    table = EventRow.__table__  # type: ignore[attr-defined]
+    query = select(func.min(table.c.seq)).where(
+        table.c.hall_id == runtime.service.hall_id, table.c.session_id == session_id
+    )
+    with runtime.service.log.engine.connect() as conn:
+        first = conn.execute(query).scalar_one_or_none()
+    return max(0, (first or 1) - 1)
+
+
+def command_phases() -> dict[str, list[str]]:
+    """Where each command of the rules engine is legal (the hub's own commands: anywhere)."""
+    phases = {name: sorted(p.value for p in cls.legal_in) for name, cls in COMMAND_TYPES.items()}
+    # the hub's own: a purchase is a sale (legal where record_sale is); my_cards reads anywhere
+    phases[BUY_CARDS] = phases["record_sale"]
+    phases[MY_CARDS] = sorted(p.value for p in Phase)
+    return phases
+
+
+def start_data(runtime: HubRuntime) -> dict[str, Any]:
+    seq = runtime.service.seq  # read before the state: the state is never older than seq
+    state = runtime.service.state
+    config = runtime.config
+    return {
+        "hall": runtime.service.hall_id,
+        "name": config.name,
+        "seq": seq,
+        "phase": state.phase.value,
+        "session_from": _session_from(runtime),
+        "machine": {"id": config.machine.id, "kind": config.machine.kind},
+        "draw": config.machine.draw,
+        "display_delay": runtime.fanout.display_delay,
+        "legal": command_phases(),
+    }
+
+
+def hall_data(runtime: HubRuntime) -> dict[str, Any]:
+    seq = runtime.service.seq
+    state = runtime.service.state
+    profile = state.profile or runtime.profile
+    limit = (
+        profile.pneumatic_ball_set_game_limit
+        if (state.machine_kind if state.profile else runtime.config.machine.kind) == "pneumatic"
+        else 0
+    )
+    return {
+        **start_data(runtime),
+        "seq": seq,
+        "session_id": state.session_id,
+        "profile": profile.model_dump(mode="json"),
+        "ball_set_game_limit": limit,
+        "ball_set_in_service": state.ball_set_in_service,
+        "ball_sets": [
+            {
+                "ball_set_id": b.ball_set_id,
+                "homologation": b.homologation,
+                "games": b.games,
+                "retired": b.retired,
+            }
+            for b in state.ball_sets.values()
+        ],
+        "series": [
+            {
+                "series_id": s.series_id,
+                "face_value": str(s.face_value),
+                "size": s.size,
+                "next_number": s.next_number,
+                "remaining": s.remaining,
+            }
+            for s in state.series.values()
+        ],
+        "awards": [
+            {
+                "game_id": a.game_id,
+                "claim_id": a.claim_id,
+                "kind": a.kind,
+                "series_id": a.series_id,
+                "card_number": a.card_number,
+                "amount": str(a.amount),
+                "payable": a.payable,
+                "status": a.status,
+            }
+            for a in sorted(state.awards.values(), key=lambda a: (a.game_id, a.claim_id))
+        ],
+        "last_game_announced": state.last_game_announced,
+        "last_game_played": state.last_game_played,
+        "game_id": state.game.game_id if state.game else None,
+    }
+
+
+def acta_data(runtime: HubRuntime, session_id: int | None, game_id: int | None) -> dict:
+    """Built in a worker thread: reads and verifies the whole log."""
+    from bingo_hall.acta import build_acta, render_text
+
+    log, hall = runtime.service.log, runtime.service.hall_id
+    chain = log.verify_chain(hall)
+    try:
+        acta = build_acta(hall, log.iter_all(hall), chain, session_id=session_id, game_id=game_id)
+    except LookupError as error:
+        return {"error": {"code": "not_found", "message": str(error.args[0])}}
+    return {"acta": acta, "text": render_text(acta)}
+
+
+# --- spoken numbers --------------------------------------------------------------------------
+
+
+def speech_settings(lang: str) -> tuple[str, str] | None:
+    """(espeak-ng voice, text template) of a language, from its translation file."""
+    path = DISPLAYS_DIR / "i18n" / f"{lang}.json"
+    try:
+        texts = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    voice, template = texts.get("_meta.espeak_voice"), texts.get("speech.number")
+    if not isinstance(voice, str) or not isinstance(template, str):
+        return None
+    return voice, template
+
+
+def languages() -> list[str]:
+    return sorted(p.stem for p in (DISPLAYS_DIR / "i18n").glob("*.json"))
+
+
+def prepare_audio(
+    directory: Path, langs: list[str], numbers: range = range(1, 91), force: bool = False
+) -> int:
+    """Speak every number with espeak-ng into `directory/<lang>/<n>.wav`; returns files made.
+
+    Idempotent: existing files are kept unless `force`. Each file is written under a temporary
+    name and renamed, so a half-written file is never served.
+    """
+    espeak = shutil.which("espeak-ng")
+    if espeak is None:
+        raise RuntimeError("espeak-ng is not installed (apt-get install espeak-ng)")
+    made = 0
+    for lang in langs:
+        settings = speech_settings(lang)
+        if settings is None:
+            raise RuntimeError(f"no speech settings for language {lang!r} in displays/i18n")
+        voice, template = settings
+        target = directory / lang
+        target.mkdir(parents=True, exist_ok=True)
+        for number in numbers:
+            path = target / f"{number}.wav"
+            if path.exists() and not force:
+                continue
+            with tempfile.NamedTemporaryFile(dir=target, suffix=".part", delete=False) as tmp:
+                partial = Path(tmp.name)
+            try:
+                subprocess.run(
+                    [
+                        espeak,
+                        "-v",
+                        voice,
+                        "-s",
+                        "160",
+                        "-w",
+                        str(partial),
+                        template.format(n=number),
+                    ],
+                    check=True,
+                    capture_output=True,
+                    timeout=30,
+                )
+                partial.replace(path)
+            finally:
+                partial.unlink(missing_ok=True)
+            made += 1
+    return made
+
+
+class PageData:
+    """The handlers of /api/ and /audio/ (see the module's docstring)."""
+
+    def __init__(self, runtime: HubRuntime | None = None, audio_dir: Path | None = None) -> None:
+        self.runtime = runtime
+        self.audio_dir = audio_dir or AUDIO_DIR
+        self.jobs = _Jobs()
+        self.gate = _StaffGate(self.jobs)
+        self._generating: set[str] = set()
+
+    def _runtime(self, connection: ServerConnection) -> HubRuntime | None:
+        return self.runtime or runtime_of(connection)
+
+    def api(self, connection: ServerConnection, request: Request, path: str) -> Response | None:
+        runtime = self._runtime(connection)
+        if runtime is None:
+            return _error(connection, HTTPStatus.SERVICE_UNAVAILABLE, "no_hub", "no hub runtime")
+        if path == "/api/start":
+            return json_response(connection, HTTPStatus.OK, start_data(runtime))
+        if path not in ("/api/hall", "/api/acta"):
+            return _error(connection, HTTPStatus.NOT_FOUND, "not_found", f"no data at {path}")
+        try:
+            principal = self.gate.principal(runtime, request.headers.get("Authorization"))
+            if principal is WAIT:
+                return _pending(connection)
+            if principal is None:
+                return _error(
+                    connection,
+                    HTTPStatus.UNAUTHORIZED,
+                    "unauthorized",
+                    "a staff user's name and password are needed",
+                )
+            assert isinstance(principal, Principal)
+            if path == "/api/hall":
+                return json_response(connection, HTTPStatus.OK, hall_data(runtime))
+            return self._acta(connection, request, runtime, principal)
+        except _Busy:
+            return _error(
+                connection, HTTPStatus.SERVICE_UNAVAILABLE, "busy", "the hub is busy: try again"
+            )
+        except _Failed as failed:
+            return _error(connection, HTTPStatus.INTERNAL_SERVER_ERROR, "failed", str(failed))
+
+    def _acta(
+        self,
+        connection: ServerConnection,
+        request: Request,
+        runtime: HubRuntime,
+        principal: Principal,
+    ) -> Response:
+        if principal.role not in ACTA_ROLES:
+            return _error(
+                connection,
+                HTTPStatus.FORBIDDEN,
+                "forbidden",
+                f"{principal} may not read the acta (Jefe de Sala, Jefe de Mesa)",
+            )
+        query = parse_qs(urlsplit(request.path).query)
+        scope: dict[str, int | None] = {"session": None, "game": None}
+        for name in scope:
+            values = query.get(name)
+            if values:
+                if not values[0].isdigit() or len(values[0]) > 9:
+                    return _error(
+                        connection,
+                        HTTPStatus.BAD_REQUEST,
+                        "invalid_args",
+                        f"{name} must be a number",
+                    )
+                scope[name] = int(values[0])
+        if (scope["session"] is None) == (scope["game"] is None):
+            return _error(
+                connection,
+                HTTPStatus.BAD_REQUEST,
+                "invalid_args",
+                "ask for one game (?game=N) or one session (?session=N)",
+            )
+        key = ("acta", scope["session"], scope["game"], runtime.service.seq)
+        done, data = self.jobs.result(
+            key, lambda: acta_data(runtime, scope["session"], scope["game"]), keep=30.0
+        )
+        if not done:
+            return _pending(connection)
+        if "error" in data:
+            return json_response(connection, HTTPStatus.NOT_FOUND, data)
+        return json_response(connection, HTTPStatus.OK, data)
+
+    def audio(self, connection: ServerConnection, request: Request, path: str) -> Response | None:
+        match = _AUDIO_PATH.fullmatch(path)
+        if match is None or not 1 <= int(match[2]) <= 90 or match[1] not in languages():
+            return _error(connection, HTTPStatus.NOT_FOUND, "not_found", f"no audio at {path}")
+        lang, number = match[1], int(match[2])
+        file = self.audio_dir / lang / f"{number}.wav"
+        try:
+            body = file.read_bytes()
+        except OSError:
+            self._generate(lang)
+            return _error(
+                connection, HTTPStatus.NOT_FOUND, "not_prepared", f"no audio for {lang} yet"
+            )
+        return respond(
+            connection, HTTPStatus.OK, body, "audio/wav", {"Cache-Control": "max-age=86400"}
+        )
+
+    def _generate(self, lang: str) -> None:
+        """Prepare a language's numbers in the background, once per process."""
+        if lang in self._generating or shutil.which("espeak-ng") is None:
+            return
+        self._generating.add(lang)
+        try:
+            self.jobs.result(
+                ("audio", lang), lambda: prepare_audio(self.audio_dir, [lang]), keep=0.0
+            )
+        except (_Busy, _Failed):
+            self._generating.discard(lang)
