@@ -34,8 +34,17 @@ JSON text, at most 64 KiB (a larger frame closes the connection with 1009).
    `invalid_args`, `unknown_command`, `unknown_card`, `bad_frame`) and a message for a person.
    The hub fills in what comes from outside the rules: the configured rule profile and machine
    for `open_session`, the ball from the certified random draw for `draw_ball` (a blower hall
-   sends `number`), the master card for `call_claim`.
-4. A frame that is not JSON, not an object or of an unknown type gets an `error` frame (or a
+   sends `number`), the master card for `call_claim`, who resolves a hold for `resolve_hold`.
+4. The CCTV check (spec §4): before a ball is announced the hub reads the camera frames of the
+   ball exit and compares the reading with the call. Agreement: `ball_drawn` carries `camera`
+   (reading, guess, confidence, reason, the SHA-256 of the frame) and `check: "agreed"`. Any
+   other reading: `ball_held` (phase `camera_hold`) and nothing is announced; the Jefe de Mesa
+   sees the frame, the reading and the call and sends `resolve_hold` with the called number
+   (confirmed) or the ball the camera shows (corrected): `hold_resolved`, then `ball_drawn` with
+   `check` and `resolved_by`. `hold_ball` is given by the hub's camera check only. Monitors and
+   terminals receive `ball_held` and `hold_resolved` with the `ordinal` alone: nothing of a held
+   ball reaches them before it is resolved. `GET /frames/<sha256>.jpg` serves a kept frame.
+5. A frame that is not JSON, not an object or of an unknown type gets an `error` frame (or a
    failed `result` when it carried an `id`) and changes nothing.
 
 Event frames carry the log's envelope: `hall`, `seq` (per hall, from 1), `session`, `game`,
