@@ -14,6 +14,7 @@ from pathlib import Path
 from bingo_hall.acta import build_acta, render_text
 from bingo_hall.config import HallConfig, load_config
 from bingo_hall.domain.errors import RuleError
+from bingo_hall.hub.ball_check import BallCheck
 from bingo_hall.hub.service import HallService, utc_now
 from bingo_hall.store import EventLog, StoreError, make_engine
 from bingo_hall.store.projections import PROJECTORS, create_projection_tables
@@ -39,6 +40,17 @@ def _open_log(config: HallConfig, url: str | None) -> EventLog:
     return EventLog(engine, projectors=PROJECTORS)
 
 
+def _demo_camera(config: HallConfig, log: EventLog) -> BallCheck:
+    """The demo's ball exit: the simulated camera (frames kept in the store), whatever the
+    hall's configured camera, since the simulated staff decide which ball comes out."""
+    from bingo_hall.store.frames import FrameStore
+    from bingo_hall.vision.camera import SimulatedCamera
+    from bingo_hall.vision.recognise import BallReader
+
+    camera = SimulatedCamera(seed=config.camera.seed)
+    return BallCheck(camera, BallReader(), FrameStore(log.engine), config.camera.frames_per_ball)
+
+
 def run_demo(args: argparse.Namespace) -> int:
     from bingo_hall.demo import Demo, SimulatedClock, print_trace
     from bingo_hall.store.cards import CardStore
@@ -61,6 +73,7 @@ def run_demo(args: argparse.Namespace) -> int:
         config.machine.kind,
         clock,
         trace=print_trace if args.trace else (lambda line: None),
+        ball_check=None if args.no_camera else _demo_camera(config, log),
     )
     session_id = demo.run()
     acta = build_acta(
@@ -208,6 +221,11 @@ def build_parser() -> argparse.ArgumentParser:
         "If a session is left open in the store, the demo carries it on to the end.",
     )
     demo.add_argument("--trace", action="store_true", help="print each committed event")
+    demo.add_argument(
+        "--no-camera",
+        action="store_true",
+        help="call the balls without the simulated CCTV camera check",
+    )
     demo.set_defaults(run=run_demo)
 
     acta = commands.add_parser(

@@ -4,9 +4,13 @@ players, then its acta.
 The session has four games: a certified random draw with a false claim; a blower game whose
 keyed balls make two cards complete bingo on the same ball (a shared prize, one of them called
 during «¿Alguna línea más? ¿Algún bingo más?»); a game voided for an equipment breakdown after
-its line was won; and the announced last game. The hall runs on simulated time (a few seconds
-per ball) so the whole session takes seconds. Every step is chosen from the hall's state, so a
-demo killed at any instant and started again carries on where the log says it was.
+its line was won; and the announced last game. With a camera (the simulated one by default),
+every ball is read before it is announced: in the first game a ball comes out obscured and the
+Jefe de Mesa confirms it from the frame; in the blower game the caller keys a wrong number, the
+camera holds it, and the Jefe de Mesa corrects it to the ball the camera shows. The hall runs
+on simulated time (a few seconds per ball) so the whole session takes seconds. Every step is
+chosen from the hall's state, so a demo killed at any instant and started again carries on
+where the log says it was.
 """
 
 from __future__ import annotations
@@ -25,12 +29,15 @@ from bingo_hall.domain.claims import completion_ordinal
 from bingo_hall.domain.profiles import RuleProfile, VoidReason
 from bingo_hall.domain.state import Game, HallState
 from bingo_hall.draw import CertifiedRandomDraw, KeyedBlower
+from bingo_hall.hub.ball_check import BallCheck, call_command
 from bingo_hall.hub.service import HallService
 from bingo_hall.store.cards import CardStore
 from card_generator.series import generate_series
 
 GAMES_PER_SESSION = 4
 BLOWER_GAME, VOID_GAME, FALSE_CLAIM_GAME = 2, 3, 1
+OBSCURED_BALL = 4  # in the first game: the camera cannot read it, the Jefe de Mesa confirms it
+MISKEYED_BALL = 6  # in the blower game: the caller keys a wrong number, the camera sees the ball
 SERIES_SIZE = 300
 FACE_VALUES = (Decimal("1.50"), Decimal("3.00"))
 PLAYERS = 8
@@ -59,6 +66,7 @@ class Demo:
     machine_kind: str
     clock: SimulatedClock
     trace: Callable[[str], None] = lambda line: None
+    ball_check: BallCheck | None = None  # with a simulated camera (`present`) when set
     started: bool = False
     _grids: dict[int, dict[tuple[str, int], Card]] = field(default_factory=dict)
 
@@ -125,6 +133,8 @@ class Demo:
             return 20, "jefe-de-mesa", c.StartDraw()
         if phase is Phase.DRAWING:
             return self._drawing_step(game)
+        if phase is Phase.CAMERA_HOLD:
+            return self._resolve_hold(game)
         if phase is Phase.CLAIM_PAUSED:
             return 20, "jefe-de-mesa", c.VerifyClaims()
         return self._window_step(game)
@@ -271,9 +281,32 @@ class Demo:
             return self._claim(game, "line", *false)
         if index == BLOWER_GAME:
             number = KeyedBlower(self._blower_sequence(game)).next_ball(game.calls)
-            return 4, "vendedor-locutor", c.DrawBall(number=number, source="blower")
+            return 4, "vendedor-locutor", self._call(game, number, "blower")
         number = CertifiedRandomDraw().next_ball(game.calls)
-        return 4, "vendedor-locutor", c.DrawBall(number=number)
+        return 4, "vendedor-locutor", self._call(game, number, "certified_random")
+
+    def _call(self, game: Game, ball: int, source: str) -> c.Command:
+        """The call of the ball at the exit, checked by the camera when the hall has one."""
+        if self.ball_check is None:
+            return c.DrawBall(number=ball, source=source)
+        ordinal, index = game.ordinal + 1, self.state.session_games
+        camera = self.ball_check.camera
+        obscured = index == FALSE_CLAIM_GAME and ordinal == OBSCURED_BALL
+        camera.present(ball, conditions="obscured" if obscured else "normal")  # type: ignore[attr-defined]
+        called = ball
+        if index == BLOWER_GAME and ordinal == MISKEYED_BALL:
+            called = next(n for n in range(90, 0, -1) if n != ball and n not in game.calls)
+        remaining = [n for n in range(1, 91) if n not in game.calls]
+        return call_command(called, source, self.ball_check.check(called, remaining))
+
+    def _resolve_hold(self, game: Game) -> tuple[float, str, c.Command]:
+        """The Jefe de Mesa looks at the frame: the ball at the exit is the one to call."""
+        held = game.held
+        assert held is not None
+        ball = held.called
+        if self.state.session_games == BLOWER_GAME:
+            ball = KeyedBlower(self._blower_sequence(game)).next_ball(game.calls)
+        return 15, "jefe-de-mesa", c.ResolveHold(number=ball, resolved_by="jefe-de-mesa")
 
     def _blower_sequence(self, game: Game) -> list[int]:
         """Balls keyed in so that two sold cards complete bingo on the same ball."""
