@@ -5,20 +5,23 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 
+from sqlalchemy import Engine
 from websockets.asyncio.client import ClientConnection, connect
 
 from bingo_hall.config import load_config
+from bingo_hall.hub.ball_check import BallCheck
 from bingo_hall.hub.runtime import HubRuntime
 from bingo_hall.hub.service import HallService
 from bingo_hall.serve import authenticator
 from bingo_hall.store.cards import CardStore
 from bingo_hall.store.credentials import CredentialStore
+from bingo_hall.transport.routes import http_routes
 from bingo_hall.transport.ws_server import HubServer
 from card_generator.series import generate_series
 from support.demo import open_log
@@ -66,15 +69,29 @@ async def running_hub(
     auth_timeout: float = 5.0,
     display_delay: float = 0.0,
     profile: str = "1979",
+    draw: str = "certified_random",
+    ball_check: Callable[[Engine], BallCheck] | None = None,
 ) -> AsyncIterator[RunningHub]:
-    config = load_config(REPO / "config" / "hall.toml").model_copy(update={"profile": profile})
+    """A hub on `url`; `ball_check` makes the hall's camera check from the store's engine."""
+    config = load_config(REPO / "config" / "hall.toml")
+    machine = config.machine.model_copy(update={"draw": draw})
+    config = config.model_copy(update={"profile": profile, "machine": machine})
     log = open_log(url)
     service = await asyncio.to_thread(HallService, log, config.hall_id)
     runtime = HubRuntime(
-        service, CardStore(log.engine), config, config.load_profile(), display_delay=display_delay
+        service,
+        CardStore(log.engine),
+        config,
+        config.load_profile(),
+        display_delay=display_delay,
+        ball_check=ball_check(log.engine) if ball_check else None,
     )
     server = HubServer(
-        runtime, authenticator(CredentialStore(log.engine)), queue_size, auth_timeout
+        runtime,
+        authenticator(CredentialStore(log.engine)),
+        queue_size,
+        auth_timeout,
+        routes=http_routes(runtime),
     )
     ws_server = await server.start("127.0.0.1", 0)
     port = ws_server.sockets[0].getsockname()[1]

@@ -1,0 +1,213 @@
+"""The CCTV check of every call through the hub, with the real reader and the simulated camera
+on the ball exit: agreement announces the ball with its frame; a miskeyed or unreadable ball
+holds the game, reaches no panel, and the Jefe de Mesa confirms or corrects it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import urllib.request
+
+import cv2
+import numpy as np
+import pytest
+
+from bingo_hall.acta import build_acta, render_text
+from bingo_hall.hub.ball_check import BallCheck
+from bingo_hall.store.frames import FrameStore
+from bingo_hall.vision.camera import SimulatedCamera
+from bingo_hall.vision.recognise import BallReader
+from support.hub import PASSWORD, Client, open_game, prepare_store, running_hub
+
+
+class Exit:
+    """The simulated ball exit: what comes out is up to the test, not the call."""
+
+    def __init__(self) -> None:
+        self.camera = SimulatedCamera(seed=20261122)
+        self.reader = BallReader()
+
+    def check(self, engine) -> BallCheck:
+        return BallCheck(self.camera, self.reader, FrameStore(engine), frames_per_ball=2)
+
+    def show(self, ball: int | None, conditions: str = "normal") -> None:
+        self.camera.present(ball, conditions=conditions)
+
+
+@pytest.fixture
+def store(tmp_path):
+    url = f"sqlite:///{tmp_path / 'hub.sqlite'}"
+    token, series = prepare_store(url)
+    return url, token, series
+
+
+def fetch(url: str) -> tuple[int, str, bytes]:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as answer:
+            return answer.status, answer.headers["Content-Type"], answer.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers["Content-Type"], error.read()
+
+
+async def subscribe(client: Client, after_seq: int, channel: str = "caller") -> None:
+    body = {"type": "subscribe", "after_seq": after_seq, "channel": channel}
+    assert (await client.request(body))["success"]
+
+
+async def next_event(client: Client, kind: str, timeout: float = 10.0) -> dict:
+    while True:
+        (event,) = await client.events(1, timeout)
+        if event["event"] == kind:
+            return event
+
+
+async def no_event(client: Client, within: float = 0.4) -> None:
+    with pytest.raises(TimeoutError):
+        await client.events(1, within)
+
+
+def test_a_ball_the_camera_confirms_is_announced_with_its_frame(store):
+    exit_ = Exit()
+
+    async def scenario() -> None:
+        async with (
+            running_hub(*store, draw="blower", ball_check=exit_.check) as hub,
+            Client.login(hub.url, user="sala", password=PASSWORD) as staff,
+            Client.login(hub.url, user="locutor", password=PASSWORD) as locutor,
+            Client.login(hub.url, token=hub.monitor_token) as monitor,
+        ):
+            await open_game(staff, locutor)
+            await subscribe(monitor, hub.runtime.service.seq)
+            exit_.show(37)
+            result = await locutor.ok("draw_ball", number=37)
+            assert [e["type"] for e in result["events"]] == ["ball_drawn"]
+            drawn = await next_event(monitor, "ball_drawn")
+            camera = drawn["payload"]["camera"]
+            assert drawn["payload"]["number"] == 37 and drawn["payload"]["check"] == "agreed"
+            assert camera["reading"] == 37 and camera["confidence"] >= 0.99
+            status, kind, jpeg = await asyncio.to_thread(
+                fetch, f"{hub.http}/frames/{camera['frame']}.jpg"
+            )
+            assert (status, kind) == (200, "image/jpeg")
+            image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+            assert image is not None and image.shape[:2] == (480, 640)
+            assert exit_.reader.read(image).number == 37  # the kept frame shows the ball
+            for bad in ("0" * 64, "not-a-hash", "../hall"):
+                status, _, _ = await asyncio.to_thread(fetch, f"{hub.http}/frames/{bad}.jpg")
+                assert status == 404
+
+    asyncio.run(scenario())
+
+
+def test_a_miskeyed_call_holds_the_game_and_the_jefe_de_mesa_corrects_it(store):
+    exit_ = Exit()
+
+    async def scenario() -> None:
+        async with (
+            running_hub(*store, draw="blower", ball_check=exit_.check) as hub,
+            Client.login(hub.url, user="sala", password=PASSWORD) as staff,
+            Client.login(hub.url, user="mesa", password=PASSWORD) as mesa,
+            Client.login(hub.url, user="locutor", password=PASSWORD) as locutor,
+            Client.login(hub.url, token=hub.monitor_token) as monitor,
+        ):
+            await open_game(staff, locutor)
+            head = hub.runtime.service.seq
+            await subscribe(monitor, head)
+            await subscribe(mesa, head)
+            exit_.show(73)
+            result = await locutor.ok("draw_ball", number=37)  # the caller keys 37
+            assert [e["type"] for e in result["events"]] == ["ball_held"]
+            held = await next_event(mesa, "ball_held")
+            assert held["payload"]["called"] == 37
+            assert held["payload"]["camera"]["reading"] == 73
+            seen = await next_event(monitor, "ball_held")
+            assert seen["payload"] == {"ordinal": 1}  # nothing of the held ball on the panels
+            await no_event(monitor)
+            assert hub.runtime.service.state.phase.value == "camera_hold"
+
+            # Nothing moves the game on but the Jefe de Mesa's decision.
+            refused = await locutor.command("draw_ball", number=12)
+            assert refused["error"]["code"] == "wrong_phase"
+            refused = await locutor.command("resolve_hold", number=73)
+            assert refused["error"]["code"] == "forbidden"
+            refused = await mesa.command("resolve_hold", number=73, resolved_by="someone")
+            assert refused["error"]["code"] == "invalid_args"
+
+            result = await mesa.ok("resolve_hold", number=73)
+            assert [e["type"] for e in result["events"]] == ["hold_resolved", "ball_drawn"]
+            resolved = await next_event(monitor, "hold_resolved")
+            assert resolved["payload"] == {"ordinal": 1}
+            drawn = await next_event(monitor, "ball_drawn")
+            payload = drawn["payload"]
+            assert (payload["number"], payload["check"], payload["resolved_by"]) == (
+                73,
+                "corrected",
+                "mesa",
+            )
+            assert hub.runtime.service.state.game.calls == (73,)
+
+            log = hub.runtime.service.log
+            acta = build_acta("sala-1", log.iter_all("sala-1"), log.verify_chain("sala-1"))
+            text = render_text(acta)
+            assert "cantada 37, cámara: lee 73" in text and "corregida a 73 por mesa" in text
+            assert "1. 73" in text and "corregida por el Jefe de Mesa" in text
+
+    asyncio.run(scenario())
+
+
+def test_an_unreadable_ball_holds_and_the_jefe_de_mesa_confirms_the_call(store):
+    exit_ = Exit()
+
+    async def scenario() -> None:
+        async with (
+            running_hub(*store, ball_check=exit_.check) as hub,
+            Client.login(hub.url, user="sala", password=PASSWORD) as staff,
+            Client.login(hub.url, user="mesa", password=PASSWORD) as mesa,
+            Client.login(hub.url, user="locutor", password=PASSWORD) as locutor,
+        ):
+            # Random-draw mode: the exit shows whatever the draw called, here obscured.
+            hub.runtime.ball_check.stage = lambda ball: exit_.show(ball, "obscured")
+            await open_game(staff, locutor)
+            result = await locutor.ok("draw_ball")
+            assert [e["type"] for e in result["events"]] == ["ball_held"]
+            held = hub.runtime.service.state.game.held
+            assert held.camera.reading is None and held.camera.reason in ("unsure", "no_ball")
+            assert held.camera.frame is not None
+            result = await mesa.ok("resolve_hold", number=held.called)
+            assert [e["type"] for e in result["events"]] == ["hold_resolved", "ball_drawn"]
+            assert hub.runtime.service.state.game.calls == (held.called,)
+            # The next ball, seen clearly, goes straight out.
+            hub.runtime.ball_check.stage = exit_.show
+            result = await locutor.ok("draw_ball")
+            assert [e["type"] for e in result["events"]] == ["ball_drawn"]
+
+    asyncio.run(scenario())
+
+
+def test_the_panel_channel_never_gets_a_held_ball_before_it_is_resolved(store):
+    exit_ = Exit()
+
+    async def scenario() -> None:
+        async with (
+            running_hub(*store, draw="blower", ball_check=exit_.check, display_delay=0.2) as hub,
+            Client.login(hub.url, user="sala", password=PASSWORD) as staff,
+            Client.login(hub.url, user="mesa", password=PASSWORD) as mesa,
+            Client.login(hub.url, user="locutor", password=PASSWORD) as locutor,
+            Client.login(hub.url, token=hub.monitor_token) as panel,
+        ):
+            await open_game(staff, locutor)
+            await subscribe(panel, hub.runtime.service.seq, channel="panel")
+            exit_.show(5)
+            await locutor.ok("draw_ball", number=50)
+            frames = []
+            with pytest.raises(TimeoutError):
+                while True:
+                    frames.append(json.loads(await asyncio.wait_for(panel.connection.recv(), 0.6)))
+            assert all("50" not in json.dumps(f["payload"]) for f in frames)
+            assert [f["event"] for f in frames] == ["ball_held"]
+            await mesa.ok("resolve_hold", number=5)
+            events = await panel.events(2)
+            assert [e["event"] for e in events] == ["hold_resolved", "ball_drawn"]
+            assert events[1]["payload"]["number"] == 5
+
+    asyncio.run(scenario())
