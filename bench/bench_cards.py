@@ -50,9 +50,24 @@ def stream_peak(cards: int) -> tuple[float, float]:
         out = Path(folder) / "big.jsonl"
         start = time.perf_counter()
         subprocess.run(
-            [sys.executable, "-m", "card_generator.cli", "generate", "--series", "Z9",
-             "--count", str(cards), "--face-value", "1.00", "--seed", "01", "--out", str(out)],
-            check=True, capture_output=True,
+            [
+                sys.executable,
+                "-m",
+                "card_generator.cli",
+                "generate",
+                "--series",
+                "Z9",
+                "--count",
+                str(cards),
+                "--face-value",
+                "1.00",
+                "--seed",
+                "01",
+                "--out",
+                str(out),
+            ],
+            check=True,
+            capture_output=True,
         )
         elapsed = time.perf_counter() - start
     peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss

@@ -54,6 +54,10 @@ HUB_COMMANDS: frozenset[str] = frozenset({BUY_CARDS, MY_CARDS})
 
 KNOWN_COMMANDS: frozenset[str] = frozenset(COMMAND_TYPES) | HUB_COMMANDS
 
+CAMERA_ONLY_COMMANDS: frozenset[str] = frozenset({"hold_ball"})
+"""Rules-engine commands given by the hub's camera check alone, never by a person: a ball is
+held because the camera disagrees, not because someone asks."""
+
 # The game procedure run from the control table (spec §3.1 Jefe de Mesa; §5.1, §5.2).
 _JEFE_DE_MESA = frozenset(
     {

@@ -14,6 +14,7 @@ from sqlalchemy import text
 from bingo_hall.domain.commands import COMMAND_TYPES
 from bingo_hall.hub.auth import (
     BUY_CARDS,
+    CAMERA_ONLY_COMMANDS,
     DEVICE_ROLES,
     KNOWN_COMMANDS,
     PERMISSIONS,
@@ -52,9 +53,15 @@ def test_every_role_has_an_entry_and_names_only_known_commands() -> None:
         assert commands <= KNOWN_COMMANDS, (role, commands - KNOWN_COMMANDS)
 
 
-@pytest.mark.parametrize("command", sorted(COMMAND_TYPES))
+@pytest.mark.parametrize("command", sorted(set(COMMAND_TYPES) - CAMERA_ONLY_COMMANDS))
 def test_every_engine_command_is_allowed_to_some_staff_role(command: str) -> None:
     assert any(command in PERMISSIONS[role] for role in STAFF_ROLES), command
+
+
+@pytest.mark.parametrize("command", sorted(CAMERA_ONLY_COMMANDS))
+def test_what_only_the_camera_check_gives_no_role_may_give(command: str) -> None:
+    assert command in COMMAND_TYPES
+    assert not any(command in PERMISSIONS[role] for role in Role), command
 
 
 def test_monitor_may_do_nothing() -> None:
