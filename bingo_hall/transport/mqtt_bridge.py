@@ -174,6 +174,10 @@ class MqttBridge:
         self.state_seq: int | None = None  # seq of the state last retained on this connection
 
         self._wake = asyncio.Event()
+        # The latest committed envelopes, as the service handed them over: the next events to
+        # publish come from here when they follow on from the last published seq, sparing a
+        # read of the log (in a worker thread) on the way of every ball.
+        self._recent: deque[EventEnvelope] = deque(maxlen=batch_size)
         self._snapshot: tuple[int, HallState] = (self.service.seq, self.service.state)
         self._replays: deque[ReplayRequest] = deque()
         self._replay_ready = asyncio.Event()
@@ -204,6 +208,7 @@ class MqttBridge:
     def _committed(self, envelope: EventEnvelope, snapshot: tuple[int, HallState]) -> None:
         if snapshot[0] >= self._snapshot[0]:
             self._snapshot = snapshot
+        self._recent.append(envelope)
         self.notify(envelope)
 
     def notify(self, envelope: EventEnvelope) -> None:
@@ -298,12 +303,19 @@ class MqttBridge:
     async def _publish_log(self, client: aiomqtt.Client) -> None:
         while True:
             self._wake.clear()
-            while batch := await asyncio.to_thread(
-                self.log.read, self.hall_id, self.published_seq, self.batch_size
-            ):
+            while batch := await self._next_batch():
                 await self._publish_events(client, batch)
             await self._publish_state(client)
             await self._wake.wait()
+
+    async def _next_batch(self) -> Sequence[EventEnvelope]:
+        """The events after the last published seq: from memory when the recently committed
+        ones follow on from it without a gap, otherwise from the log."""
+        after = self.published_seq
+        recent = [envelope for envelope in self._recent if envelope.seq > after]
+        if recent and all(e.seq == after + 1 + i for i, e in enumerate(recent)):
+            return recent
+        return await asyncio.to_thread(self.log.read, self.hall_id, after, self.batch_size)
 
     async def _publish_events(self, client: aiomqtt.Client, batch: Sequence[EventEnvelope]) -> None:
         def acked(envelope: EventEnvelope) -> None:
