@@ -18,6 +18,8 @@ from bingo_hall.hub.ball_check import BallCheck
 from bingo_hall.hub.service import HallService, utc_now
 from bingo_hall.store import EventLog, StoreError, make_engine
 from bingo_hall.store.projections import PROJECTORS, create_projection_tables
+from bingo_hall.tables.cli import add_tables_parser
+from bingo_hall.vision.cli import add_vision_parser
 from card_generator.files import CardFileError
 
 REPO_CONFIG = Path(__file__).resolve().parent.parent / "config" / "hall.toml"
@@ -287,6 +289,8 @@ def build_parser() -> argparse.ArgumentParser:
     device.add_argument("id")
     device.add_argument("--kind", required=True, choices=["monitor", "terminal"])
     device.set_defaults(run=run_device_add)
+    add_tables_parser(commands)
+    add_vision_parser(commands)
     return parser
 
 

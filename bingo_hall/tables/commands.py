@@ -1,0 +1,138 @@
+"""Commands to a table: what the staff ask. Each names the phases where it is legal."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bingo_hall.tables.bets import BetRequest
+from bingo_hall.tables.limits import LimitChoice
+from bingo_hall.tables.phases import TablePhase
+from bingo_hall.tables.profiles import Role, TableGame, VoidReason, ZeroChoice
+
+P = TablePhase
+
+
+class TableCommand(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    name: ClassVar[str]
+    legal_in: ClassVar[frozenset[TablePhase]]
+
+
+class OpenTable(TableCommand):
+    name = "open_table"
+    legal_in = frozenset({P.CLOSED})
+    table_id: str = Field(min_length=1)
+    table: TableGame
+    limits: LimitChoice
+
+
+class IssueColourChips(TableCommand):
+    """American roulette: a stack of colour chips and the value the player gives them."""
+
+    name = "issue_colour_chips"
+    legal_in = frozenset({P.IDLE, P.BETTING})
+    colour: str = Field(min_length=1, max_length=40)
+    player: str = Field(min_length=1, max_length=100)
+    unit_value: Decimal | None = None  # None: the table minimum (N79 L270)
+
+
+class AnnounceLastCoups(TableCommand):
+    name = "announce_last_coups"
+    legal_in = frozenset({P.IDLE, P.BETTING})
+
+
+class ChangeLimits(TableCommand):
+    name = "change_limits"
+    legal_in = frozenset({P.IDLE})
+    limits: LimitChoice
+    requested_by: str = Field(min_length=1)
+    authorisation: str = ""  # the authority's reference, where the profile needs one
+
+
+class OpenBets(TableCommand):
+    name = "open_bets"
+    legal_in = frozenset({P.IDLE})
+
+
+class PlaceBet(TableCommand):
+    name = "place_bet"
+    legal_in = frozenset({P.BETTING, P.NO_MORE_BETS})  # after «no va más»: returned
+    bet: BetRequest
+
+
+class WithdrawBet(TableCommand):
+    name = "withdraw_bet"
+    legal_in = frozenset({P.BETTING})
+    bet_id: str
+
+
+class CallNoMoreBets(TableCommand):
+    name = "call_no_more_bets"
+    legal_in = frozenset({P.BETTING})
+
+
+class DeclareVoid(TableCommand):
+    name = "declare_void"
+    legal_in = frozenset({P.BETTING, P.NO_MORE_BETS})
+    reason: VoidReason
+    declared_by: str = Field(min_length=1)
+    role: Role
+
+
+class RecordOutcome(TableCommand):
+    name = "record_outcome"
+    legal_in = frozenset({P.NO_MORE_BETS})
+    outcome: str = Field(min_length=1)
+    revolutions: int | None = Field(default=None, ge=0)  # wheel of fortune, after the impulse
+
+
+class ChooseZeroOption(TableCommand):
+    name = "choose_zero_option"
+    legal_in = frozenset({P.OUTCOME})
+    bet_id: str
+    choice: ZeroChoice
+    declared_by: str = Field(min_length=1)
+
+
+class Settle(TableCommand):
+    name = "settle"
+    legal_in = frozenset({P.OUTCOME})
+
+
+class PayCoup(TableCommand):
+    name = "pay_coup"
+    legal_in = frozenset({P.SETTLED})
+
+
+class CloseTable(TableCommand):
+    name = "close_table"
+    legal_in = frozenset({P.IDLE})
+    seal: str = Field(min_length=1)
+
+
+COMMAND_TYPES: dict[str, type[TableCommand]] = {
+    cls.name: cls
+    for cls in (
+        OpenTable,
+        IssueColourChips,
+        AnnounceLastCoups,
+        ChangeLimits,
+        OpenBets,
+        PlaceBet,
+        WithdrawBet,
+        CallNoMoreBets,
+        DeclareVoid,
+        RecordOutcome,
+        ChooseZeroOption,
+        Settle,
+        PayCoup,
+        CloseTable,
+    )
+}
+
+
+def commands_allowed_in(phase: TablePhase) -> list[str]:
+    return [name for name, cls in COMMAND_TYPES.items() if phase in cls.legal_in]

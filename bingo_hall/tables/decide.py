@@ -1,0 +1,320 @@
+"""decide(state, command, now) -> events: the rules of a table as a pure function.
+
+No clock and no randomness: the outcome comes in with RecordOutcome, the time (unused by the
+rules so far, kept for the hub's envelope) from the shell. A rejected command raises a
+RuleError and changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+from bingo_hall.domain.errors import PhaseError, RuleError
+from bingo_hall.registry import registrar
+from bingo_hall.tables import commands as c
+from bingo_hall.tables import events as e
+from bingo_hall.tables.bets import check_bet, check_colour_value, check_positions
+from bingo_hall.tables.limits import resolve_limits
+from bingo_hall.tables.profiles import (
+    BetsAfterVoid,
+    FortuneRules,
+    LimitChange,
+    RouletteRules,
+    VoidReason,
+    ZeroRule,
+)
+from bingo_hall.tables.settlement import BetStatus, check_outcome, settle
+from bingo_hall.tables.state import TableState
+from bingo_hall.tables.zero_rule import options
+
+Handler = Callable[[TableState, c.TableCommand, datetime], list[e.TableEvent]]
+_HANDLERS: dict[type[c.TableCommand], Handler] = {}
+_handles = registrar(_HANDLERS)
+
+
+def decide(state: TableState, command: c.TableCommand, now: datetime) -> list[e.TableEvent]:
+    """The events a command produces in this state, or a RuleError naming what is wrong."""
+    if state.phase not in command.legal_in:
+        raise PhaseError(
+            command.name,
+            state.phase.value,
+            sorted(p.value for p in command.legal_in),
+            c.commands_allowed_in(state.phase),
+        )
+    return _HANDLERS[type(command)](state, command, now)
+
+
+# --- the table's session --------------------------------------------------------------------
+
+
+@_handles(c.OpenTable)
+def _open(state: TableState, cmd: c.OpenTable, now: datetime) -> list[e.TableEvent]:
+    limits = resolve_limits(cmd.table.rules, cmd.limits)
+    return [
+        e.TableOpened(
+            table_id=cmd.table_id,
+            session_id=state.session_id + 1,
+            table=cmd.table,
+            choice=cmd.limits,
+            limits=limits,
+        )
+    ]
+
+
+@_handles(c.IssueColourChips)
+def _colours(state: TableState, cmd: c.IssueColourChips, now: datetime) -> list[e.TableEvent]:
+    table, limits = state.require_table()
+    if not (isinstance(table.rules, RouletteRules) and table.rules.colour_chips):
+        raise RuleError(f"{table.label} has no colour chips (American roulette: N79 L246)")
+    held = state.colours.get(cmd.colour)
+    if held is not None and held.player != cmd.player:
+        raise RuleError(f"colour {cmd.colour} is already {held.player}'s")
+    value = cmd.unit_value if cmd.unit_value is not None else limits.table_minimum
+    check_colour_value(limits, cmd.colour, value, table.rounding_unit)
+    return [
+        e.ColourChipsIssued(
+            colour=cmd.colour,
+            player=cmd.player,
+            unit_value=value,
+            chosen=cmd.unit_value is not None,
+        )
+    ]
+
+
+@_handles(c.AnnounceLastCoups)
+def _last(state: TableState, cmd: c.AnnounceLastCoups, now: datetime) -> list[e.TableEvent]:
+    table, _ = state.require_table()
+    if state.last_coups_left is not None:
+        raise RuleError("the last coups of this session have already been announced")
+    return [
+        e.LastCoupsAnnounced(
+            coups=table.rules.last_coups_announced,
+            counting_current=state.phase is c.P.BETTING,
+        )
+    ]
+
+
+@_handles(c.ChangeLimits)
+def _change(state: TableState, cmd: c.ChangeLimits, now: datetime) -> list[e.TableEvent]:
+    table, _ = state.require_table()
+    rules = table.rules
+    limits = resolve_limits(rules, cmd.limits)
+    if rules.limit_change is LimitChange.FORBIDDEN:
+        raise RuleError(
+            f"{table.label}: once a table is running its limits may not change during the "
+            "session (N79 L210-218; AST L258-279)"
+        )
+    if rules.limit_change is LimitChange.WITH_AUTHORISATION:
+        if not cmd.authorisation.strip():
+            raise RuleError(
+                f"{table.label}: a new minimum needs the authority's authorisation, and cannot "
+                "apply before it is granted (N77 L277-291): give its reference"
+            )
+        return [
+            e.LimitsChanged(
+                choice=cmd.limits,
+                limits=limits,
+                requested_by=cmd.requested_by,
+                authorisation=cmd.authorisation,
+            )
+        ]
+    if state.pending_limits is not None:
+        raise RuleError("a change of limits is already announced: its last balls are not over")
+    return [
+        e.LimitsChangeAnnounced(
+            choice=cmd.limits,
+            limits=limits,
+            requested_by=cmd.requested_by,
+            old_limit_coups=rules.old_limit_coups,
+        )
+    ]
+
+
+@_handles(c.CloseTable)
+def _close(state: TableState, cmd: c.CloseTable, now: datetime) -> list[e.TableEvent]:
+    table, _ = state.require_table()
+    prisoners = state.imprisoned
+    if prisoners:
+        raise RuleError(
+            f"{len(prisoners)} bets are in prison ({', '.join(b.id for b in prisoners)}): play "
+            "on until they are freed or lost; announce the last coup so that a zero refunds them"
+        )
+    rules = table.rules
+    if rules.last_coups_announcement_required and state.last_coups_left != 0:
+        if state.last_coups_left is None:
+            raise RuleError(
+                f"{table.label}: announce the last {rules.last_coups_announced} balls of the "
+                "session before closing (EUS L2923)"
+            )
+        raise RuleError(f"{state.last_coups_left} of the announced last coups are still to play")
+    return [e.TableClosed(session_id=state.session_id, coups=state.coup, seal=cmd.seal)]
+
+
+# --- the coup ---------------------------------------------------------------------------------
+
+
+@_handles(c.OpenBets)
+def _open_bets(state: TableState, cmd: c.OpenBets, now: datetime) -> list[e.TableEvent]:
+    state.require_table()
+    if state.last_coups_left == 0:
+        raise RuleError("the announced last coup has been played: close the table")
+    return [e.BetsOpened(coup=state.coup + 1, last_coup=state.last_coups_left == 1)]
+
+
+@_handles(c.PlaceBet)
+def _place(state: TableState, cmd: c.PlaceBet, now: datetime) -> list[e.TableEvent]:
+    table, limits = state.require_table()
+    if state.phase is c.P.NO_MORE_BETS:
+        return [e.LateBetReturned(coup=state.coup, request=cmd.bet)]
+    if cmd.bet.id in state.bets:
+        raise RuleError(f"bet id {cmd.bet.id!r} is already on the layout")
+    if cmd.bet.prison:
+        raise RuleError(f"bet {cmd.bet.id}: a bet goes to prison only on a zero, not when placed")
+    colours = {colour: chip.unit_value for colour, chip in state.colours.items()}
+    if cmd.bet.colour is not None:
+        held = state.colours.get(cmd.bet.colour)
+        if held is None or (cmd.bet.player is not None and held.player != cmd.bet.player):
+            raise RuleError(f"bet {cmd.bet.id}: colour {cmd.bet.colour} was not issued to it")
+    bet = check_bet(table, limits, cmd.bet, colours)
+    if bet.colour is not None and bet.player is None:
+        bet = bet.model_copy(update={"player": state.colours[bet.colour].player})
+    check_positions([*state.bets.values(), bet], limits)
+    return [e.BetPlaced(coup=state.coup, bet=bet)]
+
+
+@_handles(c.WithdrawBet)
+def _withdraw(state: TableState, cmd: c.WithdrawBet, now: datetime) -> list[e.TableEvent]:
+    bet = state.bets.get(cmd.bet_id)
+    if bet is None:
+        raise RuleError(f"there is no bet {cmd.bet_id!r} on the layout")
+    if bet.prison:
+        raise RuleError(f"bet {cmd.bet_id} is in prison and cannot be withdrawn (spec §2.5)")
+    return [e.BetWithdrawn(coup=state.coup, bet_id=cmd.bet_id)]
+
+
+@_handles(c.CallNoMoreBets)
+def _no_more(state: TableState, cmd: c.CallNoMoreBets, now: datetime) -> list[e.TableEvent]:
+    return [e.NoMoreBets(coup=state.coup)]
+
+
+def _voided(
+    state: TableState,
+    reason: VoidReason,
+    declared_by: str,
+    role: c.Role | None,
+    revolutions: int | None = None,
+) -> e.CoupVoided:
+    table, _ = state.require_table()
+    reopen = table.rules.bets_after_void is BetsAfterVoid.OPEN or state.phase is c.P.BETTING
+    return e.CoupVoided(
+        coup=state.coup,
+        reason=reason,
+        declared_by=declared_by,
+        role=role,
+        previous_outcome=state.previous_outcome,
+        revolutions=revolutions,
+        bets_open=reopen,
+    )
+
+
+@_handles(c.DeclareVoid)
+def _void(state: TableState, cmd: c.DeclareVoid, now: datetime) -> list[e.TableEvent]:
+    table, _ = state.require_table()
+    rules = table.rules
+    if cmd.reason not in rules.void_reasons:
+        raise RuleError(
+            f"{table.label} has no void coup for {cmd.reason.value} (its reasons: "
+            f"{', '.join(r.value for r in rules.void_reasons)})"
+        )
+    if cmd.role not in rules.void_declared_by:
+        raise RuleError(
+            f"under {table.label} a void coup is declared by: "
+            f"{', '.join(r.value for r in rules.void_declared_by)}; not by the {cmd.role.value}"
+        )
+    return [_voided(state, cmd.reason, cmd.declared_by, cmd.role)]
+
+
+@_handles(c.RecordOutcome)
+def _outcome(state: TableState, cmd: c.RecordOutcome, now: datetime) -> list[e.TableEvent]:
+    table, _ = state.require_table()
+    outcome = check_outcome(table, cmd.outcome)
+    rules = table.rules
+    if isinstance(rules, FortuneRules) and rules.min_revolutions:
+        if cmd.revolutions is None:
+            raise RuleError(
+                f"{table.label}: record the wheel's complete revolutions after the second "
+                f"impulse (at least {rules.min_revolutions}, WOF L27)"
+            )
+        if cmd.revolutions < rules.min_revolutions:
+            return [_voided(state, VoidReason.TOO_FEW_REVOLUTIONS, "rules", None, cmd.revolutions)]
+    return [e.OutcomeRecorded(coup=state.coup, outcome=outcome, revolutions=cmd.revolutions)]
+
+
+@_handles(c.ChooseZeroOption)
+def _zero(state: TableState, cmd: c.ChooseZeroOption, now: datetime) -> list[e.TableEvent]:
+    table, limits = state.require_table()
+    rules = table.rules
+    bet = state.bets.get(cmd.bet_id)
+    if bet is None:
+        raise RuleError(f"there is no bet {cmd.bet_id!r} on the layout")
+    if not (
+        isinstance(rules, RouletteRules)
+        and rules.zero_rule is ZeroRule.HALF_OR_PRISON
+        and bet.is_even_chance
+    ):
+        raise RuleError(f"bet {bet.id}: only even chances at French roulette choose on a zero")
+    assert state.outcome is not None and rules.prison is not None
+    if state.outcome not in rules.wheel().zeros:
+        raise RuleError(f"the outcome is {state.outcome}, not a zero: there is nothing to choose")
+    allowed, forced = options(
+        bet.amount, bet.prison, rules.prison, limits.table_minimum, state.last_coup
+    )
+    if cmd.choice not in allowed:
+        why = {
+            "last_coup": "on the last coup of the session the half is refunded (N79 L171)",
+            "below_minimum": "its value is below the table minimum, so it stays in prison "
+            "(N79 L169)",
+        }[forced or ""]
+        raise RuleError(f"bet {bet.id} cannot choose {cmd.choice.value}: {why}")
+    return [
+        e.ZeroOptionChosen(
+            coup=state.coup, bet_id=bet.id, choice=cmd.choice, declared_by=cmd.declared_by
+        )
+    ]
+
+
+@_handles(c.Settle)
+def _settle(state: TableState, cmd: c.Settle, now: datetime) -> list[e.TableEvent]:
+    table, limits = state.require_table()
+    assert state.outcome is not None
+    settlement = settle(
+        table,
+        limits,
+        list(state.bets.values()),
+        state.outcome,
+        last_coup=state.last_coup,
+        zero_choices=state.zero_choices,
+    )
+    return [e.CoupSettled(coup=state.coup, settlement=settlement)]
+
+
+@_handles(c.PayCoup)
+def _pay(state: TableState, cmd: c.PayCoup, now: datetime) -> list[e.TableEvent]:
+    assert state.settlement is not None
+    carried = tuple(
+        state.bets[r.id].model_copy(update={"prison": r.prison, "zero_choice": None})
+        for r in state.settlement.results
+        if r.status is BetStatus.PRISON
+    )
+    events: list[e.TableEvent] = [
+        e.CoupPaid(coup=state.coup, payments=state.settlement.payment_order, carried=carried)
+    ]
+    pending = state.pending_limits
+    if pending is not None and pending.coups_left == 1:
+        events.append(
+            e.LimitsChanged(
+                choice=pending.choice, limits=pending.limits, requested_by=pending.requested_by
+            )
+        )
+    return events

@@ -1,0 +1,177 @@
+"""The facts of a table. Pydantic models with a `type`, whose payloads replay the state, so that
+they can go into the hall's hash-chained event log (the hub integration comes next)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bingo_hall.tables.bets import Bet, BetRequest
+from bingo_hall.tables.limits import LimitChoice, ResolvedLimits
+from bingo_hall.tables.payment import Payment
+from bingo_hall.tables.profiles import Role, TableGame, VoidReason, ZeroChoice
+from bingo_hall.tables.settlement import Settlement
+
+
+class TableEvent(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    type: ClassVar[str]
+
+    def payload(self) -> dict:
+        return self.model_dump(mode="json")
+
+
+class TableOpened(TableEvent):
+    """The table opens for a session with its game, its profile's rules and its limits."""
+
+    type = "table_opened"
+    table_id: str
+    session_id: int
+    table: TableGame
+    choice: LimitChoice
+    limits: ResolvedLimits
+
+
+class ColourChipsIssued(TableEvent):
+    type = "table_colour_chips_issued"
+    colour: str
+    player: str
+    unit_value: Decimal
+    chosen: bool  # False: the player chose no value, so a chip is worth the table minimum
+
+
+class LastCoupsAnnounced(TableEvent):
+    """«Las últimas tres bolas» (EUS L2923), or the last coup marked (N79/AST, spec §12 Q3)."""
+
+    type = "table_last_coups_announced"
+    coups: int
+    counting_current: bool  # announced while bets are open: this coup is the first of them
+
+
+class LimitsChangeAnnounced(TableEvent):
+    """EUS L304: the new limits apply after the last three balls at the old ones."""
+
+    type = "table_limits_change_announced"
+    choice: LimitChoice
+    limits: ResolvedLimits
+    requested_by: str
+    old_limit_coups: int
+
+
+class LimitsChanged(TableEvent):
+    type = "table_limits_changed"
+    choice: LimitChoice
+    limits: ResolvedLimits
+    requested_by: str
+    authorisation: str = ""
+
+
+class BetsOpened(TableEvent):
+    type = "table_bets_opened"
+    coup: int
+    last_coup: bool
+
+
+class BetPlaced(TableEvent):
+    type = "table_bet_placed"
+    coup: int
+    bet: Bet
+
+
+class BetWithdrawn(TableEvent):
+    type = "table_bet_withdrawn"
+    coup: int
+    bet_id: str
+
+
+class LateBetReturned(TableEvent):
+    """A bet after «no va más»: refused and its chips pushed back (N79 L472)."""
+
+    type = "table_late_bet_returned"
+    coup: int
+    request: BetRequest
+
+
+class NoMoreBets(TableEvent):
+    type = "table_no_more_bets"
+    coup: int
+
+
+class CoupVoided(TableEvent):
+    """«Tirada nula»: nothing is settled, every bet stays as it was (spec §2.9, §6.5)."""
+
+    type = "table_coup_voided"
+    coup: int
+    reason: VoidReason
+    declared_by: str
+    role: Role | None = None  # None: the rules voided it (too few revolutions)
+    previous_outcome: str | None = None  # the ball goes back in the last coup's pocket
+    revolutions: int | None = None
+    bets_open: bool  # betting opens again (EUS, WOF) or the ball is relaunched on the bets
+
+
+class OutcomeRecorded(TableEvent):
+    type = "table_outcome_recorded"
+    coup: int
+    outcome: str
+    revolutions: int | None = None
+
+
+class ZeroOptionChosen(TableEvent):
+    type = "table_zero_option_chosen"
+    coup: int
+    bet_id: str
+    choice: ZeroChoice
+    declared_by: str = Field(min_length=1)
+
+
+class CoupSettled(TableEvent):
+    type = "table_coup_settled"
+    coup: int
+    settlement: Settlement
+
+
+class CoupPaid(TableEvent):
+    """The winners were paid in order; the bets still in prison stay for the next coup."""
+
+    type = "table_coup_paid"
+    coup: int
+    payments: tuple[Payment, ...]
+    carried: tuple[Bet, ...]
+
+
+class TableClosed(TableEvent):
+    type = "table_closed"
+    session_id: int
+    coups: int
+    seal: str  # the cylinder's lid key or sealed tag (N79 L234)
+
+
+EVENT_TYPES: dict[str, type[TableEvent]] = {
+    cls.type: cls
+    for cls in (
+        TableOpened,
+        ColourChipsIssued,
+        LastCoupsAnnounced,
+        LimitsChangeAnnounced,
+        LimitsChanged,
+        BetsOpened,
+        BetPlaced,
+        BetWithdrawn,
+        LateBetReturned,
+        NoMoreBets,
+        CoupVoided,
+        OutcomeRecorded,
+        ZeroOptionChosen,
+        CoupSettled,
+        CoupPaid,
+        TableClosed,
+    )
+}
+
+
+def event_from_payload(event_type: str, payload: dict) -> TableEvent:
+    """Rebuild an event read back from a log."""
+    return EVENT_TYPES[event_type].model_validate(payload)

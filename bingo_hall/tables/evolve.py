@@ -1,0 +1,145 @@
+"""evolve(state, event) -> state: how each fact changes a table. Replay is a fold of it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+from types import MappingProxyType
+
+from bingo_hall.registry import registrar
+from bingo_hall.tables import events as e
+from bingo_hall.tables.phases import TablePhase
+from bingo_hall.tables.state import EMPTY, ColourChip, PendingLimits, TableState
+
+Applier = Callable[[TableState, e.TableEvent], TableState]
+_APPLIERS: dict[type[e.TableEvent], Applier] = {}
+_applies = registrar(_APPLIERS)
+
+
+def evolve(state: TableState, event: e.TableEvent) -> TableState:
+    return _APPLIERS[type(event)](state, event)
+
+
+def replay(events: Iterable[e.TableEvent], state: TableState | None = None) -> TableState:
+    """Fold a table's events into its state."""
+    state = state or TableState()
+    for event in events:
+        state = evolve(state, event)
+    return state
+
+
+def _frozen(mapping: dict) -> MappingProxyType:
+    return MappingProxyType(mapping)
+
+
+@_applies(e.TableOpened)
+def _(state: TableState, ev: e.TableOpened) -> TableState:
+    return TableState(
+        phase=TablePhase.IDLE,
+        table_id=ev.table_id,
+        session_id=ev.session_id,
+        table=ev.table,
+        choice=ev.choice,
+        limits=ev.limits,
+    )
+
+
+@_applies(e.ColourChipsIssued)
+def _(state: TableState, ev: e.ColourChipsIssued) -> TableState:
+    chip = ColourChip(ev.colour, ev.player, ev.unit_value)
+    return replace(state, colours=_frozen({**state.colours, ev.colour: chip}))
+
+
+@_applies(e.LastCoupsAnnounced)
+def _(state: TableState, ev: e.LastCoupsAnnounced) -> TableState:
+    last = state.last_coup or (ev.counting_current and ev.coups == 1)
+    return replace(state, last_coups_left=ev.coups, last_coup=last)
+
+
+@_applies(e.LimitsChangeAnnounced)
+def _(state: TableState, ev: e.LimitsChangeAnnounced) -> TableState:
+    pending = PendingLimits(ev.choice, ev.limits, ev.requested_by, ev.old_limit_coups)
+    return replace(state, pending_limits=pending)
+
+
+@_applies(e.LimitsChanged)
+def _(state: TableState, ev: e.LimitsChanged) -> TableState:
+    return replace(state, choice=ev.choice, limits=ev.limits, pending_limits=None)
+
+
+@_applies(e.BetsOpened)
+def _(state: TableState, ev: e.BetsOpened) -> TableState:
+    return replace(
+        state,
+        phase=TablePhase.BETTING,
+        coup=ev.coup,
+        last_coup=ev.last_coup,
+        outcome=None,
+        zero_choices=EMPTY,
+        settlement=None,
+    )
+
+
+@_applies(e.BetPlaced)
+def _(state: TableState, ev: e.BetPlaced) -> TableState:
+    return replace(state, bets=_frozen({**state.bets, ev.bet.id: ev.bet}))
+
+
+@_applies(e.BetWithdrawn)
+def _(state: TableState, ev: e.BetWithdrawn) -> TableState:
+    return replace(state, bets=_frozen({k: v for k, v in state.bets.items() if k != ev.bet_id}))
+
+
+@_applies(e.LateBetReturned)
+def _(state: TableState, ev: e.LateBetReturned) -> TableState:
+    return state
+
+
+@_applies(e.NoMoreBets)
+def _(state: TableState, ev: e.NoMoreBets) -> TableState:
+    return replace(state, phase=TablePhase.NO_MORE_BETS)
+
+
+@_applies(e.CoupVoided)
+def _(state: TableState, ev: e.CoupVoided) -> TableState:
+    phase = TablePhase.BETTING if ev.bets_open else TablePhase.NO_MORE_BETS
+    return replace(state, phase=phase, outcome=None)
+
+
+@_applies(e.OutcomeRecorded)
+def _(state: TableState, ev: e.OutcomeRecorded) -> TableState:
+    return replace(state, phase=TablePhase.OUTCOME, outcome=ev.outcome)
+
+
+@_applies(e.ZeroOptionChosen)
+def _(state: TableState, ev: e.ZeroOptionChosen) -> TableState:
+    return replace(state, zero_choices=_frozen({**state.zero_choices, ev.bet_id: ev.choice}))
+
+
+@_applies(e.CoupSettled)
+def _(state: TableState, ev: e.CoupSettled) -> TableState:
+    return replace(state, phase=TablePhase.SETTLED, settlement=ev.settlement)
+
+
+@_applies(e.CoupPaid)
+def _(state: TableState, ev: e.CoupPaid) -> TableState:
+    pending = state.pending_limits
+    if pending is not None:
+        pending = replace(pending, coups_left=pending.coups_left - 1)
+    left = state.last_coups_left
+    return replace(
+        state,
+        phase=TablePhase.IDLE,
+        bets=_frozen({bet.id: bet for bet in ev.carried}),
+        previous_outcome=state.outcome,
+        outcome=None,
+        zero_choices=EMPTY,
+        settlement=None,
+        last_coups_left=None if left is None else left - 1,
+        pending_limits=pending,
+    )
+
+
+@_applies(e.TableClosed)
+def _(state: TableState, ev: e.TableClosed) -> TableState:
+    return TableState(phase=TablePhase.CLOSED, table_id=state.table_id, session_id=ev.session_id)

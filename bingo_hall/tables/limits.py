@@ -1,0 +1,130 @@
+"""Table limits: what the table chose (minimum, tier …) and the per-position minima and maxima.
+
+Roulette maxima are multiples of the table minimum, one list per bet group and one entry per
+tier (spec §2.6, §3.6); boule maxima lie in bands of the authorised minimum (§5.4); the wheel
+of fortune has one minimum and one maximum (§6.3).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from pydantic import Field
+
+from bingo_hall.domain.errors import RuleError
+from bingo_hall.tables.profiles import BouleRules, FortuneRules, GameRules, Model, RouletteRules
+
+
+class LimitChoice(Model):
+    """What the authorisation and the casino fixed for one table."""
+
+    minimum: Decimal = Field(gt=0)  # the authorised table minimum
+    tier: int | None = None  # roulette: straight-up maximum ×minimum; boule: number maximum
+    even_tier: int | None = None  # boule: even-chance maximum ×minimum
+    maximum: Decimal | None = None  # wheel of fortune: the table maximum
+    layout_minimum: int = 1  # boule: this layout plays at 1 or 2 × the authorised minimum
+    even_minimum: int = 1  # roulette: even-chance minimum ×minimum (EUS L294, AST L358)
+    even_multiples: bool = False  # even-chance stakes must be multiples of their minimum
+
+
+class BetLimit(Model):
+    minimum: Decimal
+    maximum: Decimal
+
+
+class ResolvedLimits(Model):
+    """The limits in force: per limit group (straight, split, …, even_chance, number, segment)."""
+
+    table_minimum: Decimal
+    groups: dict[str, BetLimit]
+    even_multiples_of: Decimal | None = None
+
+    def of(self, group: str) -> BetLimit:
+        return self.groups[group]
+
+
+def resolve_limits(rules: GameRules, choice: LimitChoice) -> ResolvedLimits:
+    """The limits a choice gives under the rules, or a RuleError saying what is not allowed."""
+    if isinstance(rules, RouletteRules):
+        return _roulette(rules, choice)
+    if isinstance(rules, BouleRules):
+        return _boule(rules, choice)
+    return _fortune(rules, choice)
+
+
+def default_tier(rules: RouletteRules) -> int:
+    return max(rules.tiers())
+
+
+def _roulette(rules: RouletteRules, choice: LimitChoice) -> ResolvedLimits:
+    tiers = rules.tiers()
+    tier = choice.tier if choice.tier is not None else (tiers[0] if len(tiers) == 1 else None)
+    if tier is None:
+        raise RuleError(
+            f"choose the table's tier (straight-up maximum as a multiple of the minimum): one of "
+            f"{', '.join(map(str, tiers))}"
+        )
+    if tier not in tiers:
+        raise RuleError(
+            f"tier {tier} is not allowed: the straight-up maximum is one of "
+            f"{', '.join(map(str, tiers))} × the minimum under this profile"
+        )
+    if not 1 <= choice.even_minimum <= rules.even_minimum_max_multiple:
+        raise RuleError(
+            f"the even-chance minimum may be 1 to {rules.even_minimum_max_multiple} × the table "
+            f"minimum under this profile, not {choice.even_minimum}"
+        )
+    if choice.even_multiples and not rules.even_multiples_allowed:
+        raise RuleError("this profile does not let the casino require even-chance multiples")
+    column = tiers.index(tier)
+    minimum = choice.minimum
+    groups = {
+        group: BetLimit(minimum=minimum, maximum=minimum * row[column])
+        for group, row in rules.maxima.items()
+    }
+    even_minimum = minimum * choice.even_minimum
+    groups["even_chance"] = BetLimit(minimum=even_minimum, maximum=groups["even_chance"].maximum)
+    return ResolvedLimits(
+        table_minimum=minimum,
+        groups=groups,
+        even_multiples_of=even_minimum if choice.even_multiples else None,
+    )
+
+
+def _in_band(value: int | None, band: tuple[int, int], what: str) -> int:
+    low, high = band
+    if value is None:
+        return high
+    if not low <= value <= high:
+        raise RuleError(f"the {what} maximum must be {low} to {high} × the minimum, not {value}")
+    return value
+
+
+def _boule(rules: BouleRules, choice: LimitChoice) -> ResolvedLimits:
+    if choice.layout_minimum not in rules.layout_minimum_multiples:
+        raise RuleError(
+            f"a boule layout plays at {' or '.join(map(str, rules.layout_minimum_multiples))} × "
+            f"the authorised minimum, not {choice.layout_minimum}"
+        )
+    number = _in_band(choice.tier, rules.number_maximum_band, "number")
+    even = _in_band(choice.even_tier, rules.even_maximum_band, "even-chance")
+    authorised = choice.minimum
+    layout = authorised * choice.layout_minimum
+    return ResolvedLimits(
+        table_minimum=layout,
+        groups={
+            "number": BetLimit(minimum=layout, maximum=authorised * number),
+            "even_chance": BetLimit(minimum=layout, maximum=authorised * even),
+        },
+    )
+
+
+def _fortune(rules: FortuneRules, choice: LimitChoice) -> ResolvedLimits:
+    if choice.maximum is None:
+        raise RuleError("a wheel-of-fortune table needs its maximum (WOF L19-21, EUS L1521)")
+    if choice.maximum < choice.minimum:
+        raise RuleError(f"the maximum {choice.maximum} is below the minimum {choice.minimum}")
+    return ResolvedLimits(
+        table_minimum=choice.minimum,
+        groups={"segment": BetLimit(minimum=choice.minimum, maximum=choice.maximum)},
+    )

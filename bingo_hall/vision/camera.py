@@ -1,0 +1,100 @@
+"""Camera sources: a real camera or stream through OpenCV, and a simulated one.
+
+`VideoCaptureCamera` wraps `cv2.VideoCapture` (a device index, an RTSP/HTTP URL or a video
+file). `SimulatedCamera` renders the ball it was last shown, with the small changes from one
+frame to the next that a real camera sees while a ball settles in the exit cup. It can show
+a ball other than the one the caller keys (a miscall) and a ball behind a smeared, blurred
+dome (`conditions="obscured"`) that no reader can make out, so that the hub's hold path can
+be exercised.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Protocol
+
+import cv2
+import numpy as np
+
+from bingo_hall.vision.render import Scene, draw_scene, sample_scene, settle
+from bingo_hall.vision.styles import HELD_OUT, StyleSet, obscured
+
+Conditions = Literal["normal", "obscured"]
+
+
+class CameraError(RuntimeError):
+    """A camera source that cannot be opened or read."""
+
+
+class Camera(Protocol):
+    def frames(self, count: int) -> list[np.ndarray]:
+        """The next `count` frames (BGR uint8); fewer if the source runs out."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class VideoCaptureCamera:
+    """Frames from OpenCV's VideoCapture: a device index, a stream URL or a video file."""
+
+    def __init__(self, source: int | str) -> None:
+        self.source = source
+        self._capture = cv2.VideoCapture(source)
+        if not self._capture.isOpened():
+            self._capture.release()
+            raise CameraError(f"cannot open camera source {source!r}")
+
+    def frames(self, count: int) -> list[np.ndarray]:
+        out = []
+        for _ in range(count):
+            ok, frame = self._capture.read()
+            if not ok or frame is None:
+                break
+            out.append(frame)
+        return out
+
+    def close(self) -> None:
+        self._capture.release()
+
+    def __enter__(self) -> VideoCaptureCamera:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class SimulatedCamera:
+    """A camera on a simulated exit: `present` a ball (or None: the exit is empty), then take
+    `frames`. Seeded, it gives the same frames every time; without a seed, it draws one from
+    the operating system."""
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        *,
+        style_set: StyleSet = HELD_OUT,
+        width: int = 640,
+        height: int = 480,
+    ) -> None:
+        self._rng = np.random.default_rng(seed)
+        self._styles = style_set
+        self._size = (width, height)
+        self._scene: Scene = sample_scene(None, self._rng, style_set)
+
+    def present(self, number: int | None, *, conditions: Conditions = "normal") -> None:
+        """The ball now at the exit (None: no ball), seen in normal or obscured conditions."""
+        if number is not None and not 1 <= number <= 90:
+            raise ValueError(f"no ball {number}: balls are numbered 1 to 90")
+        if conditions not in ("normal", "obscured"):
+            raise ValueError(f"unknown conditions {conditions!r}: 'normal' or 'obscured'")
+        styles = self._styles if conditions == "normal" else obscured(self._styles)
+        self._scene = sample_scene(number, self._rng, styles)
+
+    def frames(self, count: int) -> list[np.ndarray]:
+        out = []
+        for _ in range(count):
+            out.append(draw_scene(self._scene, self._rng, *self._size))
+            self._scene = settle(self._scene, self._rng)
+        return out
+
+    def close(self) -> None:
+        """Nothing to release."""

@@ -1,0 +1,67 @@
+"""Digit glyphs of a font as anti-aliased masks, rendered once per font and cached."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from bingo_hall.vision.styles import Font
+
+GLYPH_HEIGHT = 120  # pixel height the glyphs are rendered at
+
+
+@lru_cache(maxsize=64)
+def digit_masks(font: Font) -> tuple[np.ndarray, ...]:
+    """The ten digits of `font` as uint8 masks (255 = ink), cropped tight left and right and to
+    the common top and bottom of all ten, so that digits placed side by side share a baseline."""
+    canvases = [_draw_digit(font, str(digit)) for digit in range(10)]
+    rows = np.flatnonzero(np.any(np.stack(canvases) > 0, axis=(0, 2)))
+    top, bottom = int(rows[0]), int(rows[-1]) + 1
+    masks = []
+    for canvas in canvases:
+        band = canvas[top:bottom]
+        cols = np.flatnonzero(band.max(axis=0) > 0)
+        glyph = np.ascontiguousarray(band[:, cols[0] : cols[-1] + 1])
+        glyph.setflags(write=False)
+        masks.append(glyph)
+    return tuple(masks)
+
+
+def _draw_digit(font: Font, text: str) -> np.ndarray:
+    size = GLYPH_HEIGHT
+    canvas = np.zeros((2 * size, 2 * size), np.uint8)
+    if font.path is not None:
+        from PIL import Image, ImageDraw
+
+        image = Image.fromarray(canvas)
+        ImageDraw.Draw(image).text(
+            (size // 4, int(1.5 * size)),
+            text,
+            font=_pil_font(str(font.path)),
+            fill=255,
+            anchor="ls",
+        )
+        return np.asarray(image).copy()
+    assert font.hershey is not None
+    scale = cv2.getFontScaleFromHeight(font.hershey, size, 1)
+    thickness = max(1, round(font.stroke * size))
+    cv2.putText(
+        canvas,
+        text,
+        (size // 4, int(1.5 * size)),
+        font.hershey,
+        scale,
+        255,
+        thickness,
+        cv2.LINE_AA,
+    )
+    return canvas
+
+
+@lru_cache(maxsize=64)
+def _pil_font(path: str):  # noqa: ANN202 - PIL's font type
+    from PIL import ImageFont
+
+    return ImageFont.truetype(path, GLYPH_HEIGHT)

@@ -1,0 +1,67 @@
+"""The digit classifier: a small multilayer perceptron, its packaged weights and settings.
+
+The artefact (`model/digits.npz`) holds the feature standardisation, the two layers' weights
+(float16, to keep it small), the calibration temperature and the acceptance threshold chosen
+by `bingo_hall.vision.train`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+MODEL_PATH = Path(__file__).resolve().parent / "model" / "digits.npz"
+
+
+@dataclass(frozen=True)
+class DigitModel:
+    mean: np.ndarray
+    scale: np.ndarray
+    w1: np.ndarray
+    b1: np.ndarray
+    w2: np.ndarray
+    b2: np.ndarray
+    temperature: float = 1.0
+    threshold: float = 0.999
+
+    def logits(self, features: np.ndarray) -> np.ndarray:
+        """Raw class scores, one row per feature row."""
+        x = (features - self.mean) / self.scale
+        hidden = np.maximum(x @ self.w1 + self.b1, 0)
+        return hidden @ self.w2 + self.b2
+
+    def log_probs(self, features: np.ndarray) -> np.ndarray:
+        """Calibrated log-probabilities of the ten digits, one row per feature row."""
+        z = self.logits(features) / self.temperature
+        z = z - z.max(axis=1, keepdims=True)
+        return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+
+    def save(self, path: Path = MODEL_PATH) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.savez_compressed(
+            path,
+            mean=self.mean.astype(np.float32),
+            scale=self.scale.astype(np.float32),
+            w1=self.w1.astype(np.float16),
+            b1=self.b1.astype(np.float32),
+            w2=self.w2.astype(np.float16),
+            b2=self.b2.astype(np.float32),
+            temperature=np.float64(self.temperature),
+            threshold=np.float64(self.threshold),
+        )
+
+
+def load_model(path: Path = MODEL_PATH) -> DigitModel:
+    with np.load(path) as data:
+        return DigitModel(
+            mean=data["mean"].astype(np.float32),
+            scale=data["scale"].astype(np.float32),
+            w1=data["w1"].astype(np.float32),
+            b1=data["b1"].astype(np.float32),
+            w2=data["w2"].astype(np.float32),
+            b2=data["b2"].astype(np.float32),
+            temperature=float(data["temperature"]),
+            threshold=float(data["threshold"]),
+        )

@@ -1,0 +1,282 @@
+"""Finding the printed labels on the ball and flattening the most frontal ones.
+
+A label is a white disc on the coloured ball: the pixels whose darkest channel is close to
+their brightest (white, whatever the body colour), with the ink inside it filled in. Each
+label seen is a spherical cap; its centroid and size in the ball's disc give the direction
+of its centre on the sphere, and the sphere round that centre is resampled onto a flat
+square image of the label (the inverse of the printing), so that a label seen at 60° from
+the camera comes out as round as a frontal one, only blurrier.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from bingo_hall.vision.locate import Circle
+
+CROP_RADIUS = 96  # the ball is resampled to this radius before anything else
+MASK_RADIUS = 48  # ... and the label search runs at this one
+PATCH = 64  # side of a flattened label, its white interior filling the square
+MAX_TILT_DEG = 72.0  # labels seen more obliquely are not read
+MIN_AREA = 0.02  # of the ball's disc, for a label to count
+MIN_MAJOR = 0.3  # a label's half-width, in ball radii (a frontal one's is about 0.6)
+
+
+@dataclass(frozen=True)
+class Label:
+    """A label found on the ball: how frontal it is and its flattened colour image."""
+
+    tilt_deg: float
+    patch: np.ndarray
+
+
+def ball_crop(frame: np.ndarray, ball: Circle) -> np.ndarray:
+    """The ball's bounding square resampled so the ball has radius CROP_RADIUS, centred."""
+    size = 2 * CROP_RADIUS
+    scale = CROP_RADIUS / ball.r
+    if scale < 0.7:  # shrinking a lot: average first, or thin strokes alias away
+        x0, y0 = math.floor(ball.x - ball.r - 2), math.floor(ball.y - ball.r - 2)
+        side = math.ceil(2 * ball.r + 5)
+        roi = _padded(frame, x0, y0, side)
+        factor = max(1, int(1 / scale))
+        if factor > 1:
+            roi = cv2.resize(roi, (side // factor, side // factor), interpolation=cv2.INTER_AREA)
+            step = side / (side // factor)
+        else:
+            step = 1.0
+        # frame x = x0 + (u + 0.5) * step - 0.5 for roi pixel u
+        cx, cy = (ball.x - x0 + 0.5) / step - 0.5, (ball.y - y0 + 0.5) / step - 0.5
+        return _affine_crop(roi, cx, cy, ball.r / step, size)
+    return _affine_crop(frame, ball.x, ball.y, ball.r, size)
+
+
+def _padded(frame: np.ndarray, x0: int, y0: int, side: int) -> np.ndarray:
+    h, w = frame.shape[:2]
+    top, left = max(0, -y0), max(0, -x0)
+    bottom, right = max(0, y0 + side - h), max(0, x0 + side - w)
+    roi = frame[max(0, y0) : min(h, y0 + side), max(0, x0) : min(w, x0 + side)]
+    if top or left or bottom or right:
+        roi = cv2.copyMakeBorder(roi, top, bottom, left, right, cv2.BORDER_REPLICATE)
+    return roi
+
+
+def _affine_crop(image: np.ndarray, cx: float, cy: float, r: float, size: int) -> np.ndarray:
+    s = r / CROP_RADIUS
+    c = (size - 1) / 2
+    m = np.array([[s, 0, cx - s * c], [0, s, cy - s * c]], np.float32)
+    return cv2.warpAffine(
+        image,
+        m,
+        (size, size),
+        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
+
+
+@dataclass(frozen=True)
+class _Blob:
+    x: float  # centroid, in ball radii from the ball's centre
+    y: float
+    major: float  # semi-axis, in ball radii
+
+
+def _disc(radius: int) -> np.ndarray:
+    size = 2 * radius
+    yy, xx = np.mgrid[:size, :size] - (size - 1) / 2
+    return (np.hypot(xx, yy) <= radius - 1).astype(np.uint8) * 255
+
+
+_MASK_DISC = _disc(MASK_RADIUS)
+# the limb is dark and its colour unreliable: the label search stops short of it
+_SEARCH_DISC = cv2.erode(_MASK_DISC, np.ones((7, 7), np.uint8))
+
+
+def find_labels(crop: np.ndarray, limit: int = 2) -> list[Label]:
+    """The `limit` most frontal labels of a ball crop (from `ball_crop`), most frontal first."""
+    small = cv2.resize(crop, (2 * MASK_RADIUS, 2 * MASK_RADIUS), interpolation=cv2.INTER_AREA)
+    b, g, r = cv2.split(small)
+    high = cv2.max(cv2.max(b, g), r)
+    low = cv2.min(cv2.min(b, g), r)
+    whiteness = cv2.divide(low, cv2.add(high, 1), scale=255)
+    level, white = cv2.threshold(whiteness, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    if level < 110:  # no white-enough mode: Otsu split the body's colours
+        _, white = cv2.threshold(whiteness, 170, 255, cv2.THRESH_BINARY)
+    bright = cv2.compare(high, 0.35 * float(np.percentile(high[_MASK_DISC > 0], 95)), cv2.CMP_GT)
+    white = cv2.bitwise_and(cv2.bitwise_and(white, bright), _SEARCH_DISC)
+    white = cv2.morphologyEx(white, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    contours, _ = cv2.findContours(white, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    min_area = MIN_AREA * math.pi * MASK_RADIUS**2
+    blobs = [_blob(c) for c in contours if cv2.contourArea(c) >= min_area]
+    labels = []
+    for blob in sorted(blobs, key=lambda b: math.hypot(b.x, b.y)):
+        if blob.major < MIN_MAJOR:
+            continue  # a glare, or a sliver of a label at the edge
+        flattened = _flatten(crop, blob)
+        if flattened is not None:
+            labels.append(flattened)
+        if len(labels) == limit:
+            break
+    return labels
+
+
+def _blob(contour: np.ndarray) -> _Blob:
+    c = MASK_RADIUS - 0.5
+    m = cv2.moments(contour)
+    x, y = m["m10"] / m["m00"], m["m01"] / m["m00"]
+    mu20, mu02, mu11 = m["mu20"] / m["m00"], m["mu02"] / m["m00"], m["mu11"] / m["m00"]
+    spread = math.sqrt(max(0.0, ((mu20 - mu02) / 2) ** 2 + mu11**2))
+    major = 2 * math.sqrt(max(0.0, (mu20 + mu02) / 2 + spread))
+    return _Blob((x - c) / MASK_RADIUS, (y - c) / MASK_RADIUS, major / MASK_RADIUS)
+
+
+def _flatten(crop: np.ndarray, blob: _Blob) -> Label | None:
+    """Flatten the sphere round the blob's centre, then again round the printed block (digits
+    and bar) found in it, sized to it, until the block sits centred and filling the patch:
+    the block, not the white label, is what needs to be centred and upright."""
+    sin_r = min(0.95, blob.major)
+    cos_r = math.sqrt(1 - sin_r * sin_r)
+    d = math.hypot(blob.x, blob.y)
+    sin_a = min(0.98, d / max(cos_r, 1e-3))
+    ux, uy = (blob.x / d, blob.y / d) if d > 1e-6 else (1.0, 0.0)
+    centre = np.array([ux * sin_a, uy * sin_a, math.sqrt(1 - sin_a * sin_a)])
+    span = 1.35 * sin_r
+    half, middle = PATCH / 2, (PATCH - 1) / 2
+    patch = _resample(crop, centre, span)
+    for attempt in range(4):
+        block = _printed_block(ink_mask(patch))
+        if block is None:
+            return None
+        (bx, by), radius, touches = block
+        fill = radius / half
+        settled = math.hypot(bx - middle, by - middle) / half < 0.08
+        if attempt and settled and abs(fill / BLOCK_FILL - 1) < 0.12 and not touches:
+            break
+        # from patch pixels back to the sphere: the block's centre becomes the patch's
+        u, v = (bx - middle) / half * span, (by - middle) / half * span
+        e1, e2 = _tangents(centre)
+        centre = math.sqrt(max(0.0, 1 - u * u - v * v)) * centre + u * e1 + v * e2
+        centre /= np.linalg.norm(centre)
+        span = min(0.95, span * fill / BLOCK_FILL * (1.3 if touches else 1.0))
+        patch = _resample(crop, centre, span)
+    tilt = math.degrees(math.acos(min(1.0, max(-1.0, float(centre[2])))))
+    if tilt > MAX_TILT_DEG:
+        return None
+    return Label(tilt, patch)
+
+
+BLOCK_FILL = 0.7  # the printed block's enclosing circle, as a share of the patch's half side
+
+
+def _tangents(normal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    e1 = np.array([1.0, 0.0, 0.0]) - normal[0] * normal
+    e1 /= np.linalg.norm(e1)
+    return e1, np.cross(normal, e1)
+
+
+def _resample(crop: np.ndarray, normal: np.ndarray, span: float) -> np.ndarray:
+    """The sphere round `normal` as a flat PATCH×PATCH colour image, ±span in the tangent
+    plane; what lies beyond the ball's edge is black."""
+    e1, e2 = _tangents(normal)
+    grid = (np.arange(PATCH, dtype=np.float64) - (PATCH - 1) / 2) / (PATCH / 2) * span
+    u, v = np.meshgrid(grid, grid)
+    depth = np.sqrt(np.clip(1 - u * u - v * v, 0, 1))
+    points = depth[..., None] * normal + u[..., None] * e1 + v[..., None] * e2
+    c = CROP_RADIUS - 0.5
+    map_x = (c + CROP_RADIUS * points[..., 0]).astype(np.float32)
+    map_y = (c + CROP_RADIUS * points[..., 1]).astype(np.float32)
+    patch = cv2.remap(crop, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    patch[(points[..., 2] < 0.05) | (u * u + v * v >= 1)] = 0
+    return patch
+
+
+_CLOSE = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (21, 21))
+_SMALL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+
+
+def paper_mask(patch: np.ndarray) -> np.ndarray:
+    """The label's paper in a colour patch: white (darkest channel near the brightest) and
+    not dark, with the holes the print makes in it filled. The ring round the label and the
+    ball's body are coloured, so they are not paper."""
+    b, g, r = cv2.split(patch)
+    high = cv2.max(cv2.max(b, g), r)
+    low = cv2.min(cv2.min(b, g), r)
+    whiteness = cv2.divide(low, cv2.add(high, 1), scale=255)
+    white = cv2.compare(whiteness, 0.62 * 255, cv2.CMP_GT)
+    lit = cv2.compare(high, 0.3 * float(np.percentile(high, 95)), cv2.CMP_GT)
+    paper = cv2.morphologyEx(cv2.bitwise_and(white, lit), cv2.MORPH_CLOSE, _SMALL)
+    contours, _ = cv2.findContours(paper, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    cv2.drawContours(paper, contours, -1, 255, -1)
+    # off the blurred band along the ring, where paper and ring mix
+    return cv2.erode(paper, _SMALL)
+
+
+def ink_ratio(patch: np.ndarray, paper: np.ndarray | None = None) -> np.ndarray:
+    """Each pixel's brightness over that of the paper round it, 0..255 (ink is low). The
+    paper's brightness is the patch closed by a window wider than any stroke (which removes
+    the ink, darker and narrower), smoothed."""
+    grey = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
+    level = cv2.GaussianBlur(cv2.morphologyEx(grey, cv2.MORPH_CLOSE, _WINDOW), (0, 0), 3)
+    return cv2.divide(grey, cv2.max(level, 1), scale=255)
+
+
+_WINDOW = np.ones((25, 25), np.uint8)
+
+
+def ink_mask(patch: np.ndarray) -> np.ndarray:
+    """Ink printed on the label's paper: pixels on the paper darker than it, split from the
+    paper by Otsu's method (within bounds) on their ratio to the paper's brightness; without
+    the strokes that run along the paper's edge (the ring's blurred rim: the print stands
+    clear of the ring, so a stroke most of whose pixels lie within a few pixels of where
+    paper and ink end is not print)."""
+    paper = paper_mask(patch)
+    ratio = ink_ratio(patch, paper)
+    values = ratio[paper > 0]
+    if values.size < 16:
+        return np.zeros_like(paper)
+    level, _ = cv2.threshold(values.reshape(1, -1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    level = min(max(level, 0.55 * 255), 0.85 * 255)
+    # hysteresis: faint stroke pixels count when they join a clearly dark one
+    strong = cv2.bitwise_and(cv2.compare(ratio, level, cv2.CMP_LT), paper)
+    weak = cv2.bitwise_and(cv2.compare(ratio, min(level + 0.1 * 255, 0.9 * 255), cv2.CMP_LT), paper)
+    count, labels = cv2.connectedComponents(weak, connectivity=8)
+    seeded = np.zeros(count, bool)
+    seeded[labels[strong > 0]] = True
+    seeded[0] = False
+    ink = np.where(seeded[labels], 255, 0).astype(np.uint8)
+    region = cv2.bitwise_or(paper, ink)
+    region[[0, -1], :] = 255  # the patch's own edge is not the paper's
+    region[:, [0, -1]] = 255
+    depth = cv2.distanceTransform(region, cv2.DIST_L2, 3)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    for i in range(1, count):
+        if stats[i, cv2.CC_STAT_AREA] < 3:
+            ink[labels == i] = 0
+            continue
+        inside = labels == i
+        if np.median(depth[inside]) <= 2.5:
+            ink[inside] = 0
+    return ink
+
+
+def _printed_block(ink: np.ndarray) -> tuple[tuple[float, float], float, bool] | None:
+    """Centre and radius (patch pixels) of the printed block's enclosing circle, and whether
+    it touches the patch's edge (then some of it is likely outside)."""
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    if count < 2:
+        return None
+    areas = stats[1:, cv2.CC_STAT_AREA]
+    least = max(5, 0.04 * areas.sum())
+    keep = 1 + np.flatnonzero(areas >= least)
+    if len(keep) == 0:
+        return None
+    ys, xs = np.nonzero(np.isin(labels, keep))
+    (x, y), radius = cv2.minEnclosingCircle(np.stack([xs, ys], axis=1).astype(np.float32))
+    if radius < 5:
+        return None
+    edge = ink.shape[0] - 3
+    touches = bool(xs.min() < 2 or ys.min() < 2 or xs.max() > edge or ys.max() > edge)
+    return (x, y), radius, touches

@@ -1,0 +1,166 @@
+"""Reading the ball at the exit: frame(s) in, a `Reading` out.
+
+Per frame: find the ball, flatten its two most frontal labels, read each label's digits,
+and turn the digits' calibrated probabilities into a log-likelihood for each of the 90
+numbers. The labels of one frame add up; several frames of the same ball add up too, damped
+by √k because they are not independent (same ball, same print, same light). Restricting to
+the candidates renormalises over the balls still in the machine; the answer's confidence is
+the resulting probability of the best number, and the number is given only when that
+passes the acceptance threshold chosen in training (`bingo_hall.vision.train`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from bingo_hall.vision.digits import Number, read_number
+from bingo_hall.vision.features import digit_features
+from bingo_hall.vision.locate import find_ball
+from bingo_hall.vision.model import MODEL_PATH, DigitModel, load_model
+from bingo_hall.vision.prints import ball_crop, find_labels
+from bingo_hall.vision.reading import Reading
+
+NUMBERS = np.arange(1, 91)
+LABELS_PER_FRAME = 2
+MIN_SIDE = 48  # pixels: a smaller frame cannot hold a readable ball
+# log-probability that a label's digits were counted wrong (one digit lost or one too many)
+LOG_MISCOUNT = math.log(1e-3)
+
+
+def _packaged_threshold() -> float:
+    if not MODEL_PATH.exists():  # only while the model is being trained
+        return 1.0
+    with np.load(MODEL_PATH) as data:
+        return float(data["threshold"])
+
+
+ACCEPTANCE_THRESHOLD: float = _packaged_threshold()
+
+
+def load_frame(path: str | Path) -> np.ndarray | None:
+    """The image file as a BGR uint8 frame, or None when it cannot be decoded.
+
+    Raises FileNotFoundError when there is no such file."""
+    data = np.fromfile(Path(path), dtype=np.uint8)
+    if data.size == 0:
+        return None
+    return cv2.imdecode(data, cv2.IMREAD_COLOR)
+
+
+@dataclass(frozen=True)
+class FrameEvidence:
+    """What one frame says: a log-likelihood per number, or why it says nothing."""
+
+    scores: np.ndarray | None
+    reason: str | None  # "unreadable" (no usable frame, or a ball with no print read), "no_ball"
+    ball: bool
+
+
+def as_bgr(frame: object) -> np.ndarray | None:
+    """The frame as a BGR uint8 image, or None when it is not a usable image."""
+    if not isinstance(frame, np.ndarray) or frame.dtype != np.uint8 or frame.size == 0:
+        return None
+    if frame.ndim == 2:
+        frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+    elif frame.ndim == 3 and frame.shape[2] == 1:
+        frame = cv2.cvtColor(frame[..., 0], cv2.COLOR_GRAY2BGR)
+    elif frame.ndim == 3 and frame.shape[2] == 4:
+        frame = cv2.cvtColor(frame, cv2.COLOR_BGRA2BGR)
+    elif frame.ndim != 3 or frame.shape[2] != 3:
+        return None
+    if min(frame.shape[:2]) < MIN_SIDE:
+        return None
+    return np.ascontiguousarray(frame)
+
+
+def number_scores(model: DigitModel, number: Number) -> np.ndarray:
+    """Log-likelihood of each of the 90 numbers given one label's digits."""
+    rows = np.stack(
+        [digit_features(d, a) for d, a in zip(number.digits, number.aspects, strict=True)]
+    )
+    logp = model.log_probs(rows)
+    scores = np.full(90, LOG_MISCOUNT, np.float64)
+    if len(number.digits) == 1:
+        scores[:9] = logp[0, 1:10]
+    else:
+        tens, units = NUMBERS[9:] // 10, NUMBERS[9:] % 10
+        scores[9:] = logp[0, tens] + logp[1, units]
+    return scores
+
+
+class BallReader:
+    """Reads the number of the ball at the exit; loads the packaged model once."""
+
+    def __init__(self, threshold: float = ACCEPTANCE_THRESHOLD) -> None:
+        self.model = load_model()
+        self.threshold = threshold
+
+    def evidence(self, frame: object) -> FrameEvidence:
+        image = as_bgr(frame)
+        if image is None:
+            return FrameEvidence(None, "unreadable", ball=False)
+        ball = find_ball(image)
+        if ball is None:
+            return FrameEvidence(None, "no_ball", ball=False)
+        total = None
+        for label in find_labels(ball_crop(image, ball), LABELS_PER_FRAME):
+            number = read_number(label.patch)
+            if number is None:
+                continue
+            scores = number_scores(self.model, number)
+            total = scores if total is None else total + scores
+        if total is None:
+            return FrameEvidence(None, "unreadable", ball=True)
+        return FrameEvidence(total - _logsumexp(total), None, ball=True)
+
+    def read(self, frame: np.ndarray, candidates: Collection[int] | None = None) -> Reading:
+        return self.decide([self.evidence(frame)], candidates)
+
+    def read_frames(
+        self, frames: Sequence[np.ndarray], candidates: Collection[int] | None = None
+    ) -> Reading:
+        return self.decide([self.evidence(frame) for frame in frames], candidates)
+
+    def decide(
+        self, evidence: Sequence[FrameEvidence], candidates: Collection[int] | None = None
+    ) -> Reading:
+        allowed = _allowed(candidates)
+        scored = [e.scores for e in evidence if e.scores is not None]
+        if not scored:
+            if any(e.ball for e in evidence) or not any(e.reason == "no_ball" for e in evidence):
+                return Reading(None, 0.0, None, "unreadable")
+            return Reading(None, 0.0, None, "no_ball")
+        if not allowed.any():
+            return Reading(None, 0.0, None, "unsure")
+        fused = np.sum(scored, axis=0) / math.sqrt(len(scored))
+        fused = np.where(allowed, fused, -np.inf)
+        posterior = np.exp(fused - _logsumexp(fused))
+        best = int(np.argmax(posterior))
+        confidence = float(posterior[best])
+        if confidence >= self.threshold:
+            return Reading(best + 1, confidence, best + 1, None)
+        return Reading(None, confidence, best + 1, "unsure")
+
+
+def _allowed(candidates: Collection[int] | None) -> np.ndarray:
+    if candidates is None:
+        return np.ones(90, bool)
+    allowed = np.zeros(90, bool)
+    for number in candidates:
+        if not 1 <= int(number) <= 90:
+            raise ValueError(f"no ball {number}: balls are numbered 1 to 90")
+        allowed[int(number) - 1] = True
+    return allowed
+
+
+def _logsumexp(values: np.ndarray) -> float:
+    top = float(np.max(values))
+    if not math.isfinite(top):
+        return top
+    return top + math.log(float(np.sum(np.exp(values - top))))

@@ -1,0 +1,191 @@
+"""What the synthetic renderer may draw: fonts, ball colours, inks and condition ranges.
+
+Two disjoint style sets: TRAINING (the only one the training and calibration ever see) and
+HELD_OUT (other fonts, other ball colours and inks, wider condition ranges) for the tests and
+the benchmark, so that the measured accuracy is that of balls the reader has never seen.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+BGR = tuple[int, int, int]
+
+REPORTLAB_FONTS = Path(__import__("reportlab").__file__).resolve().parent / "fonts"
+DEJAVU_FONTS = Path("/usr/share/fonts/truetype/dejavu")
+
+HERSHEY_SIMPLEX = 0
+HERSHEY_PLAIN = 1
+HERSHEY_DUPLEX = 2
+HERSHEY_COMPLEX = 3
+HERSHEY_TRIPLEX = 4
+HERSHEY_COMPLEX_SMALL = 5
+HERSHEY_ITALIC = 16
+
+
+@dataclass(frozen=True)
+class Span:
+    """A closed range of a condition, sampled uniformly."""
+
+    lo: float
+    hi: float
+
+    def sample(self, rng: np.random.Generator) -> float:
+        return float(rng.uniform(self.lo, self.hi))
+
+
+@dataclass(frozen=True)
+class Font:
+    """A typeface for the digits: an outline font file, or one of OpenCV's Hershey fonts."""
+
+    name: str
+    path: Path | None = None
+    hershey: int | None = None
+    stroke: float = 0.0  # Hershey stroke thickness, as a fraction of the glyph height
+
+    def available(self) -> bool:
+        return self.path is None or self.path.exists()
+
+
+@dataclass(frozen=True)
+class BallColour:
+    name: str
+    body: BGR
+    ring: BGR  # the ring printed round each white label
+
+
+@dataclass(frozen=True)
+class Conditions:
+    """Ranges of everything that varies from one picture to the next."""
+
+    radius: Span = Span(0.20, 0.29)  # ball radius / frame height
+    tilt_deg: float = 20.0  # the print band's tilt out of the image plane, ±
+    label_deg: Span = Span(40.0, 50.0)  # angular radius of a label (ring included)
+    digit_height: Span = Span(0.56, 0.64)  # of the label radius
+    ink_spread: Span = Span(-0.04, 0.04)  # stroke thinning/thickening, of the stroke width
+    slant: Span = Span(-0.08, 0.08)  # extra shear of the glyphs
+    ambient: Span = Span(0.35, 0.55)
+    diffuse: Span = Span(0.45, 0.75)
+    specular: Span = Span(0.3, 0.9)
+    glare_spots: tuple[int, int] = (0, 2)
+    gain: Span = Span(0.8, 1.2)
+    cast: float = 0.10  # largest per-channel white-balance error
+    gamma: Span = Span(0.85, 1.15)
+    blur: Span = Span(0.0, 1.4)  # Gaussian sigma in pixels (at 480 lines)
+    motion: Span = Span(0.0, 4.0)  # motion-blur length in pixels (at 480 lines)
+    noise: Span = Span(0.0, 6.0)  # grey levels
+    jpeg: Span = Span(60.0, 95.0)  # JPEG quality of the camera stream
+    perspective: float = 0.03  # largest corner shift of the camera's homography, of the size
+    offset: Span = Span(-0.07, 0.07)  # ball centre offset from the exit, of the frame width
+    occluder: Span = Span(0.0, 0.0)  # alpha of a smear over the ball ("obscured")
+
+
+@dataclass(frozen=True)
+class StyleSet:
+    name: str
+    fonts: tuple[Font, ...]
+    colours: tuple[BallColour, ...]
+    inks: tuple[BGR, ...]
+    backdrops: tuple[BGR, ...]
+    conditions: Conditions = field(default_factory=Conditions)
+
+    def usable_fonts(self) -> tuple[Font, ...]:
+        return tuple(font for font in self.fonts if font.available())
+
+
+def _rl(name: str, file: str) -> Font:
+    return Font(name, path=REPORTLAB_FONTS / file)
+
+
+def _dejavu(name: str, file: str) -> Font:
+    return Font(name, path=DEJAVU_FONTS / file)
+
+
+TRAINING = StyleSet(
+    name="training",
+    fonts=(
+        _rl("vera", "Vera.ttf"),
+        _rl("vera-bold", "VeraBd.ttf"),
+        _rl("vera-oblique", "VeraIt.ttf"),
+        _rl("arial", "_a______.pfb"),
+        _rl("times", "_er_____.pfb"),
+        _rl("times-italic", "_ei_____.pfb"),
+        _rl("courier-bold", "cob_____.pfb"),
+        Font("hershey-simplex", hershey=HERSHEY_SIMPLEX, stroke=0.09),
+        Font("hershey-duplex", hershey=HERSHEY_DUPLEX, stroke=0.12),
+        Font("hershey-complex", hershey=HERSHEY_COMPLEX, stroke=0.08),
+        Font("hershey-triplex", hershey=HERSHEY_TRIPLEX, stroke=0.11),
+        Font("hershey-simplex-italic", hershey=HERSHEY_SIMPLEX | HERSHEY_ITALIC, stroke=0.13),
+    ),
+    colours=(
+        BallColour("red", (40, 40, 205), (25, 25, 130)),
+        BallColour("blue", (190, 95, 30), (120, 55, 15)),
+        BallColour("green", (60, 165, 40), (35, 100, 20)),
+        BallColour("yellow", (35, 205, 235), (20, 110, 150)),
+        BallColour("purple", (150, 50, 125), (90, 25, 70)),
+    ),
+    inks=((20, 20, 20), (70, 25, 10)),
+    backdrops=((28, 28, 30), (40, 32, 26), (22, 26, 34)),
+)
+
+HELD_OUT = StyleSet(
+    name="held_out",
+    fonts=(
+        _rl("arial-bold", "_ab_____.pfb"),
+        _rl("arial-bold-italic", "_abi____.pfb"),
+        _rl("times-bold", "_eb_____.pfb"),
+        _rl("courier", "com_____.pfb"),
+        _rl("vera-bold-oblique", "VeraBI.ttf"),
+        Font("hershey-plain", hershey=HERSHEY_PLAIN, stroke=0.10),
+        Font("hershey-complex-small", hershey=HERSHEY_COMPLEX_SMALL, stroke=0.10),
+        Font("hershey-duplex-heavy", hershey=HERSHEY_DUPLEX, stroke=0.16),
+        # Debian's DejaVu: used when present, never required.
+        _dejavu("dejavu-sans-bold", "DejaVuSans-Bold.ttf"),
+        _dejavu("dejavu-sans-condensed", "DejaVuSansCondensed.ttf"),
+        _dejavu("dejavu-serif-bold", "DejaVuSerif-Bold.ttf"),
+    ),
+    colours=(
+        BallColour("orange", (30, 125, 240), (15, 70, 150)),
+        BallColour("teal", (165, 155, 20), (95, 90, 10)),
+        BallColour("magenta", (165, 60, 215), (95, 30, 130)),
+        BallColour("lime", (40, 210, 150), (20, 120, 80)),
+        BallColour("navy", (135, 50, 25), (70, 20, 10)),
+    ),
+    inks=((10, 10, 10), (20, 35, 70), (45, 45, 25)),
+    backdrops=((24, 24, 24), (34, 30, 36), (20, 32, 28)),
+    conditions=Conditions(
+        radius=Span(0.19, 0.31),
+        tilt_deg=25.0,
+        label_deg=Span(38.0, 52.0),
+        digit_height=Span(0.54, 0.66),
+        ink_spread=Span(-0.06, 0.06),
+        slant=Span(-0.10, 0.10),
+        ambient=Span(0.32, 0.58),
+        diffuse=Span(0.40, 0.80),
+        specular=Span(0.2, 1.0),
+        glare_spots=(0, 3),
+        gain=Span(0.75, 1.25),
+        cast=0.13,
+        gamma=Span(0.8, 1.2),
+        blur=Span(0.0, 1.6),
+        motion=Span(0.0, 5.0),
+        noise=Span(0.0, 7.0),
+        jpeg=Span(50.0, 95.0),
+        perspective=0.04,
+        offset=Span(-0.08, 0.08),
+    ),
+)
+
+
+def obscured(style_set: StyleSet) -> StyleSet:
+    """The same balls seen through a smeared, out-of-focus dome: no one can read them."""
+    return replace(
+        style_set,
+        name=f"{style_set.name}+obscured",
+        conditions=replace(
+            style_set.conditions, blur=Span(5.5, 6.5), occluder=Span(0.55, 0.7), noise=Span(4, 8)
+        ),
+    )

@@ -1,0 +1,105 @@
+"""Helpers for the table tests: the profiles as shipped, tables, limits and bets in one line."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from decimal import Decimal
+
+from bingo_hall.tables import commands as c
+from bingo_hall.tables.bets import Bet, BetRequest, check_bet
+from bingo_hall.tables.config import load_table_profiles
+from bingo_hall.tables.decide import decide
+from bingo_hall.tables.events import TableEvent
+from bingo_hall.tables.evolve import evolve
+from bingo_hall.tables.limits import LimitChoice, ResolvedLimits, resolve_limits
+from bingo_hall.tables.profiles import (
+    BouleRules,
+    FortuneRules,
+    GameName,
+    RouletteRules,
+    TableGame,
+    table_game,
+)
+from bingo_hall.tables.settlement import Settlement, settle
+from bingo_hall.tables.state import TableState
+
+PROFILES = load_table_profiles()
+NOW = datetime(2024, 5, 1, 21, 0, tzinfo=UTC)
+
+# Every (profile, game) the catalogues have.
+GAMES = [(p, g.value) for p, profile in PROFILES.items() for g in profile.games]
+
+
+def table(profile: str, game: str | GameName) -> TableGame:
+    return table_game(PROFILES[profile], game)
+
+
+def default_choice(t: TableGame, minimum: str = "1", **fields: object) -> LimitChoice:
+    rules = t.rules
+    base: dict[str, object] = {"minimum": Decimal(minimum)}
+    if isinstance(rules, RouletteRules):
+        base["tier"] = max(rules.tiers())
+    if isinstance(rules, FortuneRules):
+        base["maximum"] = Decimal(minimum) * 1000
+    if isinstance(rules, BouleRules):
+        base["tier"] = rules.number_maximum_band[1]
+    base.update(fields)
+    return LimitChoice.model_validate(base)
+
+
+def limits(t: TableGame, minimum: str = "1", **fields: object) -> ResolvedLimits:
+    return resolve_limits(t.rules, default_choice(t, minimum, **fields))
+
+
+def bet(
+    t: TableGame,
+    kind: str,
+    numbers: tuple = (),
+    amount: str = "10",
+    lim: ResolvedLimits | None = None,
+    id: str = "b",
+    **fields: object,
+) -> Bet:
+    request = BetRequest(id=id, type=kind, numbers=numbers, amount=Decimal(amount), **fields)
+    return check_bet(t, lim or limits(t), request)
+
+
+def settle_one(
+    t: TableGame, b: Bet, outcome: str, lim: ResolvedLimits | None = None, **options: object
+) -> Settlement:
+    return settle(t, lim or limits(t), [b], outcome, **options)  # type: ignore[arg-type]
+
+
+class Table:
+    """A table driven through decide/evolve, keeping its events (for replay tests)."""
+
+    def __init__(self, t: TableGame, choice: LimitChoice | None = None, table_id: str = "T1"):
+        self.state = TableState()
+        self.events: list[TableEvent] = []
+        self.do(c.OpenTable(table_id=table_id, table=t, limits=choice or default_choice(t)))
+
+    def do(self, command: c.TableCommand) -> list[TableEvent]:
+        events = decide(self.state, command, NOW)
+        for event in events:
+            self.state = evolve(self.state, event)
+        self.events.extend(events)
+        return events
+
+    def coup(
+        self, outcome: str, *bets: BetRequest, revolutions: int | None = None
+    ) -> list[TableEvent]:
+        """A whole coup: open, bets, «no va más», outcome, settle, pay."""
+        self.do(c.OpenBets())
+        for request in bets:
+            self.do(c.PlaceBet(bet=request))
+        self.do(c.CallNoMoreBets())
+        out = self.do(c.RecordOutcome(outcome=outcome, revolutions=revolutions))
+        if self.state.phase.value != "outcome":
+            return out
+        settled = self.do(c.Settle())
+        return settled + self.do(c.PayCoup())
+
+
+def request(id: str, kind: str, numbers: tuple = (), amount: str | None = "10", **f: object):
+    value = None if amount is None else Decimal(amount)
+    return BetRequest(id=id, type=kind, numbers=numbers, amount=value, **f)

@@ -1,0 +1,409 @@
+"""The table as a rules engine: phases, coups, void coups, zero choices, last coups, limit
+changes, colour chips, and replay of its events."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+
+import pytest
+from tables_support import NOW, Table, default_choice, request, table
+
+from bingo_hall.domain.errors import PhaseError, RuleError
+from bingo_hall.tables import commands as c
+from bingo_hall.tables import events as e
+from bingo_hall.tables.decide import decide
+from bingo_hall.tables.evolve import replay
+from bingo_hall.tables.phases import TablePhase
+from bingo_hall.tables.profiles import Role, VoidReason, ZeroChoice
+from bingo_hall.tables.settlement import BetStatus
+from bingo_hall.tables.state import TableState
+
+P = TablePhase
+
+
+def french(profile: str = "1979", minimum: str = "1") -> Table:
+    t = table(profile, "french-roulette")
+    return Table(t, default_choice(t, minimum))
+
+
+def settled(events) -> e.CoupSettled:
+    return next(ev for ev in events if isinstance(ev, e.CoupSettled))
+
+
+def test_a_coup_runs_bets_open_no_more_bets_outcome_settlement_payment():
+    table_ = french()
+    assert table_.state.phase is P.IDLE
+    table_.do(c.OpenBets())
+    assert (table_.state.phase, table_.state.coup) == (P.BETTING, 1)
+    table_.do(c.PlaceBet(bet=request("s", "straight", (17,))))
+    table_.do(c.PlaceBet(bet=request("r", "red")))
+    table_.do(c.CallNoMoreBets())
+    assert table_.state.phase is P.NO_MORE_BETS
+    table_.do(c.RecordOutcome(outcome="17"))
+    assert (table_.state.phase, table_.state.outcome) == (P.OUTCOME, "17")
+    (ev,) = table_.do(c.Settle())
+    assert table_.state.phase is P.SETTLED
+    assert ev.settlement.collected == ("r",)
+    assert [(p.bet, p.amount) for p in ev.settlement.payment_order] == [("s", 360)]
+    (paid,) = table_.do(c.PayCoup())
+    assert paid.carried == ()
+    assert (table_.state.phase, table_.state.bets, table_.state.previous_outcome) == (
+        P.IDLE,
+        {},
+        "17",
+    )
+
+
+@pytest.mark.parametrize(
+    ("command", "phase"),
+    [
+        (c.PlaceBet(bet=request("s", "straight", (1,))), P.IDLE),
+        (c.CallNoMoreBets(), P.IDLE),
+        (c.RecordOutcome(outcome="3"), P.IDLE),
+        (c.Settle(), P.IDLE),
+        (
+            c.OpenTable(
+                table_id="T",
+                table=table("1979", "boule"),
+                limits=default_choice(table("1979", "boule")),
+            ),
+            P.IDLE,
+        ),
+    ],
+)
+def test_a_command_outside_its_phases_is_refused_and_names_what_is_allowed(command, phase):
+    table_ = french()
+    with pytest.raises(PhaseError) as error:
+        decide(table_.state, command, NOW)
+    assert f"not allowed in phase {phase.value}" in error.value.message
+    assert "open_bets" in error.value.message
+
+
+def test_a_bet_after_no_more_bets_is_returned_and_recorded():
+    table_ = french()
+    table_.do(c.OpenBets())
+    table_.do(c.CallNoMoreBets())
+    (ev,) = table_.do(c.PlaceBet(bet=request("late", "red")))
+    assert isinstance(ev, e.LateBetReturned) and ev.request.id == "late"
+    assert table_.state.bets == {}
+    with pytest.raises(PhaseError):
+        table_.do(c.WithdrawBet(bet_id="late"))
+
+
+def test_bets_can_be_withdrawn_while_betting_is_open_but_not_from_prison():
+    table_ = french()
+    table_.coup("0", request("r", "red"))
+    assert table_.state.bets["r"].prison == 1
+    table_.do(c.OpenBets())
+    table_.do(c.PlaceBet(bet=request("s", "straight", (5,))))
+    table_.do(c.WithdrawBet(bet_id="s"))
+    assert list(table_.state.bets) == ["r"]
+    with pytest.raises(RuleError, match="bet r is in prison and cannot be withdrawn"):
+        table_.do(c.WithdrawBet(bet_id="r"))
+    with pytest.raises(RuleError, match="already on the layout"):
+        table_.do(c.PlaceBet(bet=request("r", "black")))
+    with pytest.raises(RuleError, match="goes to prison only on a zero"):
+        table_.do(c.PlaceBet(bet=request("p", "black", prison=1)))
+
+
+def test_an_imprisoned_bet_is_freed_on_the_next_coup():
+    table_ = french()
+    table_.coup("0", request("r", "red"))
+    events = table_.coup("3")
+    (result,) = settled(events).settlement.results
+    assert (result.status, result.returns) == (BetStatus.RETURNED, 10)
+    assert table_.state.bets == {}
+
+
+def test_zero_choices_are_declared_after_the_outcome_and_forced_ones_refused():
+    table_ = french(minimum="10")
+    table_.coup("0", request("r", "red"), request("b", "black"))
+    table_.do(c.OpenBets())
+    table_.do(c.PlaceBet(bet=request("e", "even")))
+    table_.do(c.CallNoMoreBets())
+    table_.do(c.RecordOutcome(outcome="0"))
+    with pytest.raises(RuleError, match="below the table minimum, so it stays in prison"):
+        table_.do(c.ChooseZeroOption(bet_id="r", choice=ZeroChoice.HALF, declared_by="ana"))
+    table_.do(c.ChooseZeroOption(bet_id="e", choice=ZeroChoice.HALF, declared_by="eva"))
+    with pytest.raises(RuleError, match="there is no bet 'x'"):
+        table_.do(c.ChooseZeroOption(bet_id="x", choice=ZeroChoice.HALF, declared_by="eva"))
+    statuses = {
+        r.id: (r.status, r.returns, r.carried)
+        for r in settled(table_.do(c.Settle())).settlement.results
+    }
+    assert statuses == {
+        "r": (BetStatus.PRISON, 0, 5),
+        "b": (BetStatus.PRISON, 0, 5),
+        "e": (BetStatus.HALF_BACK, 5, 0),
+    }
+    table_.do(c.PayCoup())
+    assert {k: b.prison for k, b in table_.state.bets.items()} == {"r": 2, "b": 2}
+
+
+def test_no_choice_on_a_number_and_none_at_american_roulette():
+    table_ = french()
+    table_.do(c.OpenBets())
+    table_.do(c.PlaceBet(bet=request("r", "red")))
+    table_.do(c.CallNoMoreBets())
+    table_.do(c.RecordOutcome(outcome="4"))
+    with pytest.raises(RuleError, match="not a zero: there is nothing to choose"):
+        table_.do(c.ChooseZeroOption(bet_id="r", choice=ZeroChoice.HALF, declared_by="ana"))
+    american = Table(table("1979", "american-roulette"))
+    american.do(c.OpenBets())
+    american.do(c.PlaceBet(bet=request("r", "red")))
+    american.do(c.CallNoMoreBets())
+    american.do(c.RecordOutcome(outcome="0"))
+    with pytest.raises(RuleError, match="only even chances at French roulette"):
+        american.do(c.ChooseZeroOption(bet_id="r", choice=ZeroChoice.HALF, declared_by="a"))
+
+
+# --- void coups -------------------------------------------------------------------------------
+
+
+def void(reason: str, role: str, by: str = "jefe") -> c.DeclareVoid:
+    return c.DeclareVoid(reason=VoidReason(reason), declared_by=by, role=Role(role))
+
+
+def test_a_void_coup_settles_nothing_and_keeps_every_bet_and_its_prison_count():
+    table_ = french()
+    table_.coup("0", request("r", "red"))
+    table_.do(c.OpenBets())
+    table_.do(c.PlaceBet(bet=request("s", "straight", (7,))))
+    table_.do(c.CallNoMoreBets())
+    before = table_.state.bets
+    (ev,) = table_.do(void("ball_left_wheel", "table_head"))
+    assert (ev.coup, ev.previous_outcome, ev.bets_open) == (1 + 1, "0", False)
+    # 1979: the ball is relaunched on the same bets (spec §12 Q17)
+    assert table_.state.phase is P.NO_MORE_BETS and table_.state.bets == before
+    assert table_.state.coup == 2
+    table_.do(c.RecordOutcome(outcome="7"))
+    results = {r.id: r.status for r in settled(table_.do(c.Settle())).settlement.results}
+    assert results == {"r": BetStatus.RETURNED, "s": BetStatus.WON}  # 7 is red: freed
+
+
+@pytest.mark.parametrize(
+    ("profile", "reason", "role", "problem"),
+    [
+        ("1979", "ball_left_wheel", "croupier", "declared by: table_head; not by the croupier"),
+        ("1979", "ball_did_not_drop", "table_head", "no void coup for ball_did_not_drop"),
+        ("1977", "ball_left_wheel", "croupier", "no void coup for ball_left_wheel"),
+        ("1977", "object_in_wheel", "table_head", "declared by: croupier"),
+        ("asturias", "ball_did_not_drop", "table_head", None),
+        ("basque", "defective_launch", "croupier", None),
+        ("basque", "pointer_on_pin", "croupier", "no void coup for pointer_on_pin"),
+    ],
+)
+def test_void_triggers_and_who_declares_them_differ_by_profile(profile, reason, role, problem):
+    table_ = french(profile)
+    table_.do(c.OpenBets())
+    if problem is None:
+        table_.do(void(reason, role))
+    else:
+        with pytest.raises(RuleError, match=problem):
+            table_.do(void(reason, role))
+
+
+def test_basque_bets_may_be_changed_after_a_void_coup():
+    table_ = french("basque")
+    table_.do(c.OpenBets())
+    table_.do(c.PlaceBet(bet=request("s", "straight", (7,))))
+    table_.do(c.CallNoMoreBets())
+    (ev,) = table_.do(void("object_in_wheel", "croupier"))
+    assert ev.bets_open and table_.state.phase is P.BETTING  # «alda ditzakezue» (EUS L320)
+    table_.do(c.WithdrawBet(bet_id="s"))
+
+
+def test_the_wheel_of_fortune_voids_a_spin_of_fewer_than_four_revolutions():
+    t = table("wof-003", "wheel-of-fortune")
+    wheel = Table(t)
+    events = wheel.coup("20", request("w", "segment", ("20",)), revolutions=3)
+    (ev,) = events[-1:]
+    assert isinstance(ev, e.CoupVoided)
+    assert (ev.reason, ev.role, ev.revolutions, ev.bets_open) == (
+        VoidReason.TOO_FEW_REVOLUTIONS,
+        None,
+        3,
+        True,
+    )
+    assert wheel.state.phase is P.BETTING and "w" in wheel.state.bets
+    wheel.do(c.CallNoMoreBets())
+    with pytest.raises(RuleError, match="record the wheel's complete revolutions"):
+        wheel.do(c.RecordOutcome(outcome="20"))
+    wheel.do(c.RecordOutcome(outcome="20", revolutions=4))
+    (result,) = settled(wheel.do(c.Settle())).settlement.results
+    assert (result.status, result.returns) == (BetStatus.WON, 210)
+    wheel.do(c.PayCoup())
+    wheel.do(c.OpenBets())
+    wheel.do(void("pointer_on_pin", "croupier"))
+    with pytest.raises(RuleError, match="declared by: croupier, inspector"):
+        wheel.do(void("obstruction", "table_head"))
+
+
+def test_the_basque_wheel_of_fortune_has_no_revolution_rule():
+    wheel = Table(table("basque", "wheel-of-fortune"))
+    events = wheel.coup("joker", request("j", "segment", ("joker",), "2"))
+    (result,) = settled(events).settlement.results
+    assert result.returns == 92
+
+
+# --- session: last coups, closing, limits ---------------------------------------------------
+
+
+def test_1979_the_last_coup_is_marked_and_a_zero_on_it_refunds_the_half():
+    table_ = french()
+    table_.do(c.AnnounceLastCoups())
+    with pytest.raises(RuleError, match="already been announced"):
+        table_.do(c.AnnounceLastCoups())
+    events = table_.coup("0", request("r", "red"))
+    assert next(ev for ev in events if isinstance(ev, e.CoupSettled)).settlement.last_coup
+    (result,) = settled(events).settlement.results
+    assert (result.status, result.returns, result.forced) == (BetStatus.HALF_BACK, 5, "last_coup")
+    with pytest.raises(RuleError, match="announced last coup has been played"):
+        table_.do(c.OpenBets())
+    (closed,) = table_.do(c.CloseTable(seal="precinto 0042"))
+    assert (closed.coups, table_.state.phase) == (1, P.CLOSED)
+
+
+def test_basque_roulette_announces_the_last_three_balls_before_closing():
+    table_ = french("basque")
+    table_.coup("5")
+    with pytest.raises(RuleError, match="announce the last 3 balls of the session"):
+        table_.do(c.CloseTable(seal="x"))
+    table_.do(c.OpenBets())
+    table_.do(c.AnnounceLastCoups())  # while bets are open: this coup is the first of three
+    table_.do(c.CallNoMoreBets())
+    table_.do(c.RecordOutcome(outcome="8"))
+    table_.do(c.Settle())
+    table_.do(c.PayCoup())
+    with pytest.raises(RuleError, match="2 of the announced last coups are still to play"):
+        table_.do(c.CloseTable(seal="x"))
+    table_.coup("9")
+    assert not table_.state.last_coup
+    table_.do(c.OpenBets())
+    assert table_.state.last_coup
+    table_.do(c.CallNoMoreBets())
+    table_.do(c.RecordOutcome(outcome="1"))
+    table_.do(c.Settle())
+    table_.do(c.PayCoup())
+    table_.do(c.CloseTable(seal="x"))
+
+
+def test_a_table_with_bets_in_prison_cannot_close():
+    table_ = french()
+    table_.coup("0", request("r", "red"))
+    with pytest.raises(RuleError, match=r"1 bets are in prison \(r\)"):
+        table_.do(c.CloseTable(seal="x"))
+
+
+def test_limits_cannot_change_during_a_1979_or_asturias_session():
+    for profile in ("1979", "asturias"):
+        t = table(profile, "french-roulette")
+        table_ = Table(t)
+        with pytest.raises(RuleError, match="may not change during the session"):
+            table_.do(c.ChangeLimits(limits=default_choice(t, "2"), requested_by="director"))
+
+
+def test_1977_changes_a_minimum_with_the_authorisation_reference():
+    t = table("1977", "french-roulette")
+    table_ = Table(t)
+    with pytest.raises(RuleError, match="needs the authority's authorisation"):
+        table_.do(c.ChangeLimits(limits=default_choice(t, "5"), requested_by="director"))
+    table_.do(
+        c.ChangeLimits(limits=default_choice(t, "5"), requested_by="director", authorisation="R-1")
+    )
+    assert table_.state.limits.of("straight").maximum == 150
+
+
+def test_basque_new_limits_apply_after_the_last_three_balls_at_the_old_ones():
+    t = table("basque", "french-roulette")
+    table_ = Table(t, default_choice(t, "1", tier=30))
+    new = default_choice(t, "5", tier=30)
+    table_.do(c.ChangeLimits(limits=new, requested_by="director"))
+    with pytest.raises(RuleError, match="already announced"):
+        table_.do(c.ChangeLimits(limits=new, requested_by="director"))
+    table_.coup("1", request("a", "straight", (1,), "1"))
+    table_.do(c.OpenBets())
+    table_.do(void("object_in_wheel", "table_head"))  # a void coup is not a ball
+    table_.do(c.CallNoMoreBets())
+    table_.do(c.RecordOutcome(outcome="2"))
+    table_.do(c.Settle())
+    table_.do(c.PayCoup())
+    assert table_.state.limits.table_minimum == 1
+    events = table_.coup("3", request("c", "straight", (3,), "1"))
+    assert isinstance(events[-1], e.LimitsChanged)
+    assert table_.state.limits.table_minimum == 5 and table_.state.pending_limits is None
+    with pytest.raises(RuleError, match="below the minimum 5"):
+        table_.coup("4", request("d", "straight", (4,), "1"))
+
+
+def test_colour_chips_are_issued_to_a_player_and_value_his_bets():
+    t = table("1979", "american-roulette")
+    table_ = Table(t, default_choice(t, "1"))
+    table_.do(c.IssueColourChips(colour="green", player="ana", unit_value=Decimal("2.5")))
+    (issued,) = table_.do(c.IssueColourChips(colour="blue", player="eva"))
+    assert (issued.unit_value, issued.chosen) == (1, False)
+    with pytest.raises(RuleError, match="colour green is already ana's"):
+        table_.do(c.IssueColourChips(colour="green", player="eva"))
+    green = request("g", "straight", (17,), amount=None, colour="green", chips=4)
+    events = table_.coup("17", green)
+    (result,) = settled(events).settlement.results
+    assert (result.stake, result.returns, result.player) == (10, 360, "ana")
+    table_.do(c.OpenBets())
+    with pytest.raises(RuleError, match="colour red was not issued"):
+        table_.do(c.PlaceBet(bet=request("x", "red", amount=None, colour="red", chips=1)))
+    french_table = french()
+    with pytest.raises(RuleError, match="has no colour chips"):
+        french_table.do(c.IssueColourChips(colour="green", player="ana"))
+
+
+def test_one_players_bets_on_one_position_are_capped_together():
+    table_ = french()
+    table_.do(c.OpenBets())
+    table_.do(c.PlaceBet(bet=request("a", "straight", (7,), "20", player="ana")))
+    table_.do(c.PlaceBet(bet=request("b", "straight", (7,), "20", player="eva")))
+    with pytest.raises(RuleError, match="player ana has 40 on straight 7"):
+        table_.do(c.PlaceBet(bet=request("c", "straight", (7,), "20", player="ana")))
+
+
+# --- replay -------------------------------------------------------------------------------
+
+
+def test_replaying_the_events_rebuilds_the_state_and_payloads_round_trip():
+    table_ = french("basque")
+    table_.coup("0", request("r", "red"), request("v", "voisins", amount="9"))
+    table_.do(
+        c.ChangeLimits(
+            limits=default_choice(table("basque", "french-roulette"), "2"), requested_by="d"
+        )
+    )
+    table_.do(c.OpenBets())
+    table_.do(c.PlaceBet(bet=request("s", "split", (17, 20))))
+    table_.do(void("defective_launch", "inspector"))
+    table_.do(c.CallNoMoreBets())
+    table_.do(c.RecordOutcome(outcome="0"))
+    table_.do(c.ChooseZeroOption(bet_id="r", choice=ZeroChoice.HALF, declared_by="ana"))
+    table_.do(c.Settle())
+    table_.do(c.PayCoup())
+    assert replay(table_.events) == table_.state
+    stored = [(ev.type, json.loads(json.dumps(ev.payload()))) for ev in table_.events]
+    rebuilt = [e.event_from_payload(kind, payload) for kind, payload in stored]
+    assert rebuilt == table_.events
+    assert replay(rebuilt) == table_.state
+    assert len({ev.type for ev in table_.events}) == len({type(ev) for ev in table_.events})
+    assert all(kind.startswith("table_") for kind in e.EVENT_TYPES)
+
+
+def test_a_rejected_command_changes_nothing():
+    table_ = french()
+    before = table_.state
+    with pytest.raises(RuleError):
+        decide(
+            before,
+            c.ChangeLimits(
+                limits=default_choice(table("1979", "french-roulette")), requested_by="d"
+            ),
+            NOW,
+        )
+    assert table_.state is before
+    assert TableState().phase is P.CLOSED
