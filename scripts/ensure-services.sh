@@ -4,6 +4,7 @@
 #   - Mosquitto on 127.0.0.1:1883
 #   - Chromium (/usr/bin/chromium) for the browser tests
 #   - poppler-utils (pdftoppm) for the printing tests
+#   - espeak-ng for the spoken numbers (scripts/prepare_audio.py; the browser tests)
 #
 # Idempotent and quiet: prints nothing when everything is already in place;
 # otherwise each step it takes logs one line to stderr. There is no systemd on
@@ -65,6 +66,9 @@ if [[ ! -x /usr/bin/chromium ]]; then
 fi
 if ! command -v pdftoppm >/dev/null 2>&1; then
   missing+=(poppler-utils)
+fi
+if ! command -v espeak-ng >/dev/null 2>&1; then
+  missing+=(espeak-ng)
 fi
 
 if ((${#missing[@]})); then

@@ -74,14 +74,16 @@ def respond(
     """A response with a binary body, built on ``connection.respond`` (as ws_server.py does)."""
     base = connection.respond(status, "")
     merged = Headers(base.headers)
-    del merged["Content-Length"]
-    del merged["Content-Type"]
+    for name in ("Content-Length", "Content-Type"):
+        if name in merged:
+            del merged[name]
     merged["Content-Length"] = str(len(body))
     merged["Content-Type"] = content_type
     merged["Cache-Control"] = "no-cache"
     merged["X-Content-Type-Options"] = "nosniff"
     for name, value in (headers or {}).items():
-        del merged[name]
+        if name in merged:
+            del merged[name]
         merged[name] = value
     return Response(base.status_code, base.reason_phrase, merged, body)
 
@@ -113,13 +115,6 @@ def _pending(connection: ServerConnection) -> Response:
         {"pending": True},
         {"Retry-After": RETRY_AFTER},
     )
-
-
-def runtime_of(connection: ServerConnection) -> HubRuntime | None:
-    """The hub runtime behind a connection: the HubServer whose `handle` serves it."""
-    handler = getattr(getattr(connection, "server", None), "handler", None)
-    runtime = getattr(getattr(handler, "__self__", None), "runtime", None)
-    return runtime if isinstance(runtime, HubRuntime) else None
 
 
 class _Jobs:
@@ -402,20 +397,15 @@ def prepare_audio(
 class PageData:
     """The handlers of /api/ and /audio/ (see the module's docstring)."""
 
-    def __init__(self, runtime: HubRuntime | None = None, audio_dir: Path | None = None) -> None:
+    def __init__(self, runtime: HubRuntime, audio_dir: Path | None = None) -> None:
         self.runtime = runtime
         self.audio_dir = audio_dir or AUDIO_DIR
         self.jobs = _Jobs()
         self.gate = _StaffGate(self.jobs)
         self._generating: set[str] = set()
 
-    def _runtime(self, connection: ServerConnection) -> HubRuntime | None:
-        return self.runtime or runtime_of(connection)
-
     def api(self, connection: ServerConnection, request: Request, path: str) -> Response | None:
-        runtime = self._runtime(connection)
-        if runtime is None:
-            return _error(connection, HTTPStatus.SERVICE_UNAVAILABLE, "no_hub", "no hub runtime")
+        runtime = self.runtime
         if path == "/api/start":
             return json_response(connection, HTTPStatus.OK, start_data(runtime))
         if path not in ("/api/hall", "/api/acta"):

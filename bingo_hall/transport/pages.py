@@ -102,11 +102,8 @@ def not_found(connection: ServerConnection, what: str) -> Response:
     return response
 
 
-def page_routes(runtime: HubRuntime | None = None) -> list[HttpRoute]:
-    """The routes of the pages, their assets and their data.
-
-    `runtime` gives the data routes the hub's state and log; without it they find the runtime
-    behind the connection (the HubServer that serves it)."""
+def page_routes(runtime: HubRuntime) -> list[HttpRoute]:
+    """The routes of the pages, their assets and their data (from the hub's state and log)."""
     files = StaticFiles(page_data.DISPLAYS_DIR)
     data = PageData(runtime)
 
@@ -115,8 +112,9 @@ def page_routes(runtime: HubRuntime | None = None) -> list[HttpRoute]:
             return files.serve(connection, PAGES[path], page=True)
         for prefix, folder in FOLDERS.items():
             if path.startswith(prefix):
-                relative = unquote(path[len(prefix) :], errors="strict")
-                if "\\" in relative or "\x00" in relative:
+                try:
+                    relative = unquote(path[len(prefix) :], errors="strict")
+                except UnicodeDecodeError:
                     return not_found(connection, path)
                 return files.serve(connection, f"{folder}/{relative}")
         return None  # not ours: another route, or the hub's 404

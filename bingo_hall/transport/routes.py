@@ -10,4 +10,4 @@ from bingo_hall.transport.ws_server import HttpRoute
 
 
 def http_routes(runtime: HubRuntime) -> list[HttpRoute]:
-    return [*page_routes(), *frame_routes(FrameStore(runtime.service.log.engine))]
+    return [*page_routes(runtime), *frame_routes(FrameStore(runtime.service.log.engine))]

@@ -1,0 +1,815 @@
+// The Jefe de Mesa's control screen. Staff log in with their name and password; the role
+// decides which actions appear (the hub's auth_ok lists the commands it may give), and the
+// phase decides which are enabled (the rules engine's own table, from /api/start). Every
+// refusal of the hub is shown with its message.
+
+import { fetchStaff, fetchStart, Hub } from './hub.js';
+import { percentageOf, times } from './decimal.js';
+import {
+  applyTranslations,
+  initialLanguage,
+  languagePicker,
+  language,
+  money,
+  setLanguage,
+  t,
+} from './i18n.js';
+import { apply, called, currentClaims, lastBall, newModel, winners } from './model.js';
+import { $, buildBoard, cardGrid, el, errorText, scheduler, updateBoard } from './ui.js';
+
+let model = newModel();
+let start = null; // /api/start
+let hall = null; // /api/hall: ball sets, series, unpaid prizes
+let hub = null;
+let credentials = null;
+let principal = null;
+let clockOffset = 0; // local clock minus the hub's, from the last live event
+let voidArmed = false;
+let saleFirstAuto = true;
+let nextDrawAt = 0; // the next ball waits until the last one is on the panels (announce, show)
+const busy = new Set();
+const chosenSeries = new Set();
+const eventLines = [];
+
+window.bingoControl = { model: () => model, hall: () => hall, principal: () => principal };
+
+// --- permissions: role (what appears) and phase (what is enabled) --------------------------
+
+function may(command) {
+  return Boolean(principal && principal.commands.includes(command));
+}
+
+function legal(command) {
+  const phases = start && start.legal[command];
+  return Boolean(phases && (phases.includes('*') || phases.includes(model.phase)));
+}
+
+function pendingClaims() {
+  return model.game ? model.game.claims.filter((claim) => claim.status === 'pending') : [];
+}
+
+function windowRemaining() {
+  const game = model.game;
+  if (!game || !game.window || !model.profile) return 0;
+  const minimum = Number(model.profile.min_any_more_window_seconds) * 1000;
+  const hubNow = Date.now() - clockOffset;
+  return Math.max(0, minimum - (hubNow - game.window.openedAt));
+}
+
+function orderIsFinish() {
+  const game = model.game;
+  if (!game || !game.window) return false;
+  return game.claims.some(
+    (claim) => claim.kind === 'bingo' && claim.status === 'valid' && claim.ordinal === game.window.ordinal,
+  );
+}
+
+// Conditions besides role and phase, by element id.
+const EXTRA = {
+  'announce-series': () => chosenSeries.size > 0 && !model.lastGamePlayed,
+  'announce-last-game': () => !model.lastGameAnnounced,
+  'verify-claims': () => pendingClaims().length > 0,
+  'give-order': () => pendingClaims().length === 0 && windowRemaining() === 0,
+  'hold-confirm': () => Boolean(model.game && model.game.hold && model.game.hold.called),
+  'form-change-ball-set': () => $('#change-ball-set-id').options.length > 0,
+  'form-draw': () => Date.now() >= nextDrawAt && (start.draw !== 'blower' || $('#blower-number').value !== ''),
+};
+
+function updateActions() {
+  for (const element of document.querySelectorAll('[data-cmd]')) {
+    const command = element.dataset.cmd;
+    element.hidden = !may(command) && element.id !== 'void-confirm';
+    const extra = EXTRA[element.id];
+    const enabled = legal(command) && !busy.has(element.id) && (!extra || extra());
+    if (element.tagName === 'FORM') {
+      for (const field of element.elements) {
+        if (field.tagName === 'BUTTON') field.disabled = !enabled;
+        else field.disabled = !legal(command);
+      }
+    } else {
+      element.disabled = !enabled;
+    }
+    element.classList.toggle('busy', busy.has(element.id));
+  }
+  $('#void-confirm').hidden = !voidArmed || !may('void_game');
+  $('#void-cancel').hidden = !voidArmed;
+  $('#void-game').hidden = voidArmed || !may('void_game');
+  $('#void-confirm').disabled = !legal('void_game') || busy.has('void-confirm');
+  for (const button of document.querySelectorAll('button.pay')) {
+    button.hidden = !may('pay_prize');
+    button.disabled = !legal('pay_prize') || busy.has(button.id) || button.dataset.payable !== 'true';
+  }
+  $('#p-void').hidden = !may('void_game');
+  $('#p-acta').hidden = !(principal && ['jefe_de_sala', 'jefe_de_mesa'].includes(principal.role));
+}
+
+// --- commands -------------------------------------------------------------------------------
+
+function toast(text, kind = 'error') {
+  const note = el('div', { class: `toast ${kind === 'ok' ? 'ok' : ''}`, text, dataset: { kind } });
+  note.addEventListener('click', () => note.remove());
+  $('#c-toasts').append(note);
+  setTimeout(() => note.remove(), kind === 'ok' ? 4000 : 12000);
+}
+
+async function run(command, args, sourceId) {
+  busy.add(sourceId);
+  rerender();
+  try {
+    return await hub.command(command, args);
+  } catch (error) {
+    toast(errorText(command, error));
+    return null;
+  } finally {
+    busy.delete(sourceId);
+    rerender();
+  }
+}
+
+function bindButton(id, command, args = () => ({})) {
+  $(`#${id}`).addEventListener('click', (event) => {
+    event.preventDefault();
+    run(command, args(), id);
+  });
+}
+
+function bindForm(id, command, args, after = () => {}) {
+  $(`#${id}`).addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const result = await run(command, args(), id);
+    if (result) after();
+  });
+}
+
+function bindActions() {
+  bindButton('open-session', 'open_session');
+  bindButton('equipment-ok', 'record_equipment_check', () => ({ ok: true, notes: $('#equipment-notes').value }));
+  bindButton('equipment-fail', 'record_equipment_check', () => ({ ok: false, notes: $('#equipment-notes').value }));
+  bindButton('load-balls', 'load_balls');
+  bindButton('announce-last-game', 'announce_last_game');
+  bindButton('close-session', 'close_session');
+  bindForm(
+    'form-register-ball-set',
+    'register_ball_set',
+    () => ({ ball_set_id: $('#ball-set-id').value.trim(), homologation: $('#ball-set-homologation').value.trim() }),
+    () => $('#form-register-ball-set').reset(),
+  );
+  bindForm(
+    'form-change-ball-set',
+    'change_ball_set',
+    () => ({ ball_set_id: $('#change-ball-set-id').value, reason: $('#change-ball-set-reason').value.trim() }),
+    () => $('#form-change-ball-set').reset(),
+  );
+  bindForm(
+    'form-register-series',
+    'register_series',
+    () => ({
+      series_id: $('#series-id').value.trim().toUpperCase(),
+      face_value: $('#series-face').value.trim().replace(',', '.'),
+      size: Number($('#series-size').value),
+    }),
+    () => $('#form-register-series').reset(),
+  );
+  bindButton('announce-series', 'announce_series', () => ({ series: [...chosenSeries] }));
+  bindButton('start-sale', 'start_sale');
+  $('#sale-first').addEventListener('input', () => (saleFirstAuto = false));
+  $('#sale-series').addEventListener('change', () => {
+    saleFirstAuto = true;
+    rerender();
+  });
+  bindForm(
+    'form-record-sale',
+    'record_sale',
+    () => {
+      const args = {
+        series_id: $('#sale-series').value,
+        first: Number($('#sale-first').value),
+        last: Number($('#sale-last').value),
+      };
+      const buyer = $('#sale-buyer').value.trim();
+      if (buyer) args.buyer = buyer;
+      return args;
+    },
+    () => {
+      $('#sale-last').value = '';
+      $('#sale-buyer').value = '';
+      saleFirstAuto = true;
+    },
+  );
+  bindButton('close-sale', 'close_sale');
+  bindButton('announce-prizes', 'announce_prizes', () => {
+    const row = $('#paying-row').value;
+    return row === '' ? {} : { paying_row: Number(row) };
+  });
+  bindButton('start-draw', 'start_draw');
+  $('#blower-number').addEventListener('input', rerender);
+  bindForm(
+    'form-draw',
+    'draw_ball',
+    () => (start.draw === 'blower' ? { number: Number($('#blower-number').value), source: 'blower' } : {}),
+    () => ($('#blower-number').value = ''),
+  );
+  bindButton('hold-confirm', 'resolve_hold', () => ({ number: model.game.hold.called }));
+  bindForm(
+    'form-hold-correct',
+    'resolve_hold',
+    () => ({ number: Number($('#hold-correct-number').value) }),
+    () => ($('#hold-correct-number').value = ''),
+  );
+  bindForm(
+    'form-claim',
+    'call_claim',
+    () => ({ kind: $('#claim-kind').value, series_id: $('#claim-series').value, card_number: Number($('#claim-card').value) }),
+    () => ($('#claim-card').value = ''),
+  );
+  bindButton('verify-claims', 'verify_claims');
+  bindButton('give-order', 'give_order');
+  $('#void-game').addEventListener('click', () => {
+    voidArmed = true;
+    rerender();
+  });
+  $('#void-cancel').addEventListener('click', () => {
+    voidArmed = false;
+    rerender();
+  });
+  $('#void-confirm').addEventListener('click', async () => {
+    const result = await run('void_game', { reason: $('#void-reason').value, note: $('#void-note').value.trim() }, 'void-confirm');
+    voidArmed = false;
+    if (result) $('#void-note').value = '';
+    rerender();
+  });
+  $('#acta-open').addEventListener('click', () => openActa({ game: Number($('#acta-game').value) }));
+  $('#acta-session').addEventListener('click', () => model.session && openActa({ session: model.session.id }));
+  $('#acta-print').addEventListener('click', () => window.print());
+  $('#acta-close').addEventListener('click', () => ($('#acta-view').hidden = true));
+}
+
+// --- the registers (/api/hall) ---------------------------------------------------------------
+
+let hallTimer = null;
+function refreshHall(delay = 250) {
+  clearTimeout(hallTimer);
+  hallTimer = setTimeout(async () => {
+    try {
+      hall = await fetchStaff('/api/hall', credentials.user, credentials.password);
+      rerender();
+      if (hall.seq < model.seq) refreshHall(500);
+    } catch (error) {
+      if (error.code !== 'unauthorized') refreshHall(2000);
+    }
+  }, delay);
+}
+
+// --- rendering -------------------------------------------------------------------------------
+
+function fill(container, ...children) {
+  container.replaceChildren(...children.filter((child) => child !== null && child !== undefined));
+}
+
+function fillSelect(select, options) {
+  const current = select.value;
+  const same =
+    select.options.length === options.length &&
+    options.every(([value, label], index) => select.options[index].value === value && select.options[index].textContent === label);
+  if (!same) {
+    select.replaceChildren(...options.map(([value, label]) => el('option', { value, text: label })));
+  }
+  if (options.some(([value]) => value === current)) select.value = current;
+}
+
+function nextCard(game, seriesId) {
+  const range = game.ranges.find((r) => r.series_id === seriesId);
+  if (range) return range.last + 1;
+  const announced = game.series.find((s) => s.series_id === seriesId);
+  return announced ? announced.first_available : 1;
+}
+
+function renderSession() {
+  const session = model.session;
+  const info = [];
+  if (session && model.phase !== 'session_closed') {
+    info.push(
+      t('session.info', {
+        id: session.id,
+        profile: model.profile.title,
+        machine: session.machineId,
+        kind: t(`machine.${session.machineKind}`),
+      }),
+    );
+    if (model.equipment) info.push(t(model.equipment.ok ? 'session.equipment_ok' : 'session.equipment_failed'));
+  } else {
+    info.push(t(model.closedReason === 'equipment_check_failed' ? 'session.closed_failed' : 'session.closed'));
+  }
+  $('#session-info').textContent = info.join(' · ');
+  $('#last-game-note').hidden = !model.lastGameAnnounced || model.phase === 'session_closed';
+}
+
+function renderBallSets() {
+  const body = $('#ball-sets tbody');
+  const sets = hall ? hall.ball_sets : [];
+  const limit = hall ? hall.ball_set_game_limit : 0;
+  const inService = model.ballSetInService || (hall && hall.ball_set_in_service);
+  body.replaceChildren(
+    ...sets.map((set) => {
+      const near = limit && set.games >= limit * 0.95;
+      const state = set.retired ? 'retired' : set.ball_set_id === inService ? 'in_service' : 'registered';
+      return el(
+        'tr',
+        { class: state.replace('_', '-'), dataset: { set: set.ball_set_id } },
+        el('td', { text: set.ball_set_id }),
+        el('td', { text: set.homologation || '—' }),
+        el('td', { class: near ? 'warn' : null, text: limit ? t('ball_set.games_of', { games: set.games, limit }) : String(set.games) }),
+        el('td', { text: t(`ball_set.state.${state}`) }),
+      );
+    }),
+  );
+  fillSelect(
+    $('#change-ball-set-id'),
+    sets.filter((set) => !set.retired && set.ball_set_id !== inService).map((set) => [set.ball_set_id, set.ball_set_id]),
+  );
+}
+
+function renderSeries() {
+  const body = $('#series-table tbody');
+  const series = hall ? hall.series : [];
+  for (const id of [...chosenSeries]) if (!series.some((s) => s.series_id === id)) chosenSeries.delete(id);
+  const canChoose = legal('announce_series') && may('announce_series');
+  body.replaceChildren(
+    ...series.map((s) => {
+      const box = el('input', { type: 'checkbox', class: 'choose-series', dataset: { series: s.series_id } });
+      box.checked = chosenSeries.has(s.series_id);
+      box.disabled = !canChoose || s.remaining <= 0;
+      box.addEventListener('change', () => {
+        if (box.checked) chosenSeries.add(s.series_id);
+        else chosenSeries.delete(s.series_id);
+        rerender();
+      });
+      return el(
+        'tr',
+        { dataset: { series: s.series_id } },
+        el('td', {}, box),
+        el('td', { text: s.series_id }),
+        el('td', { text: money(s.face_value) }),
+        el('td', { text: String(s.size) }),
+        el('td', { class: 'next', text: String(s.next_number) }),
+        el('td', { text: String(s.remaining) }),
+      );
+    }),
+  );
+  const game = model.game;
+  $('#game-series-info').textContent =
+    game && !game.ended
+      ? t('game.series_info', {
+          game: game.id,
+          series: game.series.map((s) => t('game.series_from', { series: s.series_id, first: s.first_available, face: money(s.face_value) })).join(', '),
+        }) + (game.lastGame ? ` · ${t('game.last_game')}` : '')
+      : '';
+}
+
+function renderSale() {
+  const game = model.game && !model.game.ended ? model.game : null;
+  fillSelect($('#sale-series'), game ? game.series.map((s) => [s.series_id, s.series_id]) : []);
+  fillSelect($('#claim-series'), game ? game.series.map((s) => [s.series_id, s.series_id]) : []);
+  if (game && saleFirstAuto && document.activeElement !== $('#sale-first')) {
+    $('#sale-first').value = String(nextCard(game, $('#sale-series').value));
+  }
+  const shown = model.game;
+  $('#sales tbody').replaceChildren(
+    ...(shown ? shown.sales : []).map((sale) =>
+      el(
+        'tr',
+        {},
+        el('td', { text: sale.series_id }),
+        el('td', { text: `${sale.first}–${sale.last}` }),
+        el('td', { text: String(sale.count) }),
+        el('td', { text: money(times(sale.face_value, sale.count)) }),
+        el('td', { text: sale.buyer ? t('sale.terminal', { buyer: sale.buyer }) : sale.actor }),
+      ),
+    ),
+  );
+  $('#sale-total-cards').textContent = String(shown ? shown.cardsSold : 0);
+  $('#sale-takings').textContent = shown ? money(shown.takings) : '—';
+}
+
+function wordingPreview(game, profile) {
+  return (
+    game.ranges
+      .map((range, index) =>
+        (index === 0 ? profile.sale_wording_first : profile.sale_wording_next)
+          .replace('{series}', range.series_id)
+          .replace('{first}', range.first)
+          .replace('{last}', range.last),
+      )
+      .join('') + (profile.sale_wording_end || '')
+  );
+}
+
+function renderAnnouncement() {
+  const game = model.game;
+  const profile = model.profile;
+  const previewing = game && profile && !game.wording && ['selling', 'sale_closed'].includes(game.status) && game.ranges.length;
+  $('#announce-preview').hidden = !previewing;
+  if (previewing) {
+    $('#preview-wording').textContent = wordingPreview(game, profile);
+    $('#preview-prizes').textContent = t('announce.prizes', {
+      line: money(percentageOf(game.takings, profile.line_prize_percent, profile.rounding_unit)),
+      bingo: money(percentageOf(game.takings, profile.bingo_prize_percent, profile.rounding_unit)),
+    });
+  }
+  $('#paying-row-box').hidden = !(profile && profile.designated_line_allowed);
+  const announced = game && game.wording;
+  $('#announcement').hidden = !announced;
+  if (announced) {
+    $('#announcement-wording').textContent = game.wording;
+    $('#announcement-prizes').textContent =
+      t('announce.prizes', { line: money(game.linePrize), bingo: money(game.bingoPrize) }) +
+      (game.payingRow !== null && game.payingRow !== undefined ? ` · ${t('announce.paying_row_is', { row: t(`row.${game.payingRow}`) })}` : '');
+    $('#announcement-start').textContent = t(game.status === 'announced' ? 'announce.start_next' : 'announce.started');
+  }
+}
+
+function renderDraw() {
+  $('#draw-mode').textContent = t(`draw.mode.${start.draw}`);
+  $('#blower-number').hidden = start.draw !== 'blower';
+  $('#blower-number').required = start.draw === 'blower';
+  const game = model.game;
+  const limit = hall ? hall.ball_set_game_limit : 0;
+  $('#ball-set-line').textContent =
+    game && game.ballSet
+      ? t(limit ? 'draw.ball_set_of' : 'draw.ball_set', { set: game.ballSet.ball_set_id, games: game.ballSet.games_on_set, limit })
+      : '';
+}
+
+function renderHold() {
+  const game = model.game;
+  const hold = model.phase === 'camera_hold' && game ? game.hold : null;
+  $('#p-hold').hidden = !hold;
+  if (!hold) return;
+  const camera = hold.camera || {};
+  $('#hold-called').textContent = hold.called ?? '—';
+  $('#hold-reading').textContent =
+    camera.reading ?? (camera.guess !== null && camera.guess !== undefined ? t('hold.guess', { n: camera.guess }) : '—');
+  $('#hold-confidence').textContent =
+    camera.confidence !== undefined && camera.confidence !== null ? `${Math.round(camera.confidence * 100)} %` : '—';
+  const disagrees = camera.reading !== null && camera.reading !== undefined && camera.reading !== hold.called;
+  $('#hold-reason').textContent = camera.reason
+    ? t(`hold.reason.${camera.reason}`)
+    : disagrees
+      ? t('hold.reason.disagrees')
+      : '—';
+  const frame = $('#hold-frame');
+  if (camera.frame) {
+    const src = `/frames/${camera.frame}.jpg`;
+    if (frame.getAttribute('src') !== src) frame.src = src;
+    frame.alt = t('hold.frame_alt');
+  }
+  frame.hidden = !camera.frame;
+  $('#hold-confirm').textContent = t('hold.confirm', { n: hold.called ?? '' });
+  const suggestion = camera.reading ?? camera.guess;
+  if (suggestion && !$('#hold-correct-number').value && document.activeElement !== $('#hold-correct-number')) {
+    $('#hold-correct-number').placeholder = t('hold.correct_to_n', { n: suggestion });
+  }
+}
+
+function claimBox(claim, calledSet) {
+  return el(
+    'div',
+    { class: 'claim-box', dataset: { claim: String(claim.claim_id), status: claim.status } },
+    el('h3', { text: t('claim.heading', { kind: t(`claim.kind.${claim.kind}`), series: claim.series_id, number: claim.card_number }) }),
+    el('div', { class: 'claim-meta', text: t('claim.meta', { ordinal: claim.ordinal, who: claim.actor }) }),
+    cardGrid(claim.grid, calledSet, { rows: claim.rows || [], missing: claim.missing || [] }),
+    el('div', { class: `verdict verdict-${claim.status}`, text: t(`claim.status.${claim.status}`) }),
+    claim.reason ? el('div', { class: 'reason', text: t(`claim.reason.${claim.reason}`) }) : null,
+    claim.missing && claim.missing.length ? el('div', { class: 'missing-list', text: t('claim.missing', { numbers: claim.missing.join(', ') }) }) : null,
+  );
+}
+
+function renderClaims() {
+  const game = model.game;
+  const claims = currentClaims(game);
+  const earlier = game ? game.claims.filter((claim) => !claims.includes(claim)) : [];
+  const calledSet = called(game);
+  fill(
+    $('#verification'),
+    ...claims.map((claim) => claimBox(claim, calledSet)),
+    earlier.length
+      ? el(
+          'ul',
+          { class: 'claims-history' },
+          ...earlier.map((claim) =>
+            el('li', {
+              text: `${t('claim.heading', { kind: t(`claim.kind.${claim.kind}`), series: claim.series_id, number: claim.card_number })} — ${t(`claim.status.${claim.status}`)}`,
+            }),
+          ),
+        )
+      : null,
+  );
+}
+
+function renderWindow() {
+  const open = model.phase === 'any_more_window';
+  $('#p-window').hidden = !open;
+  if (!open) return;
+  const remaining = windowRemaining();
+  $('#window-countdown').textContent = remaining > 0 ? t('window.seconds', { s: Math.ceil(remaining / 1000) }) : t('window.may_order');
+  $('#give-order').textContent = t(orderIsFinish() ? 'order.finish' : 'order.resume');
+}
+
+function renderVoid() {
+  const reasons = model.profile ? model.profile.void_reasons : [];
+  fillSelect($('#void-reason'), reasons.map((reason) => [reason, t(`void.reason.${reason}`)]));
+  const game = model.game;
+  const result = $('#void-result');
+  result.hidden = !(game && game.void);
+  if (!game || !game.void) return;
+  const v = game.void;
+  result.replaceChildren(
+    el('p', { class: 'void-title', text: t('void.done', { game: game.id, reason: t(`void.reason.${v.reason}`), note: v.note }) }),
+    el(
+      'ul',
+      { class: 'refunds' },
+      ...v.refunds.map((r) =>
+        el('li', {
+          text: t('void.refund', {
+            series: r.series_id,
+            first: r.first,
+            last: r.last,
+            count: r.last - r.first + 1,
+            amount: money(times(r.face_value, r.last - r.first + 1)),
+          }),
+        }),
+      ),
+    ),
+    el('p', { class: 'refund-total', text: t('void.refund_total', { amount: money(v.refund_total) }) }),
+    ...v.restitutions.map((r) =>
+      el('p', {
+        class: 'restitution',
+        text: t(r.paid ? 'void.restitution_paid' : 'void.restitution_withdrawn', { series: r.series_id, number: r.card_number, amount: money(r.amount) }),
+      }),
+    ),
+  );
+}
+
+function renderPayments() {
+  const awards = hall ? hall.awards : [];
+  $('#prizes tbody').replaceChildren(
+    ...awards.map((award) => {
+      const id = `pay-${award.game_id}-${award.claim_id}`;
+      const state = award.status === 'paid' ? 'paid' : award.payable ? 'payable' : 'not_yet';
+      const button = el('button', {
+        id,
+        class: 'pay',
+        type: 'button',
+        text: t('prizes.pay'),
+        dataset: { payable: String(state === 'payable'), game: String(award.game_id), claim: String(award.claim_id) },
+      });
+      button.addEventListener('click', () => run('pay_prize', { game_id: award.game_id, claim_id: award.claim_id }, id));
+      return el(
+        'tr',
+        { dataset: { game: String(award.game_id), claim: String(award.claim_id), state } },
+        el('td', { text: String(award.game_id) }),
+        el('td', { text: t(`claim.kind.${award.kind}`) }),
+        el('td', { text: `${award.series_id}-${award.card_number}` }),
+        el('td', { text: money(award.amount) }),
+        el('td', { class: 'prize-state', text: t(`prizes.state.${state}`) }),
+        el('td', {}, state === 'paid' ? null : button),
+      );
+    }),
+  );
+  const game = model.game;
+  fill(
+    $('#split-info'),
+    ...(game ? game.splits : []).map((split) =>
+      el('p', {
+        class: 'split',
+        dataset: { kind: split.kind },
+        text: t('prizes.split', {
+          kind: t(`claim.kind.${split.kind}`),
+          pot: money(split.pot),
+          ways: split.winners.length,
+          share: money(split.share),
+          residue: money(split.residue),
+        }),
+      }),
+    ),
+    game && game.lineUnclaimed
+      ? el('p', { text: t(`prizes.line_unclaimed.${game.lineUnclaimed.disposition}`, { amount: money(game.lineUnclaimed.amount) }) })
+      : null,
+  );
+}
+
+function renderLive() {
+  const game = model.game;
+  const calledSet = called(game);
+  const last = lastBall(game);
+  $('#live-game').textContent = game ? t('live.game_n', { n: game.id }) + ` · ${t(`game.status.${game.status}`)}` : '—';
+  $('#live-last').textContent = last ? String(last.number) : '';
+  $('#live-count').textContent = String(game ? game.balls.length : 0);
+  updateBoard($('#board'), calledSet, last ? last.number : null);
+  $('#last-five').textContent = game ? game.balls.slice(-5).reverse().map((ball) => ball.number).join('  ') : '';
+  $('#live-line-prize').textContent = game && game.linePrize ? money(game.linePrize) : '—';
+  $('#live-bingo-prize').textContent = game && game.bingoPrize ? money(game.bingoPrize) : '—';
+  $('#events-log').replaceChildren(...eventLines.slice(-60).reverse().map((line) => el('li', { value: line.seq, text: line.text })));
+}
+
+function eventSummary(envelope) {
+  const p = envelope.payload;
+  const name = t(`event.${envelope.event}`);
+  const detail = {
+    ball_drawn: () => ` ${p.number} (${p.ordinal})${p.check ? ` · ${t(`check.${p.check}`)}` : ''}`,
+    ball_held: () => (p.called ? ` ${p.called}` : ''),
+    claim_called: () => ` ${p.series_id}-${p.card_number}`,
+    claim_verified: () => ` ${t(p.valid ? 'claim.status.valid' : 'claim.status.invalid')}`,
+    sale_recorded: () => ` ${p.sale.series_id} ${p.sale.first}–${p.sale.last}`,
+    prize_split: () => ` ${money(p.share)} × ${p.winners.length}`,
+    order_given: () => ` ${t(`order.${p.order}`)}`,
+  }[envelope.event];
+  return `${name}${detail ? detail() : ''}`;
+}
+
+function render() {
+  if (!start || !principal) return;
+  $('#c-hall').textContent = start.name || start.hall;
+  $('#c-phase').textContent = t(`phase.${model.phase}`);
+  $('#c-phase').dataset.phase = model.phase;
+  $('#c-who').textContent = t('login.who', { user: principal.principal, role: t(`role.${principal.role}`) });
+  renderSession();
+  renderBallSets();
+  renderSeries();
+  renderSale();
+  renderAnnouncement();
+  renderDraw();
+  renderHold();
+  renderClaims();
+  renderWindow();
+  renderVoid();
+  renderPayments();
+  renderLive();
+  updateActions();
+}
+
+const rerender = scheduler(render);
+
+// --- the acta ---------------------------------------------------------------------------------
+
+function actaTable(rows) {
+  return el('table', {}, el('tbody', {}, ...rows.map(([label, value]) => el('tr', {}, el('th', { text: label }), el('td', { text: value })))));
+}
+
+async function openActa(scope) {
+  const query = scope.game ? `game=${scope.game}` : `session=${scope.session}`;
+  if (!scope.game && !scope.session) {
+    toast(t('acta.choose'));
+    return;
+  }
+  let data;
+  try {
+    data = await fetchStaff(`/api/acta?${query}`, credentials.user, credentials.password);
+  } catch (error) {
+    toast(errorText('acta', error));
+    return;
+  }
+  const acta = data.acta;
+  const session = acta.session;
+  const doc = $('#acta-doc');
+  const parts = [
+    el('h1', { text: scope.game ? t('acta.title_game', { game: scope.game, hall: acta.hall }) : t('acta.title_session', { session: scope.session, hall: acta.hall }) }),
+    el('p', {
+      class: acta.chain.ok ? 'chain-ok' : 'chain-bad',
+      text: t(acta.chain.ok ? 'acta.chain_ok' : 'acta.chain_bad', { events: acta.chain.events, problem: acta.chain.problem || '' }),
+    }),
+    actaTable([
+      [t('acta.session_id'), String(session.session_id)],
+      [t('acta.profile'), session.profile.title],
+      [t('acta.machine'), `${session.machine.id} (${t(`machine.${session.machine.kind}`)})`],
+    ]),
+  ];
+  for (const game of session.games) {
+    parts.push(el('h2', { text: t('live.game_n', { n: game.game_id }) + ` — ${t(`acta.status.${game.status}`)}` }));
+    parts.push(
+      actaTable([
+        [t('sale.total_cards'), String(game.cards_sold)],
+        [t('sale.takings'), money(game.takings)],
+        [t('acta.announcement'), game.announcement || '—'],
+        [t('prize.line'), money(game.line_prize)],
+        [t('prize.bingo'), money(game.bingo_prize)],
+        [t('acta.balls'), game.balls.map((ball) => `${ball.ordinal}:${ball.number}`).join(' ') || '—'],
+        [
+          t('acta.claims'),
+          game.claims.map((c) => `${t(`claim.kind.${c.kind}`)} ${c.series_id}-${c.card_number} (${c.ordinal}): ${t(`claim.status.${c.result}`)}`).join('; ') || '—',
+        ],
+        [
+          t('acta.prizes'),
+          game.prizes
+            .map((p) => t('prizes.split', { kind: t(`claim.kind.${p.kind}`), pot: money(p.pot), ways: p.winners.length, share: money(p.share), residue: money(p.residue) }))
+            .join('; ') || '—',
+        ],
+        [t('acta.void'), game.void ? `${t(`void.reason.${game.void.reason}`)}: ${game.void.note} — ${t('void.refund_total', { amount: money(game.void.refund_total) })}` : '—'],
+      ]),
+    );
+  }
+  parts.push(el('h2', { text: t('acta.official') }));
+  parts.push(el('pre', { class: 'official', text: data.text }));
+  doc.replaceChildren(...parts);
+  $('#acta-view').hidden = false;
+}
+
+// --- connection -------------------------------------------------------------------------------
+
+function onEvent(envelope, { replay }) {
+  if (!replay) clockOffset = Date.now() - Date.parse(envelope.time);
+  apply(model, envelope);
+  eventLines.push({ seq: envelope.seq, text: eventSummary(envelope) });
+  if (eventLines.length > 200) eventLines.splice(0, eventLines.length - 200);
+  if (envelope.event === 'sale_recorded' || envelope.event === 'series_announced') saleFirstAuto = true;
+  if (envelope.event === 'ball_drawn' && !replay) {
+    const delay = (start.display_delay || 0) * 1000;
+    nextDrawAt = Date.now() + delay;
+    setTimeout(rerender, delay + 20);
+  }
+  refreshHall();
+  rerender();
+}
+
+function onStatus(state, message) {
+  const conn = $('#c-conn');
+  conn.dataset.state = state;
+  conn.textContent = t(`conn.${state}`);
+  if (state === 'auth_failed') {
+    $('#c-login').hidden = false;
+    $('#c-app').hidden = true;
+    $('#c-login-error').textContent = t('login.failed');
+    $('#c-login-submit').disabled = false;
+    principal = null;
+    credentials = null;
+    void message;
+  }
+}
+
+function onAuth(message) {
+  principal = message;
+  $('#c-login').hidden = true;
+  $('#c-app').hidden = false;
+  $('#c-logout').hidden = false;
+  refreshHall(0);
+  rerender();
+}
+
+async function login(event) {
+  event.preventDefault();
+  $('#c-login-error').textContent = '';
+  $('#c-login-submit').disabled = true;
+  credentials = { user: $('#c-user').value.trim(), password: $('#c-password').value };
+  $('#c-password').value = '';
+  try {
+    start = await fetchStart();
+  } catch {
+    $('#c-login-error').textContent = t('conn.reconnecting');
+    $('#c-login-submit').disabled = false;
+    return;
+  }
+  model = newModel();
+  eventLines.length = 0;
+  if (hub) hub.stop();
+  hub = new Hub({
+    auth: { user: credentials.user, password: credentials.password },
+    channel: 'caller',
+    afterSeq: start.session_from,
+    onEvent,
+    onStatus,
+    onAuth,
+  });
+  hub.start();
+  $('#c-login-submit').disabled = false;
+}
+
+function logout() {
+  if (hub) hub.stop();
+  hub = null;
+  principal = null;
+  credentials = null;
+  hall = null;
+  $('#c-app').hidden = true;
+  $('#c-login').hidden = false;
+  $('#c-logout').hidden = true;
+}
+
+async function main() {
+  await setLanguage(initialLanguage('bingo.control.lang'), { storageKey: 'bingo.control.lang' });
+  await languagePicker($('#c-lang'), async (code) => {
+    await setLanguage(code, { storageKey: 'bingo.control.lang' });
+    render();
+  });
+  buildBoard($('#board'));
+  applyTranslations(document);
+  bindActions();
+  $('#c-login-form').addEventListener('submit', login);
+  $('#c-logout').addEventListener('click', logout);
+  setInterval(() => {
+    if (model.phase === 'any_more_window') rerender();
+  }, 250);
+  window.bingoControl.ready = true;
+  window.bingoControl.language = language;
+}
+
+main();

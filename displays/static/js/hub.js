@@ -1,0 +1,188 @@
+// The hub's websocket protocol (docs/protocol.md) for the pages: auth, subscribe with resume,
+// commands with ids and results, events in seq order. Reconnects by itself and resumes from
+// the last seq it saw: no gap, no duplicate, also across a hub restart. A ping every 10 s
+// finds a connection that died silently (a cable pulled): no pong within 10 s, reconnect.
+
+const PING_EVERY_MS = 10000;
+
+export class CommandError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.code = code;
+  }
+}
+
+export async function fetchStart() {
+  const response = await fetch('/api/start', { cache: 'no-store' });
+  if (!response.ok) throw new Error(`/api/start: HTTP ${response.status}`);
+  return response.json();
+}
+
+// A staff-only data route (/api/hall, /api/acta): HTTP Basic with the staff user's name and
+// password; the hub answers 202 while it checks the password off its event loop.
+export async function fetchStaff(url, user, password, timeoutMs = 60000) {
+  const auth = 'Basic ' + btoa(String.fromCharCode(...new TextEncoder().encode(`${user}:${password}`)));
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const response = await fetch(url, { headers: { Authorization: auth }, cache: 'no-store' });
+    if (response.status === 202 || response.status === 503) {
+      if (Date.now() > deadline) throw new CommandError('timeout', `${url}: no answer`);
+      const wait = Number(response.headers.get('Retry-After') || '0.3') * 1000;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(100, wait)));
+      continue;
+    }
+    const body = await response.json();
+    if (!response.ok) {
+      const error = body.error || { code: `http_${response.status}`, message: url };
+      throw new CommandError(error.code, error.message);
+    }
+    return body;
+  }
+}
+
+export class Hub {
+  // auth: the first frame ({token} or {user, password}); channel: "caller" or "panel".
+  constructor({ auth, channel = 'caller', afterSeq = 0, onEvent, onStatus, onAuth }) {
+    this.auth = auth;
+    this.channel = channel;
+    this.lastSeq = afterSeq;
+    this.headSeq = 0; // the log's head when this connection started: events up to it are replay
+    this.onEvent = onEvent || (() => {});
+    this.onStatus = onStatus || (() => {});
+    this.onAuth = onAuth || (() => {});
+    this.nextId = 1;
+    this.pending = new Map();
+    this.stopped = false;
+    this.retry = 0;
+    this.ws = null;
+    this.principal = null;
+  }
+
+  get url() {
+    const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+    return `${scheme}://${location.host}/ws`;
+  }
+
+  async start() {
+    this.stopped = false;
+    this.onStatus('connecting');
+    try {
+      this.headSeq = (await fetchStart()).seq;
+    } catch (error) {
+      this.scheduleReconnect();
+      return;
+    }
+    if (this.stopped) return;
+    const ws = new WebSocket(this.url);
+    this.ws = ws;
+    ws.onmessage = (message) => this.receive(ws, message.data);
+    ws.onclose = () => this.closed(ws);
+    ws.onerror = () => {};
+    this.lastPong = Date.now();
+    clearInterval(this.pinger);
+    this.pinger = setInterval(() => this.ping(ws), PING_EVERY_MS);
+  }
+
+  ping(ws) {
+    if (ws !== this.ws || ws.readyState !== WebSocket.OPEN) return;
+    if (Date.now() - this.lastPong > 2 * PING_EVERY_MS) {
+      ws.close(4000, 'no pong');
+      this.closed(ws); // do not wait for the closing handshake of a dead connection
+      return;
+    }
+    this.send(ws, { type: 'ping', id: this.nextId++ });
+  }
+
+  stop() {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    clearInterval(this.pinger);
+    if (this.ws) this.ws.close(1000, 'page closed');
+  }
+
+  send(ws, frame) {
+    if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(frame));
+  }
+
+  receive(ws, data) {
+    let message;
+    try {
+      message = JSON.parse(data);
+    } catch {
+      return;
+    }
+    switch (message.type) {
+      case 'auth_required':
+        this.send(ws, { type: 'auth', ...this.auth });
+        break;
+      case 'auth_ok':
+        this.principal = message;
+        this.retry = 0;
+        this.onAuth(message);
+        this.send(ws, {
+          type: 'subscribe',
+          id: this.nextId++,
+          after_seq: this.lastSeq,
+          channel: this.channel,
+        });
+        this.onStatus('live');
+        break;
+      case 'auth_invalid':
+        this.stopped = true;
+        this.onStatus('auth_failed', message.message);
+        break;
+      case 'event':
+        if (message.seq <= this.lastSeq) return; // already seen
+        this.lastSeq = message.seq;
+        this.onEvent(message, { replay: message.seq <= this.headSeq });
+        break;
+      case 'pong':
+        this.lastPong = Date.now();
+        break;
+      case 'result': {
+        const waiting = this.pending.get(message.id);
+        if (!waiting) return;
+        this.pending.delete(message.id);
+        if (message.success) waiting.resolve(message.result || {});
+        else waiting.reject(new CommandError(message.error.code, message.error.message));
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  closed(ws) {
+    if (ws !== this.ws) return;
+    this.ws = null;
+    clearInterval(this.pinger);
+    for (const waiting of this.pending.values()) {
+      waiting.reject(new CommandError('disconnected', 'disconnected'));
+    }
+    this.pending.clear();
+    if (this.stopped) return;
+    this.scheduleReconnect();
+  }
+
+  scheduleReconnect() {
+    if (this.stopped) return;
+    this.onStatus('reconnecting');
+    const delay = Math.min(5000, 300 * 2 ** this.retry);
+    this.retry = Math.min(this.retry + 1, 6);
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.start(), delay);
+  }
+
+  // A command by name; resolves with the result, rejects with a CommandError (code, message).
+  command(name, args = {}) {
+    const ws = this.ws;
+    if (!ws || ws.readyState !== WebSocket.OPEN || !this.principal) {
+      return Promise.reject(new CommandError('disconnected', 'disconnected'));
+    }
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.send(ws, { type: 'command', id, command: name, args });
+    });
+  }
+}

@@ -1,0 +1,234 @@
+// The hall monitor (a read-only device): the 90-number board, the last ball very large, the
+// camera frame of the last ball, the last five, the count, the prizes, the verification with
+// the master card, and the state of the game. Reconnects and resumes by itself.
+//
+//   /monitor#token=<device token>          a display panel: the "panel" channel, each ball
+//                                          shown display_delay after it was announced
+//   /monitor?sound=1#token=...             the sound monitor: the "caller" channel, speaks each
+//                                          number at once (and shows it, for the deaf)
+//   ?lang=es|eu|en   ?second=es|eu|en      language, and a second language beneath
+//   ?voices=es,eu                          the languages the numbers are spoken in
+
+import { fetchStart, Hub } from './hub.js';
+import {
+  applyTranslations,
+  initialLanguage,
+  language,
+  money,
+  setLanguage,
+  setText,
+  t,
+} from './i18n.js';
+import { apply, called, currentClaims, lastBall, newModel, winners } from './model.js';
+import { Announcer } from './speech.js';
+import { $, buildBoard, cardGrid, el, scheduler, updateBoard } from './ui.js';
+
+const params = new URLSearchParams(location.search);
+const soundMode = ['1', 'true', 'on'].includes(params.get('sound'));
+const STORE = soundMode ? 'bingo.sound' : 'bingo.monitor';
+const FALSE_CLAIM_SHOWN_MS = 8000;
+
+let model = newModel();
+let start = null;
+let falseNoticeUntil = 0; // a false claim's verdict stays up a while (local clock)
+let hub = null;
+const shown = []; // {n, at}: when each ball appeared on this screen (read by the tests)
+const announcer = new Announcer({ onBlocked: () => ($('#m-sound-unlock').hidden = false) });
+window.bingoMonitor = { shown, sound: announcer.log, model: () => model, mode: soundMode ? 'sound' : 'panel' };
+
+function secondFor(lang) {
+  const asked = params.get('second');
+  if (asked !== null) return asked || null;
+  return lang === 'eu' ? 'es' : null; // Basque material is bilingual (spec §4 E10)
+}
+
+function voicesFor(lang) {
+  const asked = params.get('voices');
+  if (asked) return asked.split(',').filter(Boolean);
+  return lang === 'eu' ? ['es', 'eu'] : ['es'];
+}
+
+async function switchLanguage(lang) {
+  await setLanguage(lang, { secondLanguage: secondFor(lang), storageKey: `${STORE}.lang` });
+  announcer.setLanguages(voicesFor(lang));
+  render();
+}
+window.bingoMonitor.setLanguage = switchLanguage;
+
+function token() {
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  const given = fragment.get('token');
+  if (given) {
+    localStorage.setItem(`${STORE}.token`, given);
+    history.replaceState(null, '', location.pathname + location.search);
+    return given;
+  }
+  return localStorage.getItem(`${STORE}.token`);
+}
+
+function stateKey(game) {
+  const phase = model.phase;
+  if (phase === 'session_ready' && game && game.ended) return game.status === 'voided' ? 'monitor.state.voided' : 'monitor.state.finished';
+  return `monitor.state.${phase}`;
+}
+
+function renderOverlay(game) {
+  const overlay = $('#m-overlay');
+  const claims = currentClaims(game);
+  const checking = ['claim_paused', 'any_more_window'].includes(model.phase) && claims.length;
+  const justFalse =
+    !checking &&
+    game &&
+    game.resumed &&
+    game.resumed.ordinal === game.balls.length &&
+    Date.now() < falseNoticeUntil &&
+    claims.length;
+  if (!checking && !justFalse) {
+    overlay.hidden = true;
+    return;
+  }
+  overlay.hidden = false;
+  const titleKey = model.phase === 'any_more_window' ? 'window.question' : justFalse ? 'monitor.claim_false' : 'monitor.verifying';
+  setText($('#m-ov-title'), titleKey);
+  const calledSet = called(game);
+  const cards = $('#m-ov-cards');
+  cards.classList.toggle('many', claims.length > 2);
+  cards.replaceChildren(
+    ...claims.map((claim) => {
+      const status = claim.status;
+      return el(
+        'div',
+        { class: 'm-ov-card', dataset: { claim: String(claim.claim_id), status } },
+        el('h3', {
+          text: t('claim.heading', {
+            kind: t(`claim.kind.${claim.kind}`),
+            series: claim.series_id,
+            number: claim.card_number,
+          }),
+        }),
+        cardGrid(claim.grid, calledSet, { rows: claim.rows || [], missing: claim.missing || [] }),
+        el('div', { class: `m-ov-verdict verdict-${status}`, text: t(`claim.status.${status}`) }),
+        claim.reason ? el('div', { class: 'm-ov-reason', text: t(`claim.reason.${claim.reason}`) }) : null,
+      );
+    }),
+  );
+}
+
+function infoLines(game) {
+  if (game.status === 'voided') {
+    return [t('monitor.voided_info', { reason: t(`void.reason.${game.void.reason}`) })];
+  }
+  const won = winners(game);
+  if (won.length) {
+    return won.map((w) =>
+      t('monitor.winner', { kind: t(`claim.kind.${w.kind}`), series: w.series_id, number: w.card_number, share: money(w.share) }),
+    );
+  }
+  if (game.wording) return [game.wording];
+  if (['series_announced', 'selling', 'sale_closed'].includes(game.status)) {
+    const series = game.series.map((s) => `${s.series_id} (${money(s.face_value)})`).join(', ');
+    return [t('monitor.on_sale', { series })];
+  }
+  return [];
+}
+
+function renderInfo(game) {
+  const lines = game ? infoLines(game) : [];
+  if (game && game.lastGame && !game.ended) lines.unshift(t('monitor.last_game'));
+  $('#m-info').replaceChildren(...lines.map((text) => el('div', { class: 'm-info-line', text })));
+}
+
+function render() {
+  const game = model.game;
+  const calledSet = called(game);
+  const last = lastBall(game);
+  document.body.dataset.phase = model.phase;
+  document.body.dataset.gameState = game ? game.status : 'none';
+  setText($('#m-state'), stateKey(game), { game: game ? game.id : '' });
+  $('#m-hall').textContent = start ? start.name || start.hall : '';
+  $('#m-count').textContent = String(game ? game.balls.length : 0);
+  $('#m-last').textContent = last ? String(last.number) : '';
+  updateBoard($('#m-board'), calledSet, last ? last.number : null);
+  const five = game ? game.balls.slice(-5).reverse() : [];
+  $('#m-last-five').replaceChildren(...five.map((ball) => el('li', { text: String(ball.number) })));
+  const frame = last && last.camera && last.camera.frame;
+  const image = $('#m-frame');
+  if (frame) {
+    const src = `/frames/${frame}.jpg`;
+    if (image.getAttribute('src') !== src) image.src = src;
+    image.alt = t('monitor.frame_alt', { n: last.number });
+  }
+  image.hidden = !frame;
+  $('#m-frame-none').hidden = Boolean(frame);
+  const check = last && last.check;
+  $('#m-frame-check').hidden = !check;
+  if (check) $('#m-frame-check').textContent = t(`check.${check}`);
+  $('#m-line-prize').textContent = game && game.linePrize ? money(game.linePrize) : '—';
+  $('#m-bingo-prize').textContent = game && game.bingoPrize ? money(game.bingoPrize) : '—';
+  $('#m-hold').hidden = model.phase !== 'camera_hold';
+  renderInfo(game);
+  renderOverlay(game);
+}
+
+const rerender = scheduler(render);
+
+function onEvent(envelope, { replay }) {
+  apply(model, envelope);
+  if (envelope.event === 'draw_resumed' && !replay) falseNoticeUntil = Date.now() + FALSE_CLAIM_SHOWN_MS;
+  if (envelope.event === 'ball_drawn') {
+    const n = envelope.payload.number;
+    shown.push({ n, at: Date.now(), replay });
+    if (soundMode && !replay) announcer.say(n);
+  }
+  rerender();
+}
+
+function onStatus(state, message) {
+  const conn = $('#m-conn');
+  conn.dataset.state = state;
+  conn.textContent = t(`conn.${state}`);
+  if (state === 'auth_failed') {
+    $('#m-login').hidden = false;
+    $('#m-login-error').textContent = message || '';
+  }
+}
+
+async function main() {
+  document.body.classList.toggle('sound', soundMode);
+  await switchLanguage(initialLanguage(`${STORE}.lang`));
+  buildBoard($('#m-board'));
+  applyTranslations(document);
+  $('#m-sound-unlock').addEventListener('click', () => {
+    $('#m-sound-unlock').hidden = true;
+    const last = lastBall(model.game);
+    if (last) announcer.say(last.number);
+  });
+  const deviceToken = token();
+  if (!deviceToken) {
+    $('#m-login').hidden = false;
+    return;
+  }
+  for (;;) {
+    try {
+      start = await fetchStart();
+      break;
+    } catch {
+      onStatus('reconnecting');
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
+  hub = new Hub({
+    auth: { token: deviceToken },
+    channel: soundMode ? 'caller' : 'panel',
+    afterSeq: start.session_from,
+    onEvent,
+    onStatus,
+  });
+  hub.start();
+  setInterval(rerender, 1000); // the false-claim notice times out
+  render();
+  window.bingoMonitor.ready = true;
+}
+
+main();
+window.bingoMonitor.language = language;

@@ -1,0 +1,267 @@
+// The auxiliary terminal (a player's device, spec §8 item 5): buys electronic cards in the open
+// sale, whole blocks, within the limit per machine and player; shows each card with its
+// series and number, marked automatically once each ball is announced, what it still needs, the
+// línea/bingo claim buttons and the prizes won.
+//
+//   /terminal#token=<device token>     ?lang=es|eu|en
+
+import { fetchStart, Hub } from './hub.js';
+import { applyTranslations, initialLanguage, languagePicker, money, setLanguage, t } from './i18n.js';
+import { apply, called, lastBall, marking, newModel, winners } from './model.js';
+import { $, cardGrid, deviceToken, el, errorText, scheduler } from './ui.js';
+
+const STORE = 'bingo.terminal';
+
+let model = newModel();
+let start = null;
+let hub = null;
+let cards = []; // my_cards: [{series, number, player, grid}]
+let cardsGame = null;
+const busy = new Set();
+
+window.bingoTerminal = { model: () => model, cards: () => cards };
+
+function legal(command) {
+  const phases = start && start.legal[command];
+  return Boolean(phases && (phases.includes('*') || phases.includes(model.phase)));
+}
+
+function player() {
+  return $('#t-player').value.trim();
+}
+
+function message(text, ok = false) {
+  const box = $('#t-message');
+  box.textContent = text;
+  box.classList.toggle('ok', ok);
+  box.hidden = false;
+  clearTimeout(message.timer);
+  message.timer = setTimeout(() => (box.hidden = true), ok ? 4000 : 12000);
+}
+
+async function run(command, args, sourceId) {
+  busy.add(sourceId);
+  rerender();
+  try {
+    return await hub.command(command, args);
+  } catch (error) {
+    message(errorText(command, error));
+    return null;
+  } finally {
+    busy.delete(sourceId);
+    rerender();
+  }
+}
+
+let cardsTimer = null;
+function refreshCards(delay = 100) {
+  clearTimeout(cardsTimer);
+  cardsTimer = setTimeout(async () => {
+    if (!hub || !hub.principal) return;
+    try {
+      const mine = await hub.command('my_cards');
+      if (mine.game !== null || !model.game || !model.game.ended) {
+        cards = mine.cards;
+        cardsGame = mine.game;
+      }
+      rerender();
+    } catch {
+      refreshCards(1000);
+    }
+  }, delay);
+}
+
+function blockSize() {
+  return model.profile ? model.profile.terminal_block_size : 6;
+}
+
+function blocksOf(name) {
+  return cards.filter((card) => card.player === name).length / blockSize();
+}
+
+function claimsOf(card) {
+  const game = model.game;
+  if (!game) return [];
+  return game.claims.filter((claim) => claim.series_id === card.series && claim.card_number === card.number);
+}
+
+function renderCards() {
+  const game = model.game;
+  const calledSet = called(game);
+  const mine = game && cardsGame === game.id ? cards : [];
+  const lineOpen = game && game.lineWonAt === null;
+  $('#t-cards-count').textContent = t('terminal.cards_count', { count: mine.length });
+  $('#t-cards').replaceChildren(
+    ...mine.map((card) => {
+      const mark = marking(card.grid, calledSet);
+      const claims = claimsOf(card);
+      const latest = claims[claims.length - 1];
+      const id = `${card.series}-${card.number}`;
+      const lineButton = el('button', { class: 'claim-line', type: 'button', text: t('terminal.claim_line') });
+      const bingoButton = el('button', { class: 'claim-bingo', type: 'button', text: t('terminal.claim_bingo') });
+      lineButton.disabled = !legal('call_claim') || !lineOpen || busy.has(`line-${id}`);
+      bingoButton.disabled = !legal('call_claim') || busy.has(`bingo-${id}`);
+      lineButton.addEventListener('click', () =>
+        run('call_claim', { kind: 'line', series_id: card.series, card_number: card.number }, `line-${id}`),
+      );
+      bingoButton.addEventListener('click', () =>
+        run('call_claim', { kind: 'bingo', series_id: card.series, card_number: card.number }, `bingo-${id}`),
+      );
+      const classes = ['tcard'];
+      if (mark.bingoNeeds === 0) classes.push('complete-bingo');
+      else if (mark.lineNeeds === 0 && lineOpen) classes.push('complete-line');
+      return el(
+        'div',
+        {
+          class: classes.join(' '),
+          dataset: { card: id, lineNeeds: String(mark.lineNeeds), bingoNeeds: String(mark.bingoNeeds), marked: mark.marked.join(',') },
+        },
+        el('h3', {}, el('span', { text: t('card.label', { series: card.series, number: card.number }) }), el('span', { class: 'owner', text: card.player })),
+        cardGrid(card.grid, calledSet),
+        el('div', {
+          class: 'needs',
+          text: lineOpen
+            ? t('terminal.needs', { line: mark.lineNeeds, bingo: mark.bingoNeeds })
+            : t('terminal.needs_bingo', { bingo: mark.bingoNeeds }),
+        }),
+        latest
+          ? el('div', {
+              class: 'claim-state',
+              dataset: { status: latest.status },
+              text: t('terminal.claim_state', {
+                kind: t(`claim.kind.${latest.kind}`),
+                status: t(`claim.status.${latest.status}`),
+                reason: latest.reason ? t(`claim.reason.${latest.reason}`) : '',
+              }),
+            })
+          : null,
+        el('div', { class: 'buttons' }, lineButton, bingoButton),
+      );
+    }),
+  );
+}
+
+function renderPrizes() {
+  const game = model.game;
+  const mine = new Set(cards.map((card) => `${card.series}-${card.number}`));
+  const won = winners(game).filter((w) => mine.has(`${w.series_id}-${w.card_number}`));
+  $('#t-prizes').replaceChildren(
+    ...(won.length
+      ? won.map((w) =>
+          el('li', {
+            class: 'prize',
+            dataset: { card: `${w.series_id}-${w.card_number}`, kind: w.kind },
+            text: t('terminal.prize', {
+              kind: t(`claim.kind.${w.kind}`),
+              series: w.series_id,
+              number: w.card_number,
+              amount: money(w.share),
+              paid: w.paid ? t('prizes.state.paid') : t('terminal.collect'),
+            }),
+          }),
+        )
+      : [el('li', { class: 'none', text: t('terminal.no_prizes') })]),
+  );
+}
+
+function render() {
+  const game = model.game;
+  const last = lastBall(game);
+  $('#t-hall').textContent = start ? start.name || start.hall : '';
+  $('#t-state').textContent =
+    game && game.ended ? t(game.status === 'voided' ? 'monitor.state.voided' : 'monitor.state.finished', { game: game.id }) : t(`monitor.state.${model.phase}`, { game: game ? game.id : '' });
+  $('#t-last').textContent = last ? String(last.number) : '';
+  $('#t-count').textContent = String(game ? game.balls.length : 0);
+  $('#t-hold').hidden = model.phase !== 'camera_hold';
+  const selling = model.phase === 'selling';
+  const series = selling && game ? game.series.map((s) => s.series_id) : [];
+  const select = $('#t-series');
+  if ([...select.options].map((o) => o.value).join() !== series.join()) {
+    select.replaceChildren(...series.map((id) => el('option', { value: id, text: id })));
+  }
+  const limit = model.profile ? model.profile.max_series_per_terminal_player : 0;
+  const name = player();
+  const bought = name && game && cardsGame === game.id ? blocksOf(name) : 0;
+  $('#t-buy').textContent = t('terminal.buy', { size: blockSize() });
+  $('#t-buy').disabled = !legal('buy_cards') || !name || !series.length || (limit && bought >= limit) || busy.has('buy');
+  $('#t-blocks').textContent = name && limit ? t('terminal.blocks', { player: name, bought, limit }) : t('terminal.name_first');
+  $('#t-sale-note').textContent = selling ? t('terminal.sale_open') : t('terminal.sale_closed');
+  renderCards();
+  renderPrizes();
+}
+
+const rerender = scheduler(render);
+
+function onEvent(envelope) {
+  apply(model, envelope);
+  const me = hub && hub.principal ? `${hub.principal.principal}/` : null;
+  if (envelope.event === 'series_announced') {
+    cards = [];
+    cardsGame = null;
+  }
+  if (envelope.event === 'sale_recorded' && me && (envelope.payload.buyer || '').startsWith(me)) refreshCards();
+  rerender();
+}
+
+function onStatus(state, text) {
+  const conn = $('#t-conn');
+  conn.dataset.state = state;
+  conn.textContent = t(`conn.${state}`);
+  if (state === 'auth_failed') {
+    $('#t-login').hidden = false;
+    $('#t-login-error').textContent = text || '';
+  }
+}
+
+async function main() {
+  await setLanguage(initialLanguage(`${STORE}.lang`), { storageKey: `${STORE}.lang` });
+  await languagePicker($('#t-lang'), async (code) => {
+    await setLanguage(code, { storageKey: `${STORE}.lang` });
+    render();
+  });
+  applyTranslations(document);
+  $('#t-player').value = localStorage.getItem(`${STORE}.player`) || '';
+  $('#t-player').addEventListener('input', () => {
+    localStorage.setItem(`${STORE}.player`, player());
+    rerender();
+  });
+  $('#t-message').addEventListener('click', () => ($('#t-message').hidden = true));
+  $('#t-buy').addEventListener('click', async () => {
+    const result = await run('buy_cards', { player: player(), series_id: $('#t-series').value }, 'buy');
+    if (result) {
+      message(t('terminal.bought', { size: blockSize() }), true);
+      refreshCards(0);
+    }
+  });
+  const token = deviceToken(`${STORE}.token`);
+  if (!token) {
+    $('#t-login').hidden = false;
+    return;
+  }
+  for (;;) {
+    try {
+      start = await fetchStart();
+      break;
+    } catch {
+      onStatus('reconnecting');
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
+  hub = new Hub({
+    auth: { token },
+    // Marked once the number has been announced, as the panels show it (spec §5 G4: «sólo
+    // después de haber sido anunciado cada número podrá … ser marcado»): the panel channel.
+    channel: 'panel',
+    afterSeq: start.session_from,
+    onEvent,
+    onStatus: (state, text) => {
+      onStatus(state, text);
+      if (state === 'live') refreshCards(0);
+    },
+  });
+  hub.start();
+  render();
+  window.bingoTerminal.ready = true;
+}
+
+main();

@@ -1,0 +1,205 @@
+"""Camera holds on the screens, in headless Chromium: the hold panel of the control screen (the
+frame, the reading, the call; confirm and correct), «Comprobando bola» on the monitor, the frame
+of each ball on the monitor.
+
+The hub here is the tests' real hub in this process (`support.hub.running_hub`: the same
+HubServer, HubRuntime, routes and store as `bingo-hall serve`, the real ball reader), because
+the test must choose what the simulated camera at the ball exit shows, which a `bingo-hall
+serve` process cannot be told. It runs on its own event loop in a thread beside Playwright's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import threading
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, expect, sync_playwright
+
+from bingo_hall.hub.ball_check import BallCheck
+from bingo_hall.store.frames import FrameStore
+from support.browser import CHROMIUM, Screens, page_in, phase, prepare_audio, staff
+from support.hub import PASSWORD, Client, open_game, prepare_store, running_hub
+
+expect.set_options(timeout=15_000)
+
+
+class Exit:
+    """The simulated ball exit: what the camera sees is up to the test, not the call."""
+
+    def __init__(self) -> None:
+        from bingo_hall.vision.camera import SimulatedCamera
+        from bingo_hall.vision.recognise import BallReader
+
+        self.camera = SimulatedCamera(seed=20261123)
+        self.reader = BallReader()
+
+    def check(self, engine) -> BallCheck:
+        return BallCheck(self.camera, self.reader, FrameStore(engine), frames_per_ball=2)
+
+    def show(self, ball: int | None, conditions: str = "normal") -> None:
+        self.camera.present(ball, conditions=conditions)
+
+
+class HubThread:
+    """`running_hub` on its own event loop in a thread."""
+
+    def __init__(self, **options: object) -> None:
+        self.options = options
+        self.ready = threading.Event()
+        self.error: BaseException | None = None
+
+    def __enter__(self) -> HubThread:
+        self.thread = threading.Thread(target=lambda: asyncio.run(self._main()), daemon=True)
+        self.thread.start()
+        assert self.ready.wait(60), "the hub did not start"
+        if self.error is not None:
+            raise self.error
+        return self
+
+    async def _main(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.stop = asyncio.Event()
+        try:
+            async with running_hub(**self.options) as hub:  # type: ignore[arg-type]
+                self.hub = hub
+                self.ready.set()
+                await self.stop.wait()
+        except BaseException as error:
+            self.error = error
+            self.ready.set()
+
+    def call(self, coroutine, timeout: float = 60.0):
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout)
+
+    def __exit__(self, *exc: object) -> None:
+        self.loop.call_soon_threadsafe(self.stop.set)
+        self.thread.join(30)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    prepare_audio()
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--mute-audio"])
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+FRAME_SHOWN = "e => e.complete && e.naturalWidth > 0 && e.getAttribute('src')"
+
+
+def draw_through_camera(mesa, locutor, number: int, count: int) -> None:
+    """Draw a ball the camera sees; if its reading is unsure, the Jefe de Mesa confirms it."""
+    locutor.fill("#blower-number", str(number))
+    locutor.click("#draw-ball")
+    counted = mesa.locator("#live-count")
+    held = mesa.locator("#p-hold")
+    expect(counted.filter(has_text=re.compile(f"^{count}$")).or_(held)).to_be_visible()
+    if held.is_visible():
+        expect(mesa.locator("#hold-called")).to_have_text(str(number))
+        mesa.click("#hold-confirm")
+    expect(locutor.locator("#live-count")).to_have_text(str(count))
+    expect(locutor.locator("#live-last")).to_have_text(str(number))
+
+
+def test_the_jefe_de_mesa_corrects_a_miskeyed_ball_and_confirms_an_unreadable_one(
+    browser, tmp_path
+):
+    url = f"sqlite:///{tmp_path / 'hold.sqlite'}"
+    token, series = prepare_store(url)
+    exit_ = Exit()
+    options = dict(url=url, token=token, series=series, draw="blower", display_delay=0.5)
+    with HubThread(ball_check=exit_.check, **options) as threaded:
+
+        async def setup() -> None:
+            async with (
+                Client.login(threaded.hub.url, user="sala", password=PASSWORD) as sala,
+                Client.login(threaded.hub.url, user="locutor", password=PASSWORD) as locutor,
+            ):
+                await open_game(sala, locutor)
+
+        threaded.call(setup())
+        base = threaded.hub.http
+        screens = Screens(first=70)
+        mesa = staff(browser, base, "mesa")
+        locutor = staff(browser, base, "locutor")
+        _, panel = page_in(browser, 1920, 1080)
+        panel.goto(f"{base}/monitor#token={token}")
+        expect(panel.locator("#m-state")).to_have_text("Partida 1: en juego")
+        expect(locutor.locator("#hold-confirm")).to_be_hidden()  # the Jefe de Mesa's
+
+        # The camera sees the ball called: it goes out with its frame, shown on the monitor
+        # (were the reading unsure, the Jefe de Mesa confirms it: the frame is kept the same).
+        exit_.show(23)
+        draw_through_camera(mesa, locutor, 23, 1)
+        expect(panel.locator("#m-last")).to_have_text("23")
+        frame = panel.locator("#m-frame")
+        expect(frame).to_be_visible()
+        expect(frame).to_have_attribute("src", re.compile(r"^/frames/[0-9a-f]{64}\.jpg$"))
+        assert frame.evaluate(FRAME_SHOWN)
+        first_frame = frame.get_attribute("src")
+        expect(panel.locator("#m-frame-none")).to_be_hidden()
+
+        # The caller keys 54; the camera reads 45: the game holds.
+        exit_.show(45)
+        locutor.fill("#blower-number", "54")
+        locutor.click("#draw-ball")
+        phase(mesa, "Comprobando bola")
+        hold = mesa.locator("#p-hold")
+        expect(hold).to_be_visible()
+        expect(mesa.locator("#hold-called")).to_have_text("54")
+        expect(mesa.locator("#hold-reading")).to_have_text(re.compile(r"^(45|¿45\? \(dudosa\))$"))
+        expect(mesa.locator("#hold-confidence")).to_have_text(re.compile(r"^\d{1,3} %$"))
+        expect(mesa.locator("#hold-reason")).to_have_text(
+            re.compile("^(la cámara lee otro número|lectura dudosa)$")
+        )
+        expect(mesa.locator("#hold-confirm")).to_have_text("Confirmar el 54")
+        expect(mesa.locator("#hold-correct-number")).to_have_attribute(
+            "placeholder", "Bola correcta (¿45?)"
+        )
+        hold_frame = mesa.locator("#hold-frame")
+        expect(hold_frame).to_be_visible()
+        assert hold_frame.evaluate(FRAME_SHOWN)
+        expect(panel.locator("#m-hold")).to_be_visible()
+        expect(panel.locator("#m-hold")).to_have_text("Comprobando bola")
+        expect(panel.locator("#m-state")).to_have_text("Comprobando bola")
+        expect(panel.locator("#m-count")).to_have_text("1")  # nothing of the held ball
+        expect(locutor.locator("#draw-ball")).to_be_disabled()
+        screens.shot(mesa, "control-camera-hold")
+        screens.shot(panel, "monitor-checking-ball")
+        mesa.fill("#hold-correct-number", "45")
+        mesa.click("#hold-correct")
+        phase(mesa, "Extracción")
+        expect(hold).to_be_hidden()
+        expect(mesa.locator("#live-last")).to_have_text("45")
+        expect(mesa.locator("#events-log")).to_contain_text("Retención resuelta")
+        expect(panel.locator("#m-hold")).to_be_hidden()
+        expect(panel.locator("#m-last")).to_have_text("45")
+        expect(panel.locator("#m-count")).to_have_text("2")
+        expect(panel.locator("#m-frame-check")).to_have_text("Corregida por el Jefe de Mesa")
+        expect(frame).not_to_have_attribute("src", first_frame)
+        assert frame.evaluate(FRAME_SHOWN)
+
+        # An obscured ball: the camera cannot read it; the Jefe de Mesa confirms the call.
+        exit_.show(67, "obscured")
+        locutor.fill("#blower-number", "67")
+        locutor.click("#draw-ball")
+        phase(mesa, "Comprobando bola")
+        expect(mesa.locator("#hold-called")).to_have_text("67")
+        expect(mesa.locator("#hold-reason")).not_to_have_text("—")
+        mesa.click("#hold-confirm")
+        phase(mesa, "Extracción")
+        expect(panel.locator("#m-last")).to_have_text("67")
+        expect(panel.locator("#m-last-five li")).to_have_text(["67", "45", "23"])
+        expect(panel.locator("#m-frame-check")).to_have_text("Confirmada por el Jefe de Mesa")
+        expect(mesa.locator("#events-log li").first).to_contain_text(
+            "Bola 67 (3) · Confirmada por el Jefe de Mesa"
+        )
+        screens.shot(panel, "monitor-frame-of-the-last-ball")
+        for page in (mesa, locutor, panel):
+            assert page.errors == [], page.errors  # type: ignore[attr-defined]

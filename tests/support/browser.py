@@ -1,0 +1,207 @@
+"""Browser tests: a real `bingo-hall serve` process on a free port with a temporary store and
+configuration, and Debian's Chromium driven by Playwright (never `playwright install`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from playwright.sync_api import Browser, BrowserContext, Page, expect
+
+from bingo_hall.config import HallConfig
+from bingo_hall.store.credentials import CredentialStore
+from support.demo import open_log
+from support.hub import PASSWORD, USERS, prepare_store
+
+REPO = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+SCREENS = REPO / "test-output" / "screens"
+
+__all__ = [
+    "CHROMIUM",
+    "PASSWORD",
+    "SCREENS",
+    "USERS",
+    "HubProcess",
+    "PreparedHall",
+    "Screens",
+    "draw",
+    "page_in",
+    "phase",
+    "staff",
+]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@dataclass
+class PreparedHall:
+    """A hall's store (users, devices, an imported series) and its configuration file."""
+
+    directory: Path
+    draw: str = "blower"
+    profile: str = "basque"
+    display_delay: float = 1.5
+    tokens: dict[str, str] = field(default_factory=dict)
+    series: object = None
+    config: Path = field(init=False)
+    db_url: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.db_url = f"sqlite:///{self.directory / 'hall.sqlite'}"
+        self.config = self.directory / "hall.toml"
+
+    def prepare(self, terminals: tuple[str, ...] = ("term-1",), monitors=("snd-1",)) -> None:
+        self.tokens["mon-1"], self.series = prepare_store(self.db_url)
+        log = open_log(self.db_url)
+        try:
+            credentials = CredentialStore(log.engine)
+            for name in monitors:
+                self.tokens[name] = credentials.add_device(name, "monitor")
+            for name in terminals:
+                self.tokens[name] = credentials.add_device(name, "terminal")
+        finally:
+            log.engine.dispose()
+        lines = [
+            'hall_id = "sala-web"',
+            'name = "Sala de pruebas"',
+            f'profile = "{self.profile}"',
+            f'profiles_dir = "{REPO / "config" / "profiles"}"',
+            "[store]",
+            f'url = "{self.db_url}"',
+            "[machine]",
+            'id = "EXT-1"',
+            'kind = "pneumatic"',
+            f'draw = "{self.draw}"',
+            "[server]",
+            'host = "127.0.0.1"',
+            f"display_delay_seconds = {self.display_delay}",
+        ]
+        if "camera" in HallConfig.model_fields:  # the CCTV check, where the hub has one
+            lines += ["[camera]", 'source = "none"']
+        self.config.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+class HubProcess:
+    """`bingo-hall serve --config FILE --port N` as a subprocess; restartable on its port."""
+
+    def __init__(self, hall: PreparedHall, port: int | None = None) -> None:
+        self.hall = hall
+        self.port = port or free_port()
+        self.process: subprocess.Popen[str] | None = None
+        self.log = hall.directory / "serve.log"
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 30.0) -> None:
+        command = [sys.executable, "-m", "bingo_hall.cli", "serve"]
+        command += ["--config", str(self.hall.config), "--port", str(self.port)]
+        with self.log.open("a", encoding="utf-8") as out:
+            self.process = subprocess.Popen(
+                command, cwd=REPO, stdout=out, stderr=subprocess.STDOUT, text=True, env=os.environ
+            )
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                with urllib.request.urlopen(f"{self.base}/health", timeout=2) as answer:
+                    json.loads(answer.read())
+                return
+            except OSError:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(
+                        f"bingo-hall serve did not start: {self.log.read_text()[-2000:]}"
+                    ) from None
+                time.sleep(0.1)
+
+    def stop(self) -> None:
+        if self.process is None:
+            return
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=10)
+        self.process = None
+
+    def health(self) -> dict:
+        with urllib.request.urlopen(f"{self.base}/health", timeout=5) as answer:
+            return json.loads(answer.read())
+
+
+def prepare_audio() -> None:
+    """The spoken numbers in the repository's (git-ignored) cache, as at install."""
+    result = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "prepare_audio.py")],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+
+
+# --- pages -------------------------------------------------------------------------------
+
+
+class Screens:
+    """Screenshots under test-output/screens/, numbered in the order they are taken."""
+
+    def __init__(self, first: int = 0) -> None:
+        SCREENS.mkdir(parents=True, exist_ok=True)
+        self.count = first
+
+    def path(self, name: str) -> str:
+        self.count += 1
+        return str(SCREENS / f"{self.count:02d}-{name}.png")
+
+    def shot(self, page: Page, name: str, full: bool = False) -> None:
+        page.screenshot(path=self.path(name), full_page=full)
+
+    def element(self, locator, name: str) -> None:
+        locator.screenshot(path=self.path(name))
+
+
+def page_in(browser: Browser, width: int = 1600, height: int = 1000) -> tuple[BrowserContext, Page]:
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.errors = errors  # type: ignore[attr-defined]
+    return context, page
+
+
+def staff(browser: Browser, base: str, user: str) -> Page:
+    _, page = page_in(browser)
+    page.goto(f"{base}/control")
+    page.fill("#c-user", user)
+    page.fill("#c-password", PASSWORD)
+    page.click("#c-login-submit")
+    expect(page.locator("#c-app")).to_be_visible()
+    expect(page.locator("#c-conn")).to_have_attribute("data-state", "live")
+    return page
+
+
+def phase(page: Page, text: str) -> None:
+    expect(page.locator("#c-phase")).to_have_text(text)
+
+
+def draw(locutor: Page, number: int, count: int) -> None:
+    locutor.fill("#blower-number", str(number))
+    locutor.click("#draw-ball")
+    expect(locutor.locator("#live-count")).to_have_text(str(count))
+    expect(locutor.locator("#live-last")).to_have_text(str(number))
