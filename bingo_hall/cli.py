@@ -199,8 +199,20 @@ def run_device_add(args: argparse.Namespace) -> int:
                 f"a {config.category}-category hall under profile {profile.id} may have "
                 f"{cap} auxiliary terminals; {active} are registered"
             )
-    token = credentials.add_device(args.id, args.kind)
-    print(f"{args.kind} {args.id} added; its token (shown only now): {token}")
+    if args.kind == "table":
+        tables = [table.id for table in config.tables]
+        if args.table is None:
+            raise UserError("a table device needs --table: the id of its table")
+        if args.table not in tables:
+            raise UserError(
+                f"hall {config.hall_id} has no table {args.table!r} in its configuration "
+                f"(tables: {', '.join(tables) or 'none'})"
+            )
+    elif args.table is not None:
+        raise UserError(f"--table is for a table device, not a {args.kind}")
+    token = credentials.add_device(args.id, args.kind, args.table)
+    bound = f" for table {args.table}" if args.table else ""
+    print(f"{args.kind} {args.id}{bound} added; its token (shown only now): {token}")
     return 0
 
 
@@ -275,7 +287,15 @@ def build_parser() -> argparse.ArgumentParser:
     user.add_argument(
         "--role",
         required=True,
-        choices=["jefe_de_sala", "jefe_de_mesa", "cajero", "vendedor_locutor", "auxiliar_de_sala"],
+        choices=[
+            "jefe_de_sala",
+            "jefe_de_mesa",
+            "cajero",
+            "vendedor_locutor",
+            "auxiliar_de_sala",
+            "jefe_de_mesa_de_juego",
+            "croupier",
+        ],
     )
     user.add_argument("--password-stdin", action="store_true")
     user.set_defaults(run=run_user_add)
@@ -283,11 +303,13 @@ def build_parser() -> argparse.ArgumentParser:
     device = commands.add_parser(
         "device-add",
         parents=[common],
-        help="add a hall monitor or auxiliary terminal",
-        description="Registers a device and prints its token once; only its hash is stored.",
+        help="add a hall monitor, auxiliary terminal or casino table device",
+        description="Registers a device and prints its token once; only its hash is stored. "
+        "A table device is bound to one table of the configuration (--table) and acts on it only.",
     )
     device.add_argument("id")
-    device.add_argument("--kind", required=True, choices=["monitor", "terminal"])
+    device.add_argument("--kind", required=True, choices=["monitor", "terminal", "table"])
+    device.add_argument("--table", help="a table device's table (an id of [[tables]])")
     device.set_defaults(run=run_device_add)
     add_tables_parser(commands)
     add_vision_parser(commands)

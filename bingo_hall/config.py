@@ -11,6 +11,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from bingo_hall.domain.errors import RuleError
 from bingo_hall.domain.profiles import RuleProfile
+from bingo_hall.hub.streams import TABLE_ID_PATTERN
+from bingo_hall.tables.limits import LimitChoice
+from bingo_hall.tables.profiles import GameName
 
 DEFAULT_CONFIG = Path("config/hall.toml")
 M = TypeVar("M", bound=BaseModel)
@@ -74,6 +77,18 @@ class MqttConfig(BaseModel):
         return url
 
 
+class TableConfig(BaseModel):
+    """A casino table linked to the hub (`[[tables]]`; docs/tables.md): its game, its rule
+    profile (a file in `table_profiles_dir`) and the limits its authorisation gives."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: str = Field(pattern=TABLE_ID_PATTERN, description="e.g. R1; its stream and topics")
+    name: str = ""
+    game: GameName
+    profile: str = Field(pattern=r"^[A-Za-z0-9_.-]+$", description="1977, 1979, basque …")
+    limits: LimitChoice
+
+
 class HallConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
     hall_id: str = Field(min_length=1)
@@ -86,7 +101,18 @@ class HallConfig(BaseModel):
     camera: CameraConfig = CameraConfig()
     server: ServerConfig = ServerConfig()
     mqtt: MqttConfig = MqttConfig()
+    table_profiles_dir: str = "tables"
+    tables: list[TableConfig] = []
     base_dir: Path = Path(".")
+
+    @field_validator("tables")
+    @classmethod
+    def _unique_tables(cls, tables: list[TableConfig]) -> list[TableConfig]:
+        ids = [table.id for table in tables]
+        twice = sorted({table_id for table_id in ids if ids.count(table_id) > 1})
+        if twice:
+            raise ValueError(f"table ids must be unique: {', '.join(twice)} given twice")
+        return tables
 
     def load_profile(self) -> RuleProfile:
         path = self.base_dir / self.profiles_dir / f"{self.profile}.toml"

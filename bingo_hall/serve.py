@@ -1,5 +1,5 @@
-"""`bingo-hall serve`: the hub with its websocket server (and its MQTT bridge when the
-configuration names a broker), until SIGINT or SIGTERM."""
+"""`bingo-hall serve`: the hub with its websocket server and its casino tables (and their MQTT
+bridges when the configuration names a broker), until SIGINT or SIGTERM."""
 
 from __future__ import annotations
 
@@ -12,13 +12,15 @@ from bingo_hall.config import HallConfig
 from bingo_hall.hub.ball_check import ball_check_from_config
 from bingo_hall.hub.runtime import HubRuntime
 from bingo_hall.hub.service import HallService
+from bingo_hall.hub.table_runtime import TableRuntime, load_tables
 from bingo_hall.store.cards import CardStore
 from bingo_hall.store.credentials import CredentialStore
 from bingo_hall.store.eventlog import EventLog
 from bingo_hall.store.frames import FrameStore
 from bingo_hall.transport.messages import Auth
-from bingo_hall.transport.mqtt_bridge import MqttBridge
+from bingo_hall.transport.mqtt_bridge import MqttBridge, StreamBridge
 from bingo_hall.transport.routes import http_routes
+from bingo_hall.transport.table_bridge import TableBridge
 from bingo_hall.transport.ws_server import HubServer
 
 
@@ -36,7 +38,9 @@ def authenticator(credentials: CredentialStore):
 
 
 async def serve(config: HallConfig, log: EventLog, port: int | None = None) -> None:
+    specs = load_tables(config)  # a bad [[tables]] entry stops here, in one line
     service = await asyncio.to_thread(HallService, log, config.hall_id)
+    tables = await asyncio.to_thread(TableRuntime, log, config.hall_id, specs)
     ball_check = await asyncio.to_thread(
         ball_check_from_config, config.camera, FrameStore(log.engine)
     )
@@ -53,6 +57,7 @@ async def serve(config: HallConfig, log: EventLog, port: int | None = None) -> N
         authenticator(CredentialStore(log.engine)),
         config.server.queue_size,
         routes=http_routes(runtime),
+        tables=tables,
     )
     stop = asyncio.get_running_loop().create_future()
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -66,10 +71,18 @@ async def serve(config: HallConfig, log: EventLog, port: int | None = None) -> N
         f"log at seq {service.seq}",
         flush=True,
     )
-    bridge_task = None
+    for table_id, table in tables.tables.items():
+        print(
+            f"hall {config.hall_id}: table {table_id} ({table.spec.game.label}) "
+            f"at seq {table.service.seq}, phase {table.service.state.phase.value}",
+            flush=True,
+        )
+    bridge_tasks = []
     if config.mqtt.url is not None:
         bridge = MqttBridge(runtime, config.mqtt)
-        bridge_task = asyncio.create_task(bridge.run(), name="mqtt-bridge")
+        bridges: list[StreamBridge] = [bridge]
+        bridges += [TableBridge(table, config.mqtt) for table in tables.tables.values()]
+        bridge_tasks = [asyncio.create_task(b.run(), name=f"mqtt-{b.identifier}") for b in bridges]
         print(
             f"hall {config.hall_id}: MQTT bridge to {config.mqtt.url} "
             f"(topics {bridge.events_topic.rsplit('/', 1)[0]}/...)",
@@ -78,10 +91,11 @@ async def serve(config: HallConfig, log: EventLog, port: int | None = None) -> N
     try:
         await stop
     finally:
-        if bridge_task is not None:
-            bridge_task.cancel()
+        for task in bridge_tasks:
+            task.cancel()
+        for task in bridge_tasks:
             with contextlib.suppress(asyncio.CancelledError):
-                await bridge_task
+                await task
         ws_server.close()
         await ws_server.wait_closed()
         print(f"hall {config.hall_id}: stopped at seq {service.seq}", file=sys.stderr, flush=True)

@@ -7,6 +7,10 @@ and gets a :class:`Principal`; before a command reaches the rules engine it call
 The role names are those of the 1979 catalogue's staff list (spec bingo.md §3.1, [S79] L1198);
 the reasons for each permission are in docs/roles.md. Admisión y Control gives no command of
 the game, so it has no role here yet (the player register is not part of the hub).
+
+The casino tables linked to the hub have their own commands (`bingo_hall.tables.commands`),
+given by the staff of the tables (spec wheels.md §2.11) and by a table's own device, which acts
+on its own table only: :data:`TABLE_PERMISSIONS`, :func:`authorise_table`.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from enum import StrEnum
 from typing import Literal
 
 from bingo_hall.domain.commands import COMMAND_TYPES
+from bingo_hall.tables.commands import COMMAND_TYPES as TABLE_COMMAND_TYPES
+from bingo_hall.tables.profiles import Role as TableRole
 
 
 class Role(StrEnum):
@@ -26,9 +32,13 @@ class Role(StrEnum):
     CAJERO = "cajero"
     VENDEDOR_LOCUTOR = "vendedor_locutor"
     AUXILIAR_DE_SALA = "auxiliar_de_sala"
+    # staff of the casino tables (spec wheels.md §2.11)
+    JEFE_DE_MESA_DE_JUEGO = "jefe_de_mesa_de_juego"  # a table's head («jefe de mesa»)
+    CROUPIER = "croupier"
     # devices
     MONITOR = "monitor"  # a hall monitor / display panel: reads the event stream, gives nothing
     TERMINAL = "terminal"  # an auxiliary terminal («máquina auxiliar», spec §8 item 5)
+    TABLE = "table"  # a casino table's own device (the croupier's station), bound to one table
 
 
 STAFF_ROLES: frozenset[Role] = frozenset(
@@ -38,9 +48,11 @@ STAFF_ROLES: frozenset[Role] = frozenset(
         Role.CAJERO,
         Role.VENDEDOR_LOCUTOR,
         Role.AUXILIAR_DE_SALA,
+        Role.JEFE_DE_MESA_DE_JUEGO,
+        Role.CROUPIER,
     }
 )
-DEVICE_ROLES: frozenset[Role] = frozenset({Role.MONITOR, Role.TERMINAL})
+DEVICE_ROLES: frozenset[Role] = frozenset({Role.MONITOR, Role.TERMINAL, Role.TABLE})
 
 BUY_CARDS = "buy_cards"
 """A terminal buys cards for its player. A hub command (not a rules-engine one): the hub turns
@@ -100,7 +112,52 @@ PERMISSIONS: dict[Role, frozenset[str]] = {
     Role.MONITOR: frozenset(),
     # §8 item 5: a participation support «instead of the card»: buys cards and calls claims.
     Role.TERMINAL: frozenset({"call_claim", BUY_CARDS, MY_CARDS}),
+    # The tables' staff and devices give no bingo command.
+    Role.JEFE_DE_MESA_DE_JUEGO: frozenset(),
+    Role.CROUPIER: frozenset(),
+    Role.TABLE: frozenset(),
 }
+
+TABLE_COMMANDS: frozenset[str] = frozenset(TABLE_COMMAND_TYPES)
+
+# The coup, run by the croupiers (spec wheels.md §2.8, §2.11: they spin, call «no va más» and
+# the number, collect and pay, «podrán colocar las posturas», N79 L127); EUS: the croupier
+# announces the last three balls (L2923) and declares a void when there is no head (L320).
+_CROUPIER = frozenset(
+    {
+        "open_bets",
+        "place_bet",
+        "withdraw_bet",
+        "issue_colour_chips",
+        "call_no_more_bets",
+        "record_outcome",
+        "choose_zero_option",
+        "settle",
+        "pay_coup",
+        "announce_last_coups",
+        "declare_void",
+    }
+)
+# The table's head directs the game and handles no chips (N79 L113-131): he opens and closes
+# the table (the seal, N79 L234), marks the last coup (§2.12) and declares voids (N79 L232).
+_TABLE_HEAD = frozenset({"open_table", "close_table", "announce_last_coups", "declare_void"})
+
+TABLE_PERMISSIONS: dict[Role, frozenset[str]] = {role: frozenset() for role in Role} | {
+    # The Jefe de Sala stands for the games director: the head's commands and the change of
+    # limits («el director» N77 L277-291, N79 L210; «jokoaren zuzendariak» EUS L300-308).
+    Role.JEFE_DE_SALA: _TABLE_HEAD | {"change_limits"},
+    Role.JEFE_DE_MESA_DE_JUEGO: _TABLE_HEAD,
+    Role.CROUPIER: _CROUPIER,
+    Role.TABLE: _CROUPIER,  # its own table only (authorise_table)
+}
+
+TABLE_ROLE: dict[Role, TableRole] = {
+    Role.JEFE_DE_SALA: TableRole.TABLE_HEAD,  # he takes over a table as its head
+    Role.JEFE_DE_MESA_DE_JUEGO: TableRole.TABLE_HEAD,
+    Role.CROUPIER: TableRole.CROUPIER,
+    Role.TABLE: TableRole.CROUPIER,  # the croupier's station
+}
+"""Who a principal is at a table, for the rules that depend on it (who declares a void)."""
 
 Kind = Literal["staff", "device"]
 
@@ -112,6 +169,7 @@ class Principal:
     id: str
     role: Role
     kind: Kind
+    table: str | None = None  # a table device: the one table it is bound to
 
     def __post_init__(self) -> None:
         role = Role(self.role)  # a plain string from the store becomes the enum (or ValueError)
@@ -122,14 +180,21 @@ class Principal:
                 f"principal {self.id!r}: role {role.value} is a {expected} role, "
                 f"not a {self.kind!r} one"
             )
+        if (role is Role.TABLE) != (self.table is not None):
+            raise ValueError(f"principal {self.id!r}: only a table device is bound to a table")
 
     def may(self, command_name: str) -> bool:
         return command_name in PERMISSIONS[self.role]
 
+    def may_at_table(self, command_name: str, table_id: str) -> bool:
+        """Whether this principal may give a table command at that table."""
+        own = self.table is None or self.table == table_id
+        return own and command_name in TABLE_PERMISSIONS[self.role]
+
     @property
     def read_only(self) -> bool:
         """True when this principal may give no command at all (a monitor)."""
-        return not PERMISSIONS[self.role]
+        return not PERMISSIONS[self.role] and not TABLE_PERMISSIONS[self.role]
 
     def __str__(self) -> str:
         return f"{self.kind} {self.id!r} (role {self.role.value})"
@@ -148,6 +213,8 @@ class Denied(Exception):
         elif command_name not in KNOWN_COMMANDS:
             what += ": there is no such command"
         may_do = ", ".join(allowed) if allowed else "nothing (read only)"
+        if not allowed and TABLE_PERMISSIONS[principal.role]:
+            may_do = "no bingo command (only a casino table's commands, with `table`)"
         super().__init__(f"{what}; role {principal.role.value} may give: {may_do}")
 
 
@@ -165,6 +232,34 @@ class NotYourCard(Denied):
             f"card {series_id}/{number} does not belong to this terminal "
             "(a terminal acts only on the cards it bought)",
         )
+
+
+class TableDenied(Denied):
+    """A principal asked for a table command its role may not give, or at another table."""
+
+    def __init__(self, principal: Principal, table_id: str, command_name: str) -> None:
+        self.principal = principal
+        self.command_name = command_name
+        self.table_id = table_id
+        if principal.table is not None and principal.table != table_id:
+            what = (
+                f"{principal} may not give {command_name!r} at table {table_id}: "
+                f"it is table {principal.table}'s device and acts on that table only"
+            )
+        else:
+            allowed = ", ".join(sorted(TABLE_PERMISSIONS[principal.role])) or "none"
+            what = (
+                f"{principal} may not give the table command {command_name!r}; role "
+                f"{principal.role.value} may give at a table: {allowed}"
+            )
+        Exception.__init__(self, what)
+
+
+def authorise_table(principal: Principal, table_id: str, command_name: str) -> None:
+    """Return if ``principal`` may give a table command at ``table_id``; raise
+    :class:`TableDenied` otherwise."""
+    if not principal.may_at_table(command_name, table_id):
+        raise TableDenied(principal, table_id, command_name)
 
 
 def authorise(principal: Principal, command_name: str) -> None:

@@ -5,7 +5,7 @@
   so stronger parameters later do not invalidate the stored hashes.
 - A device token is ``<device_id>.<secret>`` with 32 random bytes of secret
   (``secrets.token_urlsafe(32)``). It is shown once, by :meth:`CredentialStore.add_device`;
-  only its SHA-256 is kept.
+  only its SHA-256 is kept. A table device is bound to one casino table (``device_table``).
 - No plaintext password or token is stored, logged, or put in an exception message.
 """
 
@@ -27,6 +27,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Field, SQLModel
 
 from bingo_hall.hub.auth import DEVICE_ROLES, STAFF_ROLES, Principal, Role
+from bingo_hall.hub.streams import TABLE_ID_PATTERN
 
 SCRYPT_N = 2**14
 SCRYPT_R = 8
@@ -40,7 +41,8 @@ PASSWORD_MAX = 1024  # bounds the work an unauthenticated caller can ask of the 
 NAME_PATTERN = re.compile(r"[a-z0-9_.-]{3,32}")
 TOKEN_SECRET_BYTES = 32
 
-DeviceKind = Literal["monitor", "terminal"]
+DeviceKind = Literal["monitor", "terminal", "table"]
+TABLE_ID = re.compile(TABLE_ID_PATTERN)
 
 
 class StaffUserRecord(SQLModel, table=True):
@@ -61,6 +63,15 @@ class DeviceRecord(SQLModel, table=True):
     created_at: str
 
 
+class DeviceTableRecord(SQLModel, table=True):
+    """The casino table a table device is bound to (a table of its own, so that stores made
+    before table devices existed need no migration)."""
+
+    __tablename__ = "device_table"
+    device_id: str = Field(primary_key=True)
+    table_id: str
+
+
 @dataclass(frozen=True)
 class StaffUser:
     """A staff user as listed for administration: never the hash."""
@@ -77,6 +88,7 @@ class Device:
     kind: Role
     active: bool
     created_at: str
+    table: str | None = None  # a table device's table
 
 
 # -- hashing -----------------------------------------------------------------------------------
@@ -179,6 +191,18 @@ def _check_role(role: object, allowed: frozenset[Role], what: str) -> Role:
     return value
 
 
+def _check_table(kind: Role, table: object) -> None:
+    if kind is not Role.TABLE:
+        if table is not None:
+            raise ValueError(f"a {kind.value} is not bound to a table: give --table to a table")
+        return
+    if not isinstance(table, str) or not TABLE_ID.fullmatch(table):
+        raise ValueError(
+            f"a table device needs the id of its table (1 to 32 letters, digits, '_' or '-'), "
+            f"not {table!r}"
+        )
+
+
 def _utc_now() -> datetime:
     return datetime.now(UTC)
 
@@ -195,7 +219,11 @@ class CredentialStore:
         _dummy_hash()  # computed now, so that no login pays for it
         SQLModel.metadata.create_all(
             engine,
-            tables=[StaffUserRecord.__table__, DeviceRecord.__table__],  # type: ignore[list-item]
+            tables=[
+                StaffUserRecord.__table__,  # type: ignore[list-item]
+                DeviceRecord.__table__,  # type: ignore[list-item]
+                DeviceTableRecord.__table__,  # type: ignore[list-item]
+            ],
         )
 
     def _now(self) -> str:
@@ -274,10 +302,12 @@ class CredentialStore:
 
     # devices
 
-    def add_device(self, device_id: str, kind: DeviceKind | Role) -> str:
-        """Register a monitor or terminal; return its token. The token is shown only here."""
+    def add_device(self, device_id: str, kind: DeviceKind | Role, table: str | None = None) -> str:
+        """Register a monitor, terminal or table device (bound to ``table``); return its token.
+        The token is shown only here."""
         _check_name("device id", device_id)
         device_kind = _check_role(kind, DEVICE_ROLES, "device kind")
+        _check_table(device_kind, table)
         token = f"{device_id}.{secrets.token_urlsafe(TOKEN_SECRET_BYTES)}"
         row = {
             "device_id": device_id,
@@ -289,6 +319,10 @@ class CredentialStore:
         try:
             with self.engine.begin() as conn:
                 conn.execute(insert(DeviceRecord), [row])
+                if table is not None:
+                    conn.execute(
+                        insert(DeviceTableRecord), [{"device_id": device_id, "table_id": table}]
+                    )
         except IntegrityError:
             raise ValueError(
                 f"device {device_id!r} already exists (a revoked id is not reused: "
@@ -313,7 +347,16 @@ class CredentialStore:
         matches = hmac.compare_digest(hash_token(token), expected)
         if row is None or not matches or not row.active:
             return None
-        return Principal(id=device_id, role=Role(row.kind), kind="device")
+        table = self._table_of(device_id) if row.kind == Role.TABLE.value else None
+        if row.kind == Role.TABLE.value and table is None:
+            return None  # a table device without its table: nothing it may do
+        return Principal(id=device_id, role=Role(row.kind), kind="device", table=table)
+
+    def _table_of(self, device_id: str) -> str | None:
+        with self.engine.connect() as conn:
+            return conn.execute(
+                select(DeviceTableRecord.table_id).where(DeviceTableRecord.device_id == device_id)
+            ).scalar_one_or_none()
 
     def revoke_device(self, device_id: str) -> None:
         with self.engine.begin() as conn:
@@ -331,6 +374,15 @@ class CredentialStore:
                     DeviceRecord.kind,
                     DeviceRecord.active,
                     DeviceRecord.created_at,
-                ).order_by(DeviceRecord.device_id)
+                    DeviceTableRecord.table_id,
+                )
+                .outerjoin(
+                    DeviceTableRecord,
+                    DeviceTableRecord.device_id == DeviceRecord.device_id,  # type: ignore[arg-type]
+                )
+                .order_by(DeviceRecord.device_id)
             ).all()
-        return [Device(r.device_id, Role(r.kind), bool(r.active), r.created_at) for r in rows]
+        return [
+            Device(r.device_id, Role(r.kind), bool(r.active), r.created_at, r.table_id)
+            for r in rows
+        ]

@@ -1,5 +1,5 @@
 """The facts of a table. Pydantic models with a `type`, whose payloads replay the state, so that
-they can go into the hall's hash-chained event log (the hub integration comes next)."""
+they go into the hall's hash-chained event log, on the table's own stream (hub/table_service.py)."""
 
 from __future__ import annotations
 

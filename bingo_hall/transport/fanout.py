@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from websockets.asyncio.server import broadcast
 
+from bingo_hall.hub.streams import split_stream
 from bingo_hall.store.eventlog import EventEnvelope, EventLog
 
 Audience = Literal["staff", "device"]
@@ -43,11 +44,14 @@ def audience_payload(event_type: str, payload: dict, audience: Audience) -> dict
 
 
 def event_frame(envelope: EventEnvelope, audience: Audience = "staff") -> str:
-    """The `event` message of an envelope, as sent on the wire to an audience."""
+    """The `event` message of an envelope, as sent on the wire to an audience. An event of a
+    table's stream names its hall and its table."""
+    hall, table = split_stream(envelope.hall_id)
+    where = {"hall": hall} if table is None else {"hall": hall, "table": table}
     return json.dumps(
         {
             "type": "event",
-            "hall": envelope.hall_id,
+            **where,
             "seq": envelope.seq,
             "session": envelope.session_id,
             "game": envelope.game_id,
@@ -103,7 +107,7 @@ class Subscriber:
 
 
 class Fanout:
-    """Every live subscriber of one hall."""
+    """Every live subscriber of one stream of the log (a hall's, or one of its tables')."""
 
     def __init__(
         self, log: EventLog, hall_id: str, display_delay: float = 0.0, max_buffer: int = 1 << 20

@@ -1,17 +1,31 @@
 """The websocket protocol's messages. docs/protocol.md shows their JSON Schemas.
 
-Client to hub: `auth` (first frame), then `subscribe`, `command` and `ping`, each with an `id`
-the answer repeats. Hub to client: `auth_required`, `auth_ok` / `auth_invalid`, `event`,
-`result` and `pong`; `error` for a frame the hub could not read at all.
+Client to hub: `auth` (first frame), then `subscribe`, `command`, `tables` and `ping`, each
+with an `id` the answer repeats. Hub to client: `auth_required`, `auth_ok` / `auth_invalid`,
+`event`, `result` and `pong`; `error` for a frame the hub could not read at all. A command or
+subscription may name a casino table (`table`, `stream: "table:<id>"`); `tables` answers with
+each table's `TableStateMessage`.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from bingo_hall.hub.streams import TABLE_ID_PATTERN
+from bingo_hall.tables.bets import Bet
+from bingo_hall.tables.limits import ResolvedLimits
+from bingo_hall.tables.phases import TablePhase
+from bingo_hall.tables.profiles import GameName
+from bingo_hall.tables.settlement import Settlement
+
+if TYPE_CHECKING:
+    from bingo_hall.hub.table_service import TableSnapshot
+    from bingo_hall.tables.profiles import TableGame
+
 MAX_FRAME_BYTES = 64 * 1024
+STREAM_PATTERN = r"^(hall|table:[A-Za-z0-9][A-Za-z0-9_-]{0,31})$"
 
 
 class _Message(BaseModel):
@@ -31,8 +45,11 @@ class Auth(_Message):
 
 
 class Subscribe(_Message):
-    """Every event with seq > after_seq, in order, then each new one as it is committed.
+    """Every event of a stream with seq > after_seq, in order, then each new one as it is
+    committed.
 
+    stream "hall" (the default) is the hall's bingo; "table:R1" is casino table R1's own stream
+    (its own seqs). A connection may subscribe to several streams, each once.
     channel "panel" (monitors) receives each ball `display_delay` after it was announced;
     "caller" (the sound channel, the control screen) receives it at once.
     """
@@ -41,15 +58,26 @@ class Subscribe(_Message):
     type: Literal["subscribe"]
     after_seq: int = Field(default=0, ge=0)
     channel: Literal["caller", "panel"] = "caller"
+    stream: str = Field(default="hall", pattern=STREAM_PATTERN)
 
 
 class Command(_Message):
-    """A command of the rules engine, by name, with its arguments."""
+    """A command of the rules engine, by name, with its arguments; with `table`, a command of
+    that casino table (see "Table commands")."""
 
     id: int = Field(ge=0)
     type: Literal["command"]
     command: str = Field(max_length=64)
     args: dict[str, Any] = Field(default_factory=dict)
+    table: str | None = Field(default=None, pattern=TABLE_ID_PATTERN)
+
+
+class Tables(_Message):
+    """The hall's casino tables: the answer's `result.tables` is a list of `TableStateMessage`,
+    each with the seq of its stream to subscribe after."""
+
+    id: int = Field(ge=0)
+    type: Literal["tables"]
 
 
 class Ping(_Message):
@@ -57,7 +85,7 @@ class Ping(_Message):
     type: Literal["ping"]
 
 
-ClientMessage = TypeAdapter(Subscribe | Command | Ping)
+ClientMessage = TypeAdapter(Subscribe | Command | Tables | Ping)
 
 # --- hub to client -------------------------------------------------------------------------
 
@@ -72,6 +100,10 @@ class AuthOk(_Message):
     principal: str
     role: str
     commands: list[str]
+    table_commands: list[str] | None = Field(
+        default=None, description="the table commands the role may give (absent: none)"
+    )
+    table: str | None = Field(default=None, description="a table device: its own table")
 
 
 class AuthInvalid(_Message):
@@ -80,10 +112,12 @@ class AuthInvalid(_Message):
 
 
 class Event(_Message):
-    """One fact of the hall's log; sent only once it is durable."""
+    """One fact of the hall's log; sent only once it is durable. An event of a table's stream
+    carries `table`; its `seq` is the table's, `session` the table's session, `game` the coup."""
 
     type: Literal["event"] = "event"
     hall: str
+    table: str | None = None
     seq: int
     session: int | None
     game: int | None
@@ -119,7 +153,61 @@ class Error(_Message):
     error: ErrorBody
 
 
-CLIENT_MESSAGES: tuple[type[BaseModel], ...] = (Auth, Subscribe, Command, Ping)
+class TableStateMessage(_Message):
+    """A casino table after the events of its stream up to `seq`: in the `tables` answer, and
+    retained on MQTT `{prefix}/{hall}/tables/{table}/state`. Money is a decimal string."""
+
+    hall: str
+    table: str
+    name: str
+    seq: int = Field(description="last event of the table's stream it includes (0: none)")
+    game: GameName
+    profile: str
+    currency: str
+    phase: TablePhase
+    session: int | None = Field(description="the table's open session; null while closed")
+    coup: int = Field(description="the current or last coup of the session; voids keep it")
+    last_coup: bool = Field(description="the current coup is the last of the session")
+    last_coups_left: int | None = Field(description="announced last coups still to play")
+    outcome: str | None = Field(description="this coup's outcome, once recorded")
+    previous_outcome: str | None = Field(description="the last paid coup's outcome")
+    recent_outcomes: list[str] = Field(description="the session's last 20 outcomes, oldest first")
+    limits: ResolvedLimits | None = Field(description="the limits in force; null while closed")
+    bets: list[Bet] = Field(description="on the layout, in placement order; prisoners stay")
+    settlement: Settlement | None = Field(description="from settle until the coup is paid")
+
+
+def table_state_message(
+    hall_id: str, table_id: str, name: str, configured: TableGame, snapshot: TableSnapshot
+) -> TableStateMessage:
+    """The state message of a table; game and profile are the open session's, or the
+    configured ones while the table is closed."""
+    state = snapshot.state
+    game = state.table or configured
+    is_open = state.phase is not TablePhase.CLOSED
+    return TableStateMessage(
+        hall=hall_id,
+        table=table_id,
+        name=name,
+        seq=snapshot.seq,
+        game=game.game,
+        profile=game.profile_id,
+        currency=game.currency,
+        phase=state.phase,
+        session=state.session_id if is_open else None,
+        coup=state.coup,
+        last_coup=state.last_coup,
+        last_coups_left=state.last_coups_left,
+        outcome=state.outcome,
+        previous_outcome=state.previous_outcome,
+        recent_outcomes=list(snapshot.recent),
+        limits=state.limits,
+        bets=list(state.bets.values()),
+        settlement=state.settlement,
+    )
+
+
+CLIENT_MESSAGES: tuple[type[BaseModel], ...] = (Auth, Subscribe, Command, Tables, Ping)
 HUB_MESSAGES: tuple[type[BaseModel], ...] = (
     AuthRequired,
     AuthOk,

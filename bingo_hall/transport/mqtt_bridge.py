@@ -13,6 +13,9 @@ service only records that something was committed and wakes the publisher, which
 reconnects with a bounded backoff and publishes everything after ``published_seq`` again, so
 a broker restart loses no event: a persistent subscriber (or one that asks for a replay)
 gets every seq, possibly twice, and de-duplicates by seq.
+
+:class:`StreamBridge` does all of this for one stream of the log; :class:`MqttBridge` is the
+hall's, and ``bingo_hall.transport.table_bridge`` has one per casino table.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import logging
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 from urllib.parse import urlsplit
 
 import aiomqtt
@@ -34,7 +37,8 @@ from bingo_hall.config import MqttConfig
 from bingo_hall.domain import HallState
 from bingo_hall.domain.phases import Phase
 from bingo_hall.hub.runtime import HubRuntime
-from bingo_hall.store.eventlog import EventEnvelope
+from bingo_hall.hub.service import Listener
+from bingo_hall.store.eventlog import EventEnvelope, EventLog
 from bingo_hall.transport.fanout import event_frame
 
 logger = logging.getLogger(__name__)
@@ -119,20 +123,35 @@ class Broker:
         return cls(parts.hostname, parts.port or 1883)
 
 
-class MqttBridge:
-    """Publishes one hall's log to an MQTT broker and answers replay requests.
+class BridgedService(Protocol):
+    """What a bridge needs of a service: its log, its head, and its committed events."""
+
+    log: EventLog
+
+    @property
+    def seq(self) -> int: ...
+
+    def subscribe(self, listener: Listener) -> None: ...
+
+
+class StreamBridge:
+    """Publishes one stream of the log to an MQTT broker and answers replay requests.
 
     ``published_seq`` is the last event the broker acknowledged on ``events``; it starts at
-    ``after_seq`` (default: the hall's seq when the bridge is made), so a bridge started on
+    ``after_seq`` (default: the stream's seq when the bridge is made), so a bridge started on
     an old log announces only what happens from now on; the retained ``state`` tells a
-    subscriber the head, and a replay request fetches anything it lacks.
+    subscriber the head, and a replay request fetches anything it lacks. A subclass says what
+    the state is (``_capture``) and how it is written (``_state_json``).
     """
 
     def __init__(
         self,
-        runtime: HubRuntime,
+        service: BridgedService,
         config: MqttConfig,
         *,
+        stream: str,
+        identifier: str,
+        base: str,
         after_seq: int | None = None,
         batch_size: int = 500,
         window: int = 50,
@@ -144,14 +163,12 @@ class MqttBridge:
     ) -> None:
         if config.url is None:
             raise ValueError("the MQTT bridge needs mqtt.url")
-        self.runtime = runtime
-        self.service = runtime.service
-        self.log = runtime.service.log
-        self.hall_id = runtime.service.hall_id
+        self.service = service
+        self.log = service.log
+        self.stream = stream
         self.config = config
         self.broker = Broker.from_url(config.url)
-        self.identifier = f"bingo-hub-{self.hall_id}"
-        base = f"{config.topic_prefix}/{self.hall_id}"
+        self.identifier = identifier
         self.events_topic = f"{base}/events"
         self.state_topic = f"{base}/state"
         self.request_topic = f"{base}/replay/request"
@@ -178,34 +195,43 @@ class MqttBridge:
         # publish come from here when they follow on from the last published seq, sparing a
         # read of the log (in a worker thread) on the way of every ball.
         self._recent: deque[EventEnvelope] = deque(maxlen=batch_size)
-        self._snapshot: tuple[int, HallState] = (self.service.seq, self.service.state)
+        self._snapshot: tuple[int, Any] = self._capture()
         self._replays: deque[ReplayRequest] = deque()
         self._replay_ready = asyncio.Event()
         self._attached = False
         self._running = False
 
+    # -- what the state is: the subclass's --
+
+    def _capture(self) -> tuple[int, Any]:
+        """(seq, state) of the service now; called in the command's thread after a commit."""
+        raise NotImplementedError
+
+    def _state_json(self, seq: int, state: Any) -> str:
+        """The retained `state` message of a captured state."""
+        raise NotImplementedError
+
     # -- the hub's side: O(1), never blocks, never raises into the command --
 
     def attach(self) -> None:
-        """Listen to the hall's service, the way HubRuntime.attach feeds the fan-out."""
+        """Listen to the service, the way HubRuntime.attach feeds the fan-out."""
         if self._attached:
             return
         self._attached = True
         loop = asyncio.get_running_loop()
-        service = self.service
 
         def committed(envelope: EventEnvelope) -> None:
-            # Runs in the command's worker thread, after the commit, while the hub's command
-            # lock is held: service.seq and service.state are the state after this batch.
+            # Runs in the command's worker thread, after the commit, while the command's lock
+            # is held: the service's seq and state are those after this batch.
             if not self._running:
                 return
-            snapshot = (service.seq, service.state)
+            snapshot = self._capture()
             with contextlib.suppress(RuntimeError):  # the loop is closed: the hub is stopping
                 loop.call_soon_threadsafe(self._committed, envelope, snapshot)
 
-        service.subscribe(committed)
+        self.service.subscribe(committed)
 
-    def _committed(self, envelope: EventEnvelope, snapshot: tuple[int, HallState]) -> None:
+    def _committed(self, envelope: EventEnvelope, snapshot: tuple[int, Any]) -> None:
         if snapshot[0] >= self._snapshot[0]:
             self._snapshot = snapshot
         self._recent.append(envelope)
@@ -223,7 +249,7 @@ class MqttBridge:
         self.attach()
         self._running = True
         if self.service.seq > self._snapshot[0]:  # commands ran since the bridge was made
-            self._snapshot = (self.service.seq, self.service.state)
+            self._snapshot = self._capture()
         delay = self.backoff_initial
         try:
             while True:
@@ -315,7 +341,7 @@ class MqttBridge:
         recent = [envelope for envelope in self._recent if envelope.seq > after]
         if recent and all(e.seq == after + 1 + i for i, e in enumerate(recent)):
             return recent
-        return await asyncio.to_thread(self.log.read, self.hall_id, after, self.batch_size)
+        return await asyncio.to_thread(self.log.read, self.stream, after, self.batch_size)
 
     async def _publish_events(self, client: aiomqtt.Client, batch: Sequence[EventEnvelope]) -> None:
         def acked(envelope: EventEnvelope) -> None:
@@ -330,7 +356,7 @@ class MqttBridge:
         seq, state = self._snapshot
         if seq > self.published_seq or seq == self.state_seq:
             return  # its events are not all on the broker yet, or it is there already
-        await client.publish(self.state_topic, _dump(state_message(seq, state)), qos=1, retain=True)
+        await client.publish(self.state_topic, self._state_json(seq, state), qos=1, retain=True)
         self.state_seq = seq
 
     async def _publish_in_order(
@@ -401,14 +427,37 @@ class MqttBridge:
             nonlocal last, sent
             last, sent = envelope.seq, True
 
-        while batch := await asyncio.to_thread(self.log.read, self.hall_id, last, self.batch_size):
+        while batch := await asyncio.to_thread(self.log.read, self.stream, last, self.batch_size):
             await self._publish_in_order(
                 client, [(topic, event_frame(e, "device"), e) for e in batch], acked
             )
         if not sent:
-            last = min(request.after_seq, (await asyncio.to_thread(self.log.head, self.hall_id))[0])
+            last = min(request.after_seq, (await asyncio.to_thread(self.log.head, self.stream))[0])
         await client.publish(topic, _dump(ReplayDone(seq=last)), qos=1)
         logger.info("replayed seq %d..%d to %r", request.after_seq + 1, last, request.client)
+
+
+class MqttBridge(StreamBridge):
+    """Publishes one hall's (bingo) stream under ``{prefix}/{hall}/`` as client
+    ``bingo-hub-{hall}``."""
+
+    def __init__(self, runtime: HubRuntime, config: MqttConfig, **options: Any) -> None:
+        self.runtime = runtime
+        self.hall_id = runtime.service.hall_id
+        super().__init__(
+            runtime.service,
+            config,
+            stream=self.hall_id,
+            identifier=f"bingo-hub-{self.hall_id}",
+            base=f"{config.topic_prefix}/{self.hall_id}",
+            **options,
+        )
+
+    def _capture(self) -> tuple[int, HallState]:
+        return self.runtime.service.seq, self.runtime.service.state
+
+    def _state_json(self, seq: int, state: HallState) -> str:
+        return _dump(state_message(seq, state))
 
 
 def _refused(code: Any) -> bool:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 
 from bingo_hall.domain.commands import COMMAND_TYPES
+from bingo_hall.hub.table_runtime import HUB_FILLED, TABLE_ARGS
+from bingo_hall.tables.commands import COMMAND_TYPES as TABLE_COMMAND_TYPES
 from bingo_hall.transport import messages as m
 
 INTRO = """# The hub's protocol
@@ -52,6 +54,48 @@ Event frames carry the log's envelope: `hall`, `seq` (per hall, from 1), `sessio
 
 The same event frames go to MQTT (topic `bingo/<hall>/events`, with a retained `state` and a
 replay on request): see docs/mqtt.md.
+
+## Casino tables
+
+The hall's casino tables (docs/tables.md) are configured in the hall's file (`[[tables]]`);
+each has its own stream in the same log, with its own seq and hash chain.
+
+- `tables` lists them: `result.tables` holds each table's `TableStateMessage` (game, profile,
+  phase, coup, outcomes, limits, bets on the layout, the settlement until it is paid) with the
+  `seq` of its stream it reflects.
+- `subscribe` with `stream: "table:R1"` streams table R1's events after `after_seq` (of R1's
+  stream), with the same guarantees as the hall's: no gap, no duplicate, across a reconnect
+  or a hub restart. A connection may subscribe to the hall and to any tables, each once
+  (`already_subscribed` otherwise). A table's event frames carry `table` beside `hall`; their
+  `seq` is the table's, `session` the table's session and `game` the coup. A page builds its
+  table view from `tables`, then subscribes after each table's `seq`.
+- `command` with `table: "R1"` runs a table command (below) at R1; the `result` lists the
+  events it produced (`table_…` types). Errors as for the bingo, plus `unknown_table`; a
+  command outside its phase gets `wrong_phase` naming the commands allowed now; an impossible
+  bet `rule_error` naming the bet and why; a table device acting on another table, or a role
+  without the command, `forbidden`. Money is a decimal string (`"10"`, `"2.50"`): a JSON
+  number with a fraction is refused (`invalid_args`). The hub fills in the table's game,
+  profile and limits (from the hall's configuration) at `open_table`, and who declares a
+  void (and in what role) or asks for new limits.
+- Who may give which table command: docs/roles.md. A table device (`device-add --kind table
+  --table R1`) gives the croupier's commands at its own table only.
+
+A whole coup at a French roulette table:
+
+```json
+{"id": 1, "type": "command", "table": "R1", "command": "open_table", "args": {}}
+{"id": 2, "type": "command", "table": "R1", "command": "open_bets"}
+{"id": 3, "type": "command", "table": "R1", "command": "place_bet",
+ "args": {"bet": {"id": "b1", "type": "straight", "numbers": [17], "amount": "10"}}}
+{"id": 4, "type": "command", "table": "R1", "command": "call_no_more_bets"}
+{"id": 5, "type": "command", "table": "R1", "command": "record_outcome",
+ "args": {"outcome": "17"}}
+{"id": 6, "type": "command", "table": "R1", "command": "settle"}
+{"id": 7, "type": "command", "table": "R1", "command": "pay_coup"}
+```
+
+The table's events go to MQTT too (`bingo/<hall>/tables/<table>/events` and a retained
+`…/state`): see docs/mqtt.md.
 """
 
 
@@ -77,6 +121,15 @@ def render() -> str:
         legal = ", ".join(sorted(p.value for p in command.legal_in))
         parts.append(f"\n### `{name}`\n\nLegal in: {legal}.\n\n")
         parts.append(_schema_block(command))
+    parts.append("\n## Table commands (`args` of a `command` frame with `table`)\n")
+    for name, args in TABLE_ARGS.items():
+        legal = ", ".join(sorted(p.value for p in TABLE_COMMAND_TYPES[name].legal_in))
+        filled = "".join(f" `{key}`: {why}." for key, why in HUB_FILLED.get(name, {}).items())
+        parts.append(f"\n### table `{name}`\n\nLegal in: {legal}.{filled}\n\n")
+        parts.append(_schema_block(args))
+    parts.append("\n## Table state\n\n### `TableStateMessage`\n\n")
+    parts.append(f"{(m.TableStateMessage.__doc__ or '').strip()}\n\n")
+    parts.append(_schema_block(m.TableStateMessage))
     return "".join(parts)
 
 

@@ -1,9 +1,10 @@
 """The hub's websocket server (the `websockets` library): one port for the protocol at /ws
 and small HTTP answers (/health) beside it.
 
-A connection must authenticate with its first frame; then it may subscribe (with resume) and,
-if its role allows, give commands. Every bad frame gets an answer that says what is wrong and
-changes nothing; the connection and the hub stay up.
+A connection must authenticate with its first frame; then it may subscribe (with resume) to
+the hall's stream and to its casino tables' streams and, if its role allows, give commands to
+the bingo or to a table. Every bad frame gets an answer that says what is wrong and changes
+nothing; the connection and the hub stay up.
 """
 
 from __future__ import annotations
@@ -20,10 +21,11 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
-from bingo_hall.hub.auth import Principal
+from bingo_hall.hub.auth import TABLE_COMMANDS, Principal
 from bingo_hall.hub.runtime import CommandFailed, HubRuntime
+from bingo_hall.hub.table_runtime import TableRuntime
 from bingo_hall.transport import messages as m
-from bingo_hall.transport.fanout import Subscriber, TooSlow
+from bingo_hall.transport.fanout import Fanout, Subscriber, TooSlow
 
 AUTH_TIMEOUT = 10.0
 
@@ -56,15 +58,18 @@ class HubServer:
         queue_size: int = 1000,
         auth_timeout: float = AUTH_TIMEOUT,
         routes: Sequence[HttpRoute] = (),
+        tables: TableRuntime | None = None,
     ) -> None:
         self.routes = tuple(routes)
         self.runtime = runtime
+        self.tables = tables or TableRuntime(runtime.service.log, runtime.service.hall_id)
         self.authenticate = authenticate
         self.queue_size = queue_size
         self.auth_timeout = auth_timeout
 
     async def start(self, host: str, port: int) -> Server:
         self.runtime.attach()
+        self.tables.attach()
         return await serve(
             self.handle,
             host,
@@ -86,6 +91,12 @@ class HubServer:
                 "seq": self.runtime.service.seq,
                 "phase": state.phase.value,
             }
+            if self.tables.tables:
+                snapshots = {i: t.service.snapshot for i, t in self.tables.tables.items()}
+                body["tables"] = {
+                    table_id: {"seq": snapshot.seq, "phase": snapshot.state.phase.value}
+                    for table_id, snapshot in snapshots.items()
+                }
             response = connection.respond(HTTPStatus.OK, json.dumps(body) + "\n")
             response.headers["Content-Type"] = "application/json"
             return response
@@ -126,8 +137,19 @@ class HubServer:
             await connection.close(m.CLOSE_AUTH_FAILED, "authentication failed")
             return None
         commands = sorted(name for name in _command_names() if principal.may(name))
+        table_commands = sorted(
+            name for name in TABLE_COMMANDS if principal.may_at_table(name, principal.table or "")
+        )
         await connection.send(
-            _dump(m.AuthOk(principal=principal.id, role=principal.role.value, commands=commands))
+            _dump(
+                m.AuthOk(
+                    principal=principal.id,
+                    role=principal.role.value,
+                    commands=commands,
+                    table_commands=table_commands or None,
+                    table=principal.table,
+                )
+            )
         )
         return principal
 
@@ -145,7 +167,7 @@ class _Session:
         self.server = server
         self.connection = connection
         self.principal = principal
-        self.subscription: asyncio.Task[None] | None = None
+        self.subscriptions: dict[str, asyncio.Task[None]] = {}  # by stream
 
     async def run(self) -> None:
         try:
@@ -154,10 +176,11 @@ class _Session:
         except ConnectionClosed:
             pass
         finally:
-            if self.subscription is not None:
-                self.subscription.cancel()
+            for subscription in self.subscriptions.values():
+                subscription.cancel()
+            for subscription in self.subscriptions.values():
                 with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await self.subscription
+                    await subscription
 
     async def on_frame(self, frame: str | bytes) -> None:
         try:
@@ -184,14 +207,22 @@ class _Session:
             await self.connection.send(_dump(m.Pong(id=message.id)))
         elif isinstance(message, m.Subscribe):
             await self.subscribe(message)
+        elif isinstance(message, m.Tables):
+            await self.tables(message)
         else:
             await self.command(message)
 
     async def subscribe(self, message: m.Subscribe) -> None:
-        if self.subscription is not None:
+        if message.stream in self.subscriptions:
+            what = "subscribed already" if message.stream == "hall" else "subscribed to it already"
             await self.connection.send(
-                _failure(message.id, "already_subscribed", "this connection is subscribed already")
+                _failure(message.id, "already_subscribed", f"this connection is {what}")
             )
+            return
+        try:
+            fanout = self._fanout(message.stream)
+        except CommandFailed as failed:
+            await self.connection.send(_failure(message.id, failed.code, failed.message))
             return
         await self.connection.send(_dump(m.Result(id=message.id, success=True, result={})))
         subscriber = Subscriber(
@@ -201,11 +232,28 @@ class _Session:
             self.connection,
             audience="device" if self.principal.kind == "device" else "staff",
         )
-        self.subscription = asyncio.create_task(self._stream(subscriber))
+        self.subscriptions[message.stream] = asyncio.create_task(self._stream(fanout, subscriber))
 
-    async def _stream(self, subscriber: Subscriber) -> None:
+    def _fanout(self, stream: str) -> Fanout:
+        if stream == "hall":
+            return self.server.runtime.fanout
+        return self.server.tables.table(stream.removeprefix("table:")).fanout
+
+    async def tables(self, message: m.Tables) -> None:
+        tables = []
+        for table_id, table in self.server.tables.tables.items():
+            snapshot = await self.server.tables.snapshot(table_id)
+            state = m.table_state_message(
+                self.server.tables.hall_id, table_id, table.spec.name, table.spec.game, snapshot
+            )
+            tables.append(state.model_dump(mode="json"))
+        await self.connection.send(
+            _dump(m.Result(id=message.id, success=True, result={"tables": tables}))
+        )
+
+    async def _stream(self, fanout: Fanout, subscriber: Subscriber) -> None:
         try:
-            await self.server.runtime.fanout.serve(subscriber, self.connection.send)
+            await fanout.serve(subscriber, self.connection.send)
         except TooSlow:
             await self.connection.close(m.CLOSE_TOO_SLOW, "fell behind: resume from the last seq")
         except ConnectionClosed:
@@ -213,9 +261,14 @@ class _Session:
 
     async def command(self, message: m.Command) -> None:
         try:
-            result = await self.server.runtime.execute(
-                self.principal, message.command, message.args
-            )
+            if message.table is None:
+                result = await self.server.runtime.execute(
+                    self.principal, message.command, message.args
+                )
+            else:
+                result = await self.server.tables.execute(
+                    self.principal, message.table, message.command, message.args
+                )
         except CommandFailed as failed:
             await self.connection.send(_failure(message.id, failed.code, failed.message))
             return

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from decimal import Decimal
@@ -14,10 +14,11 @@ from pathlib import Path
 from sqlalchemy import Engine
 from websockets.asyncio.client import ClientConnection, connect
 
-from bingo_hall.config import load_config
+from bingo_hall.config import TableConfig, load_config
 from bingo_hall.hub.ball_check import BallCheck
 from bingo_hall.hub.runtime import HubRuntime
 from bingo_hall.hub.service import HallService
+from bingo_hall.hub.table_runtime import TableRuntime, load_tables
 from bingo_hall.serve import authenticator
 from bingo_hall.store.cards import CardStore
 from bingo_hall.store.credentials import CredentialStore
@@ -43,6 +44,7 @@ class RunningHub:
     monitor_token: str
     runtime: HubRuntime
     series: object
+    tables: TableRuntime | None = None
 
 
 def prepare_store(url: str) -> tuple[str, object]:
@@ -71,13 +73,18 @@ async def running_hub(
     profile: str = "1979",
     draw: str = "certified_random",
     ball_check: Callable[[Engine], BallCheck] | None = None,
+    tables: Sequence[TableConfig] = (),
 ) -> AsyncIterator[RunningHub]:
-    """A hub on `url`; `ball_check` makes the hall's camera check from the store's engine."""
+    """A hub on `url`; `ball_check` makes the hall's camera check from the store's engine;
+    `tables` are the hall's casino tables (profiles from config/tables)."""
     config = load_config(REPO / "config" / "hall.toml")
     machine = config.machine.model_copy(update={"draw": draw})
-    config = config.model_copy(update={"profile": profile, "machine": machine})
+    config = config.model_copy(
+        update={"profile": profile, "machine": machine, "tables": list(tables)}
+    )
     log = open_log(url)
     service = await asyncio.to_thread(HallService, log, config.hall_id)
+    table_runtime = await asyncio.to_thread(TableRuntime, log, config.hall_id, load_tables(config))
     runtime = HubRuntime(
         service,
         CardStore(log.engine),
@@ -92,12 +99,18 @@ async def running_hub(
         queue_size,
         auth_timeout,
         routes=http_routes(runtime),
+        tables=table_runtime,
     )
     ws_server = await server.start("127.0.0.1", 0)
     port = ws_server.sockets[0].getsockname()[1]
     try:
         yield RunningHub(
-            f"ws://127.0.0.1:{port}/ws", f"http://127.0.0.1:{port}", token, runtime, series
+            f"ws://127.0.0.1:{port}/ws",
+            f"http://127.0.0.1:{port}",
+            token,
+            runtime,
+            series,
+            table_runtime,
         )
     finally:
         ws_server.close()

@@ -1,0 +1,242 @@
+"""The casino tables on asyncio: authorised table commands in, durable events out.
+
+Each configured table has its own TableService (its own stream of the log), its own fan-out
+and its own lock: a table's commands run one at a time, in a worker thread; tables do not wait
+for each other or for the bingo. The hub fills in what the rules take from outside: the
+table's game, profile and limits (from the configuration) at `open_table`, and who declares a
+void or asks for a change of limits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from bingo_hall.config import HallConfig, TableConfig
+from bingo_hall.domain.errors import PhaseError, RuleError
+from bingo_hall.hub.auth import TABLE_ROLE, Principal, TableDenied, authorise_table
+from bingo_hall.hub.runtime import CommandFailed
+from bingo_hall.hub.service import utc_now
+from bingo_hall.hub.table_service import TableService, TableSnapshot
+from bingo_hall.store.eventlog import EventLog
+from bingo_hall.tables import commands as c
+from bingo_hall.tables.config import find_table_profile
+from bingo_hall.tables.limits import LimitChoice, resolve_limits
+from bingo_hall.tables.profiles import TableGame, VoidReason, table_game
+from bingo_hall.transport.fanout import Fanout
+
+# --- what a client sends: the args of each table command ------------------------------------
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class OpenTableArgs(_Args):
+    """Nothing: the table's game, profile and limits (its authorisation) come from the hall's
+    configuration."""
+
+
+class DeclareVoidArgs(_Args):
+    """Who declares it, and in what role, is who sends it."""
+
+    reason: VoidReason
+
+
+class ChangeLimitsArgs(_Args):
+    """Who asks for it is who sends it."""
+
+    limits: LimitChoice
+    authorisation: str = ""
+
+
+TABLE_ARGS: dict[str, type[BaseModel]] = {
+    **c.COMMAND_TYPES,
+    "open_table": OpenTableArgs,
+    "declare_void": DeclareVoidArgs,
+    "change_limits": ChangeLimitsArgs,
+}
+"""The `args` of each table command, as the protocol takes them (docs/protocol.md)."""
+
+HUB_FILLED: dict[str, dict[str, str]] = {
+    "open_table": {
+        "table_id": "the table is the one the command names",
+        "table": "the game and profile come from the hall's configuration",
+        "limits": "the limits the table's authorisation gives come from the hall's "
+        "configuration (change_limits changes them where the profile allows it)",
+    },
+    "declare_void": {
+        "declared_by": "who declares it is who sends it",
+        "role": "the role is that of who sends it",
+    },
+    "change_limits": {"requested_by": "who asks for it is who sends it"},
+}
+
+
+# --- the configured tables -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """A configured table: its game under its profile, and its authorised limits."""
+
+    id: str
+    name: str
+    game: TableGame
+    limits: LimitChoice
+
+
+def load_tables(config: HallConfig) -> list[TableSpec]:
+    """The configured tables, each checked (its profile has the game, the limits resolve);
+    a one-line RuleError naming the table otherwise."""
+    directory = config.base_dir / config.table_profiles_dir
+    specs = []
+    for table in config.tables:
+        try:
+            specs.append(_spec(table, directory))
+        except RuleError as error:
+            raise RuleError(f"configuration: table {table.id}: {error.message}") from None
+    return specs
+
+
+def _spec(table: TableConfig, directory: Any) -> TableSpec:
+    game = table_game(find_table_profile(table.profile, directory), table.game)
+    resolve_limits(game.rules, table.limits)
+    return TableSpec(table.id, table.name or table.id, game, table.limits)
+
+
+# --- the runtime -----------------------------------------------------------------------------
+
+
+@dataclass
+class LinkedTable:
+    """One table in the hub: its rules engine, its subscribers, its lock."""
+
+    spec: TableSpec
+    service: TableService
+    fanout: Fanout
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+class TableRuntime:
+    def __init__(
+        self,
+        log: EventLog,
+        hall_id: str,
+        specs: Iterable[TableSpec] = (),
+        clock: Callable[[], datetime] = utc_now,
+    ) -> None:
+        """Replays every table's stream: call it in a worker thread when there are tables."""
+        self.log = log
+        self.hall_id = hall_id
+        self.tables: dict[str, LinkedTable] = {}
+        for spec in specs:
+            service = TableService(log, hall_id, spec.id, clock)
+            self.tables[spec.id] = LinkedTable(spec, service, Fanout(log, service.stream))
+
+    def attach(self) -> None:
+        """Route each table's committed events to its fan-out, on the running loop, in order."""
+        loop = asyncio.get_running_loop()
+        for table in self.tables.values():
+            fanout = table.fanout
+            table.service.subscribe(
+                lambda envelope, fanout=fanout: loop.call_soon_threadsafe(fanout.publish, envelope)
+            )
+
+    def table(self, table_id: str) -> LinkedTable:
+        table = self.tables.get(table_id)
+        if table is None:
+            known = ", ".join(self.tables) or "none"
+            raise CommandFailed(
+                "unknown_table", f"there is no table {table_id!r} (tables: {known})"
+            )
+        return table
+
+    async def execute(
+        self, principal: Principal, table_id: str, name: str, args: dict[str, Any]
+    ) -> dict:
+        """Run one table command for a principal; its events are durable when this returns."""
+        table = self.table(table_id)
+        if name not in c.COMMAND_TYPES:
+            raise CommandFailed(
+                "unknown_command",
+                f"there is no table command {name!r}; table commands: "
+                + ", ".join(c.COMMAND_TYPES),
+            )
+        try:
+            authorise_table(principal, table_id, name)
+        except TableDenied as denied:
+            raise CommandFailed("forbidden", str(denied)) from None
+        command = _build(table.spec, principal, name, args)
+        async with table.lock:
+            try:
+                envelopes = await asyncio.to_thread(table.service.execute, command, principal.id)
+            except PhaseError as error:
+                raise CommandFailed("wrong_phase", f"table {table_id}: {error.message}") from None
+            except RuleError as error:
+                raise CommandFailed(error.code, f"table {table_id}: {error.message}") from None
+        return {"table": table_id, "events": [{"seq": e.seq, "type": e.type} for e in envelopes]}
+
+    async def snapshot(self, table_id: str) -> TableSnapshot:
+        """The table's state and seq, consistent with each other (no command half applied)."""
+        table = self.table(table_id)
+        async with table.lock:
+            return table.service.snapshot
+
+
+def _build(
+    spec: TableSpec, principal: Principal, name: str, args: dict[str, Any]
+) -> c.TableCommand:
+    """The rules engine's command from a client's args and what the hub fills in."""
+    for key, why in HUB_FILLED.get(name, {}).items():
+        if key in args:
+            raise CommandFailed("invalid_args", f"{name}: {key}: {why}")
+    where = _float_in(args, "")
+    if where is not None:
+        raise CommandFailed(
+            "invalid_args", f"{name}: {where}: give money as a decimal string, not a float"
+        )
+    given = _validate(name, TABLE_ARGS[name], args)
+    fields = given.model_dump()
+    if name == "open_table":
+        fields = {"table_id": spec.id, "table": spec.game, "limits": spec.limits}
+    elif name == "declare_void":
+        fields |= {"declared_by": principal.id, "role": TABLE_ROLE[principal.role]}
+    elif name == "change_limits":
+        fields |= {"requested_by": principal.id}
+    else:
+        return given  # type: ignore[return-value]  # the args are the command itself
+    return _validate(name, c.COMMAND_TYPES[name], fields)  # type: ignore[return-value]
+
+
+def _float_in(value: object, where: str) -> str | None:
+    """Where a JSON number with a fraction (a float) is in the args, or None: no table
+    argument is a float, and money is never one."""
+    if isinstance(value, float):
+        return where or "args"
+    if isinstance(value, dict):
+        items: list[tuple[Any, Any]] = list(value.items())
+    elif isinstance(value, list):
+        items = list(enumerate(value))
+    else:
+        return None
+    for key, item in items:
+        found = _float_in(item, f"{where}.{key}" if where else str(key))
+        if found is not None:
+            return found
+    return None
+
+
+def _validate(name: str, model: type[BaseModel], data: dict[str, Any]) -> BaseModel:
+    try:
+        return model.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "args"
+        message = first["msg"].removeprefix("Value error, ")
+        raise CommandFailed("invalid_args", f"{name}: {where}: {message}") from None

@@ -1,0 +1,247 @@
+"""A casino table's stream on MQTT, against real Mosquitto brokers of the test's own (as in
+test_mqtt.py) and real aiomqtt clients: events in order as the websocket frame, the retained
+state, a replay, a broker killed mid-coup, the hall's ACL for table topics."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import aiomqtt
+import pytest
+
+from bingo_hall.config import MqttConfig
+from bingo_hall.transport.fanout import event_frame
+from bingo_hall.transport.messages import TableStateMessage
+from bingo_hall.transport.mqtt_bridge import MqttBridge, StreamBridge
+from bingo_hall.transport.table_bridge import TableBridge
+from support.hub import Client
+from transport.test_mqtt import (
+    Mosquitto,
+    example_broker,
+    mqtt_client,
+    published,
+    take,
+    take_until_done,
+)
+from transport.test_tables_hub import HALL, bet, hub_with_tables, ok, people, table_store
+
+BASE = f"bingo/{HALL}/tables/R1"
+
+
+@pytest.fixture
+def store(tmp_path):
+    return table_store(tmp_path)
+
+
+@pytest.fixture
+def broker(tmp_path):
+    """An anonymous broker without persistence."""
+    mosquitto = Mosquitto(tmp_path / "broker")
+    mosquitto.configure(f"listener {mosquitto.port} 127.0.0.1\nallow_anonymous true\n")
+    mosquitto.start()
+    yield mosquitto
+    mosquitto.stop()
+
+
+def run(coroutine):
+    return asyncio.run(asyncio.wait_for(coroutine, 50))
+
+
+@asynccontextmanager
+async def bridged(store, mqtt: MqttConfig, **options) -> AsyncIterator[tuple]:
+    """The test hub with its tables, the hall's bridge and R1's and R2's."""
+    async with hub_with_tables(store) as hub:
+        bridges: list[StreamBridge] = [MqttBridge(hub.runtime, mqtt, **options)]
+        bridges += [TableBridge(table, mqtt, **options) for table in hub.tables.tables.values()]
+        tasks = [asyncio.create_task(bridge.run()) for bridge in bridges]
+        try:
+            for bridge in bridges:
+                await asyncio.wait_for(bridge.connected.wait(), 10)
+            yield hub, bridges[0], bridges[1]
+        finally:
+            for task in tasks:
+                task.cancel()
+            for task in tasks:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+
+
+async def coup(device: Client, outcome: str, *bets: dict) -> None:
+    await ok(device, "R1", "open_bets")
+    for one in bets:
+        await ok(device, "R1", "place_bet", **one)
+    await ok(device, "R1", "call_no_more_bets")
+    await ok(device, "R1", "record_outcome", outcome=outcome)
+    await ok(device, "R1", "settle")
+    await ok(device, "R1", "pay_coup")
+
+
+def frames(hub) -> list[str]:
+    return [event_frame(e, "device") for e in hub.runtime.service.log.read(f"{HALL}/tables/R1")]
+
+
+def test_table_events_reach_mqtt_in_order_with_a_retained_state_and_a_replay(store, broker):
+    async def scenario():
+        async with (
+            bridged(store, MqttConfig(url=broker.url)) as (hub, hall_bridge, bridge),
+            people(hub, store) as (head, device, monitor, _),
+            mqtt_client(broker, "monitor-t") as subscriber,
+        ):
+            assert bridge.identifier == f"bingo-hub-{HALL}-table-R1"
+            await subscriber.subscribe(f"{BASE}/events", qos=1)
+            await subscriber.subscribe(f"bingo/{HALL}/events", qos=1)  # the bingo's: quiet
+            await monitor.request({"type": "subscribe", "stream": "table:R1"})
+            await ok(head, "R1", "open_table")
+            await coup(device, "32", bet("b1", "red"), bet("b2", "straight", (32,), amount="1"))
+            head_seq = hub.tables.tables["R1"].service.seq
+            assert head_seq == 8
+            messages = await take(subscriber, head_seq)
+            websocket = await monitor.events(head_seq)
+            await published(bridge, head_seq)
+            async with mqtt_client(broker) as late:
+                await late.subscribe(f"{BASE}/state", qos=1)
+                [state] = await take(late, 1)
+            await subscriber.subscribe(f"{BASE}/replay/monitor-t", qos=1)
+            request = {"client": "monitor-t", "after_seq": 5}
+            await subscriber.publish(f"{BASE}/replay/request", json.dumps(request), qos=1)
+            replay = await take_until_done(subscriber)
+            expected = frames(hub)
+            await asyncio.sleep(0.2)
+            assert len(subscriber.messages) == 0  # nothing came on the bingo's topic
+            assert hall_bridge.published_seq == 0
+
+        payloads = [m.payload.decode() for m in messages]
+        assert all(str(m.topic) == f"{BASE}/events" and m.qos == 1 for m in messages)
+        assert payloads == expected  # byte for byte what the websocket sends
+        assert [json.loads(p) for p in payloads] == websocket
+        assert [json.loads(p)["seq"] for p in payloads] == list(range(1, 9))
+        table_state = json.loads(state.payload)
+        assert state.retain
+        assert (table_state["table"], table_state["seq"], table_state["phase"]) == ("R1", 8, "idle")
+        assert table_state["recent_outcomes"] == ["32"] and table_state["bets"] == []
+        assert table_state["limits"]["table_minimum"] == "1"
+        *events, done = replay
+        assert done == {"type": "replay_done", "seq": 8}
+        assert events == [json.loads(f) for f in expected[5:]]
+
+    run(scenario())
+
+
+def test_a_broker_killed_mid_coup_loses_no_table_event(store, tmp_path):
+    broker = Mosquitto(tmp_path / "persistent")
+    broker.configure(
+        f"listener {broker.port} 127.0.0.1\nallow_anonymous true\n"
+        f"persistence true\npersistence_location {broker.directory}/\n"
+        "autosave_interval 1\nautosave_on_changes true\n"
+    )
+    broker.start()
+
+    async def scenario():
+        received: list[int] = []
+        online = asyncio.Event()
+        online.set()
+
+        async def persistent_subscriber() -> None:
+            while True:
+                await online.wait()
+                try:
+                    async with mqtt_client(broker, "monitor-p", clean_session=False) as client:
+                        await client.subscribe(f"{BASE}/events", qos=1)
+                        async for message in client.messages:
+                            received.append(json.loads(message.payload)["seq"])
+                except aiomqtt.MqttError:
+                    await asyncio.sleep(0.05)
+
+        async def until(condition, timeout=15.0) -> None:
+            start = loop.time()
+            while not condition():
+                assert loop.time() - start < timeout
+                await asyncio.sleep(0.01)
+
+        loop = asyncio.get_running_loop()
+        async with (
+            bridged(store, MqttConfig(url=broker.url), backoff_max=0.5) as (hub, _, bridge),
+            people(hub, store) as (head, device, _, _),
+        ):
+            subscriber = asyncio.create_task(persistent_subscriber())
+            await ok(head, "R1", "open_table")
+            await ok(device, "R1", "open_bets")
+            await ok(device, "R1", "place_bet", **bet("b1", "odd"))
+            await until(lambda: received[-1:] == [3])
+            await asyncio.sleep(1.2)  # past the broker's autosave of the sessions
+
+            online.clear()  # the subscriber stays away until the bridge has republished
+            broker.kill()
+            await until(lambda: not bridge.connected.is_set())
+            for name, args in [
+                ("call_no_more_bets", {}),
+                ("record_outcome", {"outcome": "7"}),
+                ("settle", {}),
+                ("pay_coup", {}),
+            ]:
+                await ok(device, "R1", name, **args)  # the table plays on meanwhile
+            assert bridge.published_seq == 3
+            await asyncio.to_thread(broker.start)
+            await until(lambda: bridge.published_seq == 7)
+            online.set()
+            await until(lambda: len(set(received)) == 7)
+            subscriber.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await subscriber
+        assert list(dict.fromkeys(received)) == list(range(1, 8))
+        assert bridge.connections == 2 and bridge.resumed_from == 3
+
+    try:
+        run(scenario())
+    finally:
+        broker.stop()
+
+
+def test_the_acl_lets_monitors_read_table_topics_and_not_write_them(store, tmp_path):
+    users = {name: f"clave-de-{name}" for name in ("hub", "monitor")}
+    broker = example_broker(tmp_path, users)
+    broker.start()
+
+    async def scenario():
+        hub_login = MqttConfig(url=broker.url, username="hub", password=users["hub"])
+        async with (
+            bridged(store, hub_login) as (hub, _, bridge),
+            people(hub, store) as (head, device, _, _),
+            mqtt_client(broker, "mon-1", username="monitor", password=users["monitor"]) as mon,
+        ):
+            await mon.subscribe(f"bingo/{HALL}/tables/+/events", qos=1)
+            await ok(head, "R1", "open_table")
+            [opened] = await take(mon, 1)
+            assert json.loads(opened.payload)["event"] == "table_opened"
+            await mon.publish(f"{BASE}/events", '{"type":"event","seq":99}', qos=1)  # dropped
+            await ok(device, "R1", "open_bets")
+            [real] = await take(mon, 1)
+            assert json.loads(real.payload)["seq"] == 2
+            await mon.subscribe(f"{BASE}/replay/mon-1", qos=1)
+            request = {"client": "mon-1", "after_seq": 0}
+            await mon.publish(f"{BASE}/replay/request", json.dumps(request), qos=1)
+            *events, done = await take_until_done(mon)
+            assert [e["seq"] for e in events] == [1, 2] and done["seq"] == 2
+            await published(bridge, 2)
+            async with mqtt_client(
+                broker, "mon-2", username="monitor", password=users["monitor"]
+            ) as late:
+                await late.subscribe(f"{BASE}/state", qos=1)
+                [state] = await take(late, 1)
+            assert json.loads(state.payload)["phase"] == "betting"
+
+    try:
+        run(scenario())
+    finally:
+        broker.stop()
+
+
+def test_the_mqtt_doc_holds_the_table_state_schema():
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "mqtt.md").read_text(encoding="utf-8")
+    schema = json.dumps(TableStateMessage.model_json_schema(), indent=2, ensure_ascii=False)
+    assert f"```json\n{schema}\n```" in doc
