@@ -14,7 +14,7 @@ from bingo_hall.domain import commands as c
 from bingo_hall.domain import events as e
 from bingo_hall.domain.cards import Card
 from bingo_hall.domain.claims import Verdict, verify_bingo, verify_line
-from bingo_hall.domain.errors import PhaseError, RuleError
+from bingo_hall.domain.errors import RuleError, require_legal_phase
 from bingo_hall.domain.money import percentage_of, split_equally
 from bingo_hall.domain.phases import Phase
 from bingo_hall.domain.profiles import LinePrizePayable, UnclaimedLinePrize
@@ -30,13 +30,7 @@ _HANDLERS: dict[type[c.Command], Handler] = {}
 
 def decide(state: HallState, command: c.Command, now: datetime) -> list[e.Event]:
     """The events a command produces in this state, or a RuleError naming what is wrong."""
-    if state.phase not in command.legal_in:
-        raise PhaseError(
-            command.name,
-            state.phase.value,
-            sorted(p.value for p in command.legal_in),
-            c.commands_allowed_in(state.phase),
-        )
+    require_legal_phase(command.name, state.phase, command.legal_in, c.commands_allowed_in)
     return _HANDLERS[type(command)](state, command, now)
 
 

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection
+from enum import StrEnum
+from typing import Any
+
 
 class RuleError(Exception):
     """A command or datum that the rules reject. The message is meant for a person."""
@@ -27,6 +31,17 @@ class PhaseError(RuleError):
             f"'{command}' is not allowed in phase {phase} (it is legal in: "
             f"{', '.join(legal_in)}); commands allowed now: {', '.join(allowed) or 'none'}"
         )
+
+
+def require_legal_phase(
+    command: str,
+    phase: StrEnum,
+    legal_in: Collection[StrEnum],
+    allowed_in: Callable[[Any], list[str]],
+) -> None:
+    """Refuse a command outside its phases (shared by the bingo and table engines)."""
+    if phase not in legal_in:
+        raise PhaseError(command, phase.value, sorted(p.value for p in legal_in), allowed_in(phase))
 
 
 class InvalidCard(RuleError):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from bingo_hall.domain.errors import PhaseError, RuleError
+from bingo_hall.domain.errors import RuleError, require_legal_phase
 from bingo_hall.registry import registrar
 from bingo_hall.tables import commands as c
 from bingo_hall.tables import events as e
@@ -35,13 +35,7 @@ _handles = registrar(_HANDLERS)
 
 def decide(state: TableState, command: c.TableCommand, now: datetime) -> list[e.TableEvent]:
     """The events a command produces in this state, or a RuleError naming what is wrong."""
-    if state.phase not in command.legal_in:
-        raise PhaseError(
-            command.name,
-            state.phase.value,
-            sorted(p.value for p in command.legal_in),
-            c.commands_allowed_in(state.phase),
-        )
+    require_legal_phase(command.name, state.phase, command.legal_in, c.commands_allowed_in)
     return _HANDLERS[type(command)](state, command, now)
 
 
