@@ -1,8 +1,13 @@
-"""Digit glyphs of a font as anti-aliased masks, rendered once per font and cached."""
+"""Digit glyphs of a font as anti-aliased masks, rendered once per font and cached.
+
+Bingo balls are printed heavy so that the camera and the hall can read them: a typeface
+whose strokes are thinner than MIN_STROKE of the digits' height is printed thickened to it.
+"""
 
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 import cv2
 import numpy as np
@@ -10,6 +15,7 @@ import numpy as np
 from bingo_hall.vision.styles import Font
 
 GLYPH_HEIGHT = 120  # pixel height the glyphs are rendered at
+MIN_STROKE = 0.12  # the thinnest stroke printed, of the digits' height
 
 
 @lru_cache(maxsize=64)
@@ -19,6 +25,11 @@ def digit_masks(font: Font) -> tuple[np.ndarray, ...]:
     canvases = [_draw_digit(font, str(digit)) for digit in range(10)]
     rows = np.flatnonzero(np.any(np.stack(canvases) > 0, axis=(0, 2)))
     top, bottom = int(rows[0]), int(rows[-1]) + 1
+    grow = round((MIN_STROKE * (bottom - top) - _stroke_width(canvases)) / 2)
+    if grow > 0:
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * grow + 1, 2 * grow + 1))
+        canvases = [cv2.dilate(c, kernel) for c in canvases]
+        top, bottom = max(0, top - grow), bottom + grow
     masks = []
     for canvas in canvases:
         band = canvas[top:bottom]
@@ -27,6 +38,17 @@ def digit_masks(font: Font) -> tuple[np.ndarray, ...]:
         glyph.setflags(write=False)
         masks.append(glyph)
     return tuple(masks)
+
+
+def _stroke_width(canvases: list[np.ndarray]) -> float:
+    """The typical stroke width of the glyphs: twice their area over their outline's length."""
+    area = perimeter = 0.0
+    for canvas in canvases:
+        ink = (canvas > 127).astype(np.uint8)
+        contours, _ = cv2.findContours(ink, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
+        area += float(ink.sum())
+        perimeter += sum(cv2.arcLength(c, True) for c in contours)
+    return 2 * area / max(perimeter, 1.0)
 
 
 def _draw_digit(font: Font, text: str) -> np.ndarray:
@@ -61,7 +83,7 @@ def _draw_digit(font: Font, text: str) -> np.ndarray:
 
 
 @lru_cache(maxsize=64)
-def _pil_font(path: str):  # noqa: ANN202 - PIL's font type
+def _pil_font(path: str) -> Any:  # a PIL FreeType font
     from PIL import ImageFont
 
     return ImageFont.truetype(path, GLYPH_HEIGHT)

@@ -1,12 +1,13 @@
 """Finding the ball in a frame: a coloured sphere against the dark, grey exit of the machine.
 
-First a coarse guess on the frame shrunk to 120 lines: the largest blob of strongly coloured
-pixels (chroma = brightest channel − darkest, split from the grey scene by Otsu's method).
-Then the outline at full resolution: along 64 rays from the guessed centre, the outermost
-strong bright-to-dark step near the guessed radius, fitted by least squares with the outliers (a label or
-glare at the edge, the cup's lip) dropped. A ball is reported only if most rays agree with
-the fitted circle. The camera is assumed to frame the ball so that its diameter spans
-24-80 % of the frame height.
+First coarse guesses on the frame shrunk to 120 lines, from the largest blob of strongly
+coloured pixels (chroma = brightest channel − darkest, split from the grey scene by Otsu's
+method). Then the outline at full resolution: along 64 rays from a guessed centre, the
+outermost strong bright-to-dark step near the guessed radius (or, close to it, the strongest
+colour step), fitted by consensus (RANSAC) and least squares so that the outliers (a label
+or glare at the edge, the cup's lip) drop out. A ball is reported only if it holds the whole
+coloured blob and enough of its outline is seen. The camera is assumed to frame the ball so
+that its diameter spans 24-80 % of the frame height.
 """
 
 from __future__ import annotations
@@ -89,7 +90,7 @@ def find_ball(frame: np.ndarray) -> Circle | None:
 
 def _coarse(frame: np.ndarray, scale: float) -> tuple[np.ndarray, list[Circle]] | None:
     """The coloured blob's pixels (in the small frame) and guesses of the ball's circle."""
-    h, w = frame.shape[:2]
+    w = frame.shape[1]
     size = (max(1, round(w * scale)), WORK_HEIGHT)
     small = cv2.resize(frame, size, interpolation=cv2.INTER_AREA)
     c = chroma(small)

@@ -1,8 +1,8 @@
 """The digit classifier: a small multilayer perceptron, its packaged weights and settings.
 
 The artefact (`model/digits.npz`) holds the feature standardisation, the two layers' weights
-(float16, to keep it small), the calibration temperature and the acceptance threshold chosen
-by `bingo_hall.vision.train`.
+(float16, to keep it small), the calibrated softmax temperature, faintness factor and miscount
+rate, and the acceptance threshold chosen by `bingo_hall.vision.train`.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 MODEL_PATH = Path(__file__).resolve().parent / "model" / "digits.npz"
+FULL_CONTRAST = 0.8  # prints at least this dark are read at the plain temperature
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,8 @@ class DigitModel:
     w2: np.ndarray
     b2: np.ndarray
     temperature: float = 1.0
+    faintness: float = 0.0  # how much a faint print raises the temperature
+    miscount: float = 0.02  # how often a label's digits are counted wrong
     threshold: float = 0.999
 
     def logits(self, features: np.ndarray) -> np.ndarray:
@@ -32,9 +35,12 @@ class DigitModel:
         hidden = np.maximum(x @ self.w1 + self.b1, 0)
         return hidden @ self.w2 + self.b2
 
-    def log_probs(self, features: np.ndarray) -> np.ndarray:
-        """Calibrated log-probabilities of the ten digits, one row per feature row."""
-        z = self.logits(features) / self.temperature
+    def log_probs(self, features: np.ndarray, contrast: float = 1.0) -> np.ndarray:
+        """Calibrated log-probabilities of the ten digits, one row per feature row, for a print
+        of the given contrast (the median darkness of its faintest digit, 0..1): the fainter
+        the print, the less sure the classifier is allowed to be."""
+        faint = max(0.0, FULL_CONTRAST - contrast) / FULL_CONTRAST
+        z = self.logits(features) / (self.temperature * (1 + self.faintness * faint))
         z = z - z.max(axis=1, keepdims=True)
         return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
 
@@ -49,6 +55,8 @@ class DigitModel:
             w2=self.w2.astype(np.float16),
             b2=self.b2.astype(np.float32),
             temperature=np.float64(self.temperature),
+            faintness=np.float64(self.faintness),
+            miscount=np.float64(self.miscount),
             threshold=np.float64(self.threshold),
         )
 
@@ -63,5 +71,7 @@ def load_model(path: Path = MODEL_PATH) -> DigitModel:
             w2=data["w2"].astype(np.float32),
             b2=data["b2"].astype(np.float32),
             temperature=float(data["temperature"]),
+            faintness=float(data["faintness"]),
+            miscount=float(data["miscount"]),
             threshold=float(data["threshold"]),
         )

@@ -16,7 +16,9 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from bingo_hall.vision.ink import ink_mask
 from bingo_hall.vision.locate import Circle
+from bingo_hall.vision.strokes import print_points
 
 CROP_RADIUS = 96  # the ball is resampled to this radius before anything else
 MASK_RADIUS = 48  # ... and the label search runs at this one
@@ -28,10 +30,12 @@ MIN_MAJOR = 0.3  # a label's half-width, in ball radii (a frontal one's is about
 
 @dataclass(frozen=True)
 class Label:
-    """A label found on the ball: how frontal it is and its flattened colour image."""
+    """A label found on the ball: how frontal it is, its flattened colour image, and whether
+    part of its print is beyond the ball's edge (then a digit may be missing)."""
 
     tilt_deg: float
     patch: np.ndarray
+    cut: bool = False
 
 
 def ball_crop(frame: np.ndarray, ball: Circle) -> np.ndarray:
@@ -145,7 +149,7 @@ def _flatten(crop: np.ndarray, blob: _Blob) -> Label | None:
     centre = np.array([ux * sin_a, uy * sin_a, math.sqrt(1 - sin_a * sin_a)])
     span = 1.35 * sin_r
     half, middle = PATCH / 2, (PATCH - 1) / 2
-    patch = _resample(crop, centre, span)
+    patch, hidden = _resample(crop, centre, span)
     for attempt in range(4):
         block = _printed_block(ink_mask(patch))
         if block is None:
@@ -161,14 +165,16 @@ def _flatten(crop: np.ndarray, blob: _Blob) -> Label | None:
         centre = math.sqrt(max(0.0, 1 - u * u - v * v)) * centre + u * e1 + v * e2
         centre /= np.linalg.norm(centre)
         span = min(0.95, span * fill / BLOCK_FILL * (1.3 if touches else 1.0))
-        patch = _resample(crop, centre, span)
+        patch, hidden = _resample(crop, centre, span)
     tilt = math.degrees(math.acos(min(1.0, max(-1.0, float(centre[2])))))
     if tilt > MAX_TILT_DEG:
         return None
-    return Label(tilt, patch)
+    return Label(tilt, patch, bool(np.any(hidden & _NEAR_PRINT)))
 
 
 BLOCK_FILL = 0.7  # the printed block's enclosing circle, as a share of the patch's half side
+# the ball's edge this close to the print (the patch's inscribed disc) may have hidden some
+_NEAR_PRINT = np.hypot(*(np.mgrid[:PATCH, :PATCH] - (PATCH - 1) / 2)) <= PATCH / 2
 
 
 def _tangents(normal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -177,9 +183,9 @@ def _tangents(normal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return e1, np.cross(normal, e1)
 
 
-def _resample(crop: np.ndarray, normal: np.ndarray, span: float) -> np.ndarray:
+def _resample(crop: np.ndarray, normal: np.ndarray, span: float) -> tuple[np.ndarray, np.ndarray]:
     """The sphere round `normal` as a flat PATCH×PATCH colour image, ±span in the tangent
-    plane; what lies beyond the ball's edge is black."""
+    plane, and where it is hidden (beyond the ball's edge: black there)."""
     e1, e2 = _tangents(normal)
     grid = (np.arange(PATCH, dtype=np.float64) - (PATCH - 1) / 2) / (PATCH / 2) * span
     u, v = np.meshgrid(grid, grid)
@@ -189,94 +195,21 @@ def _resample(crop: np.ndarray, normal: np.ndarray, span: float) -> np.ndarray:
     map_x = (c + CROP_RADIUS * points[..., 0]).astype(np.float32)
     map_y = (c + CROP_RADIUS * points[..., 1]).astype(np.float32)
     patch = cv2.remap(crop, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    patch[(points[..., 2] < 0.05) | (u * u + v * v >= 1)] = 0
-    return patch
-
-
-_CLOSE = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (21, 21))
-_SMALL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
-
-
-def paper_mask(patch: np.ndarray) -> np.ndarray:
-    """The label's paper in a colour patch: white (darkest channel near the brightest) and
-    not dark, with the holes the print makes in it filled. The ring round the label and the
-    ball's body are coloured, so they are not paper."""
-    b, g, r = cv2.split(patch)
-    high = cv2.max(cv2.max(b, g), r)
-    low = cv2.min(cv2.min(b, g), r)
-    whiteness = cv2.divide(low, cv2.add(high, 1), scale=255)
-    white = cv2.compare(whiteness, 0.62 * 255, cv2.CMP_GT)
-    lit = cv2.compare(high, 0.3 * float(np.percentile(high, 95)), cv2.CMP_GT)
-    paper = cv2.morphologyEx(cv2.bitwise_and(white, lit), cv2.MORPH_CLOSE, _SMALL)
-    contours, _ = cv2.findContours(paper, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    cv2.drawContours(paper, contours, -1, 255, -1)
-    # off the blurred band along the ring, where paper and ring mix
-    return cv2.erode(paper, _SMALL)
-
-
-def ink_ratio(patch: np.ndarray, paper: np.ndarray | None = None) -> np.ndarray:
-    """Each pixel's brightness over that of the paper round it, 0..255 (ink is low). The
-    paper's brightness is the patch closed by a window wider than any stroke (which removes
-    the ink, darker and narrower), smoothed."""
-    grey = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
-    level = cv2.GaussianBlur(cv2.morphologyEx(grey, cv2.MORPH_CLOSE, _WINDOW), (0, 0), 3)
-    return cv2.divide(grey, cv2.max(level, 1), scale=255)
-
-
-_WINDOW = np.ones((25, 25), np.uint8)
-
-
-def ink_mask(patch: np.ndarray) -> np.ndarray:
-    """Ink printed on the label's paper: pixels on the paper darker than it, split from the
-    paper by Otsu's method (within bounds) on their ratio to the paper's brightness; without
-    the strokes that run along the paper's edge (the ring's blurred rim: the print stands
-    clear of the ring, so a stroke most of whose pixels lie within a few pixels of where
-    paper and ink end is not print)."""
-    paper = paper_mask(patch)
-    ratio = ink_ratio(patch, paper)
-    values = ratio[paper > 0]
-    if values.size < 16:
-        return np.zeros_like(paper)
-    level, _ = cv2.threshold(values.reshape(1, -1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    level = min(max(level, 0.55 * 255), 0.85 * 255)
-    # hysteresis: faint stroke pixels count when they join a clearly dark one
-    strong = cv2.bitwise_and(cv2.compare(ratio, level, cv2.CMP_LT), paper)
-    weak = cv2.bitwise_and(cv2.compare(ratio, min(level + 0.1 * 255, 0.9 * 255), cv2.CMP_LT), paper)
-    count, labels = cv2.connectedComponents(weak, connectivity=8)
-    seeded = np.zeros(count, bool)
-    seeded[labels[strong > 0]] = True
-    seeded[0] = False
-    ink = np.where(seeded[labels], 255, 0).astype(np.uint8)
-    region = cv2.bitwise_or(paper, ink)
-    region[[0, -1], :] = 255  # the patch's own edge is not the paper's
-    region[:, [0, -1]] = 255
-    depth = cv2.distanceTransform(region, cv2.DIST_L2, 3)
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
-    for i in range(1, count):
-        if stats[i, cv2.CC_STAT_AREA] < 3:
-            ink[labels == i] = 0
-            continue
-        inside = labels == i
-        if np.median(depth[inside]) <= 2.5:
-            ink[inside] = 0
-    return ink
+    hidden = (points[..., 2] < 0.05) | (u * u + v * v >= 1)
+    patch[hidden] = 0
+    return patch, hidden
 
 
 def _printed_block(ink: np.ndarray) -> tuple[tuple[float, float], float, bool] | None:
-    """Centre and radius (patch pixels) of the printed block's enclosing circle, and whether
-    it touches the patch's edge (then some of it is likely outside)."""
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
-    if count < 2:
+    """Centre and radius (patch pixels) of the print's enclosing circle (the bar and the
+    digits over it), and whether it touches the patch's edge (then some is likely outside)."""
+    points = print_points(ink)
+    if points is None or len(points) < 5:
         return None
-    areas = stats[1:, cv2.CC_STAT_AREA]
-    least = max(5, 0.04 * areas.sum())
-    keep = 1 + np.flatnonzero(areas >= least)
-    if len(keep) == 0:
-        return None
-    ys, xs = np.nonzero(np.isin(labels, keep))
-    (x, y), radius = cv2.minEnclosingCircle(np.stack([xs, ys], axis=1).astype(np.float32))
+    (x, y), radius = cv2.minEnclosingCircle(points)
     if radius < 5:
         return None
     edge = ink.shape[0] - 3
+    xs, ys = points[:, 0], points[:, 1]
     touches = bool(xs.min() < 2 or ys.min() < 2 or xs.max() > edge or ys.max() > edge)
     return (x, y), radius, touches

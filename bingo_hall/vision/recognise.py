@@ -7,6 +7,10 @@ by √k because they are not independent (same ball, same print, same light). Re
 the candidates renormalises over the balls still in the machine; the answer's confidence is
 the resulting probability of the best number, and the number is given only when that
 passes the acceptance threshold chosen in training (`bingo_hall.vision.train`).
+
+Otherwise the reason is "unsure" (a ball is there: the best guess is below the threshold, or
+no print on it could be read, then with no guess), "no_ball", or "unreadable" (no usable
+frame: None, empty, not 8-bit, not an image).
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ import numpy as np
 
 from bingo_hall.vision.digits import Number, read_number
 from bingo_hall.vision.features import digit_features
-from bingo_hall.vision.locate import find_ball
+from bingo_hall.vision.locate import Circle, find_ball
 from bingo_hall.vision.model import MODEL_PATH, DigitModel, load_model
 from bingo_hall.vision.prints import ball_crop, find_labels
 from bingo_hall.vision.reading import Reading
@@ -29,8 +33,8 @@ from bingo_hall.vision.reading import Reading
 NUMBERS = np.arange(1, 91)
 LABELS_PER_FRAME = 2
 MIN_SIDE = 48  # pixels: a smaller frame cannot hold a readable ball
-# log-probability that a label's digits were counted wrong (one digit lost or one too many)
-LOG_MISCOUNT = math.log(1e-3)
+CUT_MISCOUNT = 0.3  # how often a one-digit label near the ball's edge has lost a digit
+RISKY_TILT_DEG = 58.0  # labels seen more obliquely than this may have lost a digit
 
 
 def _packaged_threshold() -> float:
@@ -58,7 +62,7 @@ class FrameEvidence:
     """What one frame says: a log-likelihood per number, or why it says nothing."""
 
     scores: np.ndarray | None
-    reason: str | None  # "unreadable" (no usable frame, or a ball with no print read), "no_ball"
+    reason: str | None  # "unreadable" (no usable frame), "no_ball", "unsure" (no print read)
     ball: bool
 
 
@@ -79,19 +83,89 @@ def as_bgr(frame: object) -> np.ndarray | None:
     return np.ascontiguousarray(frame)
 
 
-def number_scores(model: DigitModel, number: Number) -> np.ndarray:
-    """Log-likelihood of each of the 90 numbers given one label's digits."""
-    rows = np.stack(
+_TENS, _UNITS = NUMBERS[9:] // 10, NUMBERS[9:] % 10
+
+
+def label_features(number: Number) -> np.ndarray:
+    """The feature rows of a label's digits, left to right."""
+    return np.stack(
         [digit_features(d, a) for d, a in zip(number.digits, number.aspects, strict=True)]
     )
-    logp = model.log_probs(rows)
-    scores = np.full(90, LOG_MISCOUNT, np.float64)
-    if len(number.digits) == 1:
-        scores[:9] = logp[0, 1:10]
+
+
+def number_scores(logp: np.ndarray, miscount: float) -> np.ndarray:
+    """Log-likelihood of each of the 90 numbers given one label's digit log-probabilities
+    (one row per digit read), allowing that the digits were counted wrong (rate `miscount`):
+    a two-digit number seen as one digit shows one of its digits; a one-digit number seen as
+    two shows its digit beside a speck that reads as anything."""
+    right, wrong = math.log1p(-miscount), math.log(miscount)
+    p = np.exp(logp)
+    scores = np.empty(90, np.float64)
+    if len(logp) == 1:
+        scores[:9] = right + logp[0, 1:10]
+        scores[9:] = wrong + np.log(0.5 * (p[0, _TENS] + p[0, _UNITS]) + 1e-300)
     else:
-        tens, units = NUMBERS[9:] // 10, NUMBERS[9:] % 10
-        scores[9:] = logp[0, tens] + logp[1, units]
+        scores[9:] = right + logp[0, _TENS] + logp[1, _UNITS]
+        scores[:9] = wrong + np.log(0.05 * (p[0, 1:10] + p[1, 1:10]) + 1e-300)
     return scores
+
+
+@dataclass(frozen=True)
+class LabelRead:
+    """The digits read on one label: their feature rows, and whether the label is cut by
+    the ball's edge."""
+
+    features: np.ndarray
+    cut: bool
+    tilt_deg: float = 0.0
+    contrast: float = 1.0
+
+    @property
+    def count(self) -> int:
+        return len(self.features)
+
+
+def chosen_labels(labels: Sequence[LabelRead]) -> list[tuple[LabelRead, float]]:
+    """The labels a frame is read from (most frontal first), each with its miscount rate.
+
+    A label read as one digit near the ball's edge (cut by it, or seen very obliquely) may
+    have lost the other digit: it is used only when nothing better was read, and then as
+    a doubtful one. Otherwise every label read counts; labels that disagree make the frame
+    doubtful, which is what they should do.
+    """
+    risky = [label.cut or label.tilt_deg > RISKY_TILT_DEG for label in labels]
+    sound = [label for label, r in zip(labels, risky, strict=True) if not r or label.count == 2]
+    if sound:
+        return [(label, 0.0) for label in sound[:LABELS_PER_FRAME]]
+    return [(labels[0], CUT_MISCOUNT)]
+
+
+def frame_scores(model: DigitModel, labels: Sequence[LabelRead]) -> np.ndarray:
+    """A frame's log-likelihood per number from the labels read on it."""
+    total = np.zeros(90)
+    for label, miscount in chosen_labels(labels):
+        miscount = max(model.miscount, miscount)
+        logp = model.log_probs(label.features, label.contrast)
+        total += number_scores(logp, miscount)
+    return total
+
+
+def read_labels(image: np.ndarray, ball: Circle) -> list[LabelRead]:
+    """The labels read on the ball, most frontal first."""
+    out = []
+    for label in find_labels(ball_crop(image, ball), LABELS_PER_FRAME):
+        number = read_number(label.patch)
+        if number is not None:
+            features = label_features(number)
+            out.append(LabelRead(features, label.cut, label.tilt_deg, number.contrast))
+    return out
+
+
+def evidence_from_labels(model: DigitModel, labels: Sequence[LabelRead]) -> FrameEvidence:
+    if not labels:  # a ball, but no print could be read on it
+        return FrameEvidence(None, "unsure", ball=True)
+    total = frame_scores(model, labels)
+    return FrameEvidence(total - _logsumexp(total), None, ball=True)
 
 
 class BallReader:
@@ -108,16 +182,7 @@ class BallReader:
         ball = find_ball(image)
         if ball is None:
             return FrameEvidence(None, "no_ball", ball=False)
-        total = None
-        for label in find_labels(ball_crop(image, ball), LABELS_PER_FRAME):
-            number = read_number(label.patch)
-            if number is None:
-                continue
-            scores = number_scores(self.model, number)
-            total = scores if total is None else total + scores
-        if total is None:
-            return FrameEvidence(None, "unreadable", ball=True)
-        return FrameEvidence(total - _logsumexp(total), None, ball=True)
+        return evidence_from_labels(self.model, read_labels(image, ball))
 
     def read(self, frame: np.ndarray, candidates: Collection[int] | None = None) -> Reading:
         return self.decide([self.evidence(frame)], candidates)
@@ -133,9 +198,11 @@ class BallReader:
         allowed = _allowed(candidates)
         scored = [e.scores for e in evidence if e.scores is not None]
         if not scored:
-            if any(e.ball for e in evidence) or not any(e.reason == "no_ball" for e in evidence):
-                return Reading(None, 0.0, None, "unreadable")
-            return Reading(None, 0.0, None, "no_ball")
+            if any(e.ball for e in evidence):
+                return Reading(None, 0.0, None, "unsure")
+            if any(e.reason == "no_ball" for e in evidence):
+                return Reading(None, 0.0, None, "no_ball")
+            return Reading(None, 0.0, None, "unreadable")
         if not allowed.any():
             return Reading(None, 0.0, None, "unsure")
         fused = np.sum(scored, axis=0) / math.sqrt(len(scored))

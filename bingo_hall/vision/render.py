@@ -113,7 +113,7 @@ def sample_scene(
     glare = tuple(
         Glare(
             _direction(rng, (0, 360), (45, 80)),
-            float(rng.uniform(0.5, 1.0)),
+            c.glare.sample(rng),
             float(rng.uniform(60, 200)),
         )
         for _ in range(int(rng.integers(low, high + 1)))
@@ -128,7 +128,7 @@ def sample_scene(
         label_deg=c.label_deg.sample(rng),
         ring_inner=float(rng.uniform(0.80, 0.88)),
         digit_height=c.digit_height.sample(rng),
-        digit_gap=float(rng.uniform(0.09, 0.15)),
+        digit_gap=float(rng.uniform(0.13, 0.2)),
         bar_length=float(rng.uniform(1.25, 1.45)),
         bar_thickness=float(rng.uniform(0.12, 0.16)),
         bar_gap=float(rng.uniform(0.25, 0.33)),
@@ -233,24 +233,27 @@ def _ink_mask(scene: Scene) -> np.ndarray:
     assert scene.number is not None
     glyphs = digit_masks(scene.font)
     height = scene.digit_height * TEX_R
+    spread = round(abs(scene.ink_spread) * height)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * spread + 1, 2 * spread + 1))
     scaled = []
     for digit in str(scene.number):
         g = glyphs[int(digit)]
         w = max(1, round(g.shape[1] * height / g.shape[0]))
-        scaled.append(cv2.resize(g, (w, round(height)), interpolation=cv2.INTER_AREA))
+        g = cv2.resize(g, (w, round(height)), interpolation=cv2.INTER_AREA)
+        if spread:  # ink spreading (or starving) on each digit: the gap between them stays
+            g = cv2.copyMakeBorder(g, spread, spread, spread, spread, cv2.BORDER_CONSTANT, 0)
+            g = (cv2.dilate if scene.ink_spread > 0 else cv2.erode)(g, kernel)
+            cols = np.flatnonzero(g.max(axis=0) > 0)
+            g = g[:, cols[0] : cols[-1] + 1] if len(cols) else g
+        scaled.append(g)
     gap = round(scene.digit_gap * height)
-    pad = round(0.3 * height)
+    pad = round(0.3 * height) + spread
     total = sum(g.shape[1] for g in scaled) + gap * (len(scaled) - 1)
-    number = np.zeros((round(height) + 2 * pad, total + 2 * pad), np.uint8)
+    number = np.zeros((scaled[0].shape[0] + 2 * pad, total + 2 * pad), np.uint8)
     x = pad
     for g in scaled:
         number[pad : pad + g.shape[0], x : x + g.shape[1]] = g
         x += g.shape[1] + gap
-    spread = round(abs(scene.ink_spread) * height)
-    if spread:
-        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * spread + 1, 2 * spread + 1))
-        op = cv2.dilate if scene.ink_spread > 0 else cv2.erode
-        number = op(number, kernel)
     squeeze = min(1.0, 1.0 * TEX_R / total)  # never wider than the label allows
     block = height * (1 + scene.bar_gap + scene.bar_thickness)
     top = TEX_SIZE / 2 - 0.02 * TEX_R - block / 2
@@ -466,8 +469,7 @@ def _homography(scene: Scene, w: int, h: int) -> np.ndarray:
 
 
 def _camera(image: np.ndarray, scene: Scene, rng: np.random.Generator) -> np.ndarray:
-    h, w = image.shape[:2]
-    scale = h / 480
+    scale = image.shape[0] / 480
     frame = np.clip(image, 0, 255).astype(np.uint8)
     levels = np.arange(256, dtype=np.float32)[:, None] / 255.0
     gains = np.array(scene.cast, np.float32) * scene.gain

@@ -8,9 +8,10 @@
 2. Fit the multilayer perceptron (numpy, Adam, cross-entropy, weight decay).
 3. Render a separate calibration set (TRAINING styles, another seed): single frames and
    bursts of three frames of one ball as the simulated camera gives them. Fit the softmax
-   temperature that minimises the log-loss of the readings, then choose the acceptance
-   threshold: above every wrong reading of the calibration set, with a margin of a factor
-   of ten in the odds, and never below 0.99.
+   temperature, the factor by which a faint print raises it, and the rate at which a label's
+   digits are miscounted, to minimise the log-loss of the readings; then choose the
+   acceptance threshold: above every wrong reading of the calibration set, with a margin of a
+   factor of ten in the odds, and never below 0.99.
 4. Write `bingo_hall/vision/model/digits.npz` (float16 weights, well under 1 MB).
 """
 
@@ -19,20 +20,20 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import pickle
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
+from pathlib import Path
 
 import cv2
 import numpy as np
 
-from bingo_hall.vision.digits import Number, read_number
-from bingo_hall.vision.features import SIZE, digit_features
+from bingo_hall.vision.features import SIZE
 from bingo_hall.vision.locate import find_ball
-from bingo_hall.vision.model import MODEL_PATH, DigitModel
-from bingo_hall.vision.prints import ball_crop, find_labels
-from bingo_hall.vision.recognise import LABELS_PER_FRAME, BallReader, FrameEvidence, number_scores
+from bingo_hall.vision.model import FULL_CONTRAST, MODEL_PATH, DigitModel
+from bingo_hall.vision.recognise import LabelRead, chosen_labels, read_labels
 from bingo_hall.vision.render import draw_scene, sample_scene, settle
 from bingo_hall.vision.styles import TRAINING
 
@@ -40,19 +41,13 @@ MIN_THRESHOLD = 0.99
 MARGIN = math.log(10.0)  # in log-odds above the most confident wrong reading
 
 
-def _label_numbers(frame: np.ndarray) -> list[Number]:
+def _label_reads(frame: np.ndarray) -> list[LabelRead]:
     ball = find_ball(frame)
-    if ball is None:
-        return []
-    numbers = []
-    for label in find_labels(ball_crop(frame, ball), LABELS_PER_FRAME):
-        number = read_number(label.patch)
-        if number is not None:
-            numbers.append(number)
-    return numbers
+    return [] if ball is None else read_labels(frame, ball)
 
 
 def _training_chunk(job: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Digit features and their digits, from `count` rendered balls."""
     seed, count = job
     cv2.setNumThreads(1)
     rng = np.random.default_rng(seed)
@@ -61,19 +56,17 @@ def _training_chunk(job: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
         truth = int(rng.integers(1, 91))
         frame = draw_scene(sample_scene(truth, rng, TRAINING), rng)
         digits = [int(c) for c in str(truth)]
-        for number in _label_numbers(frame):
-            if len(number.digits) != len(digits):
-                continue
-            for image, aspect, digit in zip(number.digits, number.aspects, digits, strict=True):
-                rows.append(digit_features(image, aspect))
-                labels.append(digit)
+        for label in _label_reads(frame):
+            if len(label.features) == len(digits):
+                rows.append(label.features)
+                labels.extend(digits)
     if not rows:
         return np.zeros((0, SIZE), np.float32), np.zeros(0, np.int64)
-    return np.stack(rows), np.array(labels)
+    return np.concatenate(rows), np.array(labels)
 
 
-def _calibration_chunk(job: tuple[int, int, int]) -> list[tuple[int, list[list[Number]]]]:
-    """Balls of the calibration set: (number, per frame the numbers read on its labels)."""
+def _calibration_chunk(job: tuple[int, int, int]) -> list[tuple[int, list[list[LabelRead]]]]:
+    """Balls of the calibration set: (number, per frame of its burst the labels read)."""
     seed, count, burst = job
     cv2.setNumThreads(1)
     rng = np.random.default_rng(seed)
@@ -83,7 +76,7 @@ def _calibration_chunk(job: tuple[int, int, int]) -> list[tuple[int, list[list[N
         scene = sample_scene(truth, rng, TRAINING)
         frames = []
         for _ in range(burst):
-            frames.append(_label_numbers(draw_scene(scene, rng)))
+            frames.append(_label_reads(draw_scene(scene, rng)))
             scene = settle(scene, rng)
         out.append((truth, frames))
     return out
@@ -139,63 +132,152 @@ def train_mlp(
     return DigitModel(mean, scale, params["w1"], params["b1"], params["w2"], params["b2"])
 
 
-def _frame_evidence(model: DigitModel, numbers: list[Number]) -> FrameEvidence:
-    if not numbers:
-        return FrameEvidence(None, "unreadable", ball=True)
-    total = np.sum([number_scores(model, n) for n in numbers], axis=0)
-    top = total.max()
-    return FrameEvidence(total - (top + np.log(np.exp(total - top).sum())), None, ball=True)
+Ball = tuple[int, list[list[LabelRead]]]
+_TENS, _UNITS = np.arange(10, 91) // 10, np.arange(10, 91) % 10
 
 
-def _readings(model: DigitModel, balls: list, burst: int) -> list[tuple[int, float, int | None]]:
-    """(truth, confidence, guess) of each single frame and of each burst of `burst` frames."""
-    reader = BallReader.__new__(BallReader)
-    reader.model, reader.threshold = model, 2.0  # never accept: we want the guesses
-    out = []
-    for truth, frames in balls:
-        evidence = [_frame_evidence(model, numbers) for numbers in frames]
-        for e in evidence[:1]:
-            r = reader.decide([e])
-            out.append((truth, r.confidence, r.guess))
-        r = reader.decide(evidence[:burst])
-        out.append((truth, r.confidence, r.guess))
-    return out
+class _Calibration:
+    """The calibration set's readings, vectorised over all its labels, so that the softmax
+    temperature, faintness factor and miscount rate can be searched quickly. It computes
+    exactly what `BallReader.decide` does (without candidates) for the first frame of each
+    ball and for its whole burst."""
+
+    def __init__(self, model: DigitModel, balls: list[Ball]) -> None:
+        self.truth = np.array([t for t, _ in balls])
+        self.groups: dict[int, dict[str, np.ndarray]] = {}
+        frame_of: list[int] = []
+        ball_of: list[int] = []
+        rows: dict[int, list[tuple[int, np.ndarray, float, float]]] = {1: [], 2: []}
+        for b, (_, frames) in enumerate(balls):
+            for labels in frames:
+                f = len(ball_of)
+                ball_of.append(b)
+                frame_of.append(len(frame_of))
+                for label, override in chosen_labels(labels) if labels else []:
+                    rows[label.count].append(
+                        (f, model.logits(label.features), label.contrast, override)
+                    )
+        self.frames = len(ball_of)
+        self.ball_of = np.array(ball_of)
+        self.first = np.array(
+            [f for f in range(self.frames) if f == 0 or ball_of[f - 1] != ball_of[f]]
+        )
+        for count, items in rows.items():
+            if items:
+                self.groups[count] = {
+                    "frame": np.array([i[0] for i in items]),
+                    "logits": np.stack([i[1] for i in items]),
+                    "faint": np.array(
+                        [max(0.0, FULL_CONTRAST - i[2]) / FULL_CONTRAST for i in items]
+                    ),
+                    "override": np.array([i[3] for i in items]),
+                }
+
+    def readings(self, model: DigitModel) -> list[tuple[int, float, int | None]]:
+        scores = np.zeros((self.frames, 90))
+        has = np.zeros(self.frames, bool)
+        for count, g in self.groups.items():
+            temps = model.temperature * (1 + model.faintness * g["faint"])
+            z = g["logits"] / temps[:, None, None]
+            z = z - z.max(axis=2, keepdims=True)
+            logp = z - np.log(np.exp(z).sum(axis=2, keepdims=True))
+            p = np.exp(logp)
+            eps = np.maximum(model.miscount, g["override"])[:, None]
+            right, wrong = np.log1p(-eps), np.log(eps)
+            s = np.empty((len(z), 90))
+            if count == 1:
+                s[:, :9] = right + logp[:, 0, 1:10]
+                s[:, 9:] = wrong + np.log(0.5 * (p[:, 0, _TENS] + p[:, 0, _UNITS]) + 1e-300)
+            else:
+                s[:, 9:] = right + logp[:, 0, _TENS] + logp[:, 1, _UNITS]
+                s[:, :9] = wrong + np.log(0.05 * (p[:, 0, 1:10] + p[:, 1, 1:10]) + 1e-300)
+            np.add.at(scores, g["frame"], s)
+            has[g["frame"]] = True
+        top = scores.max(axis=1, keepdims=True)
+        lp = scores - (top + np.log(np.exp(scores - top).sum(axis=1, keepdims=True)))
+        lp[~has] = 0.0
+        out = []
+        for picked in (self.first, np.arange(self.frames)):
+            sums = np.zeros((len(self.truth), 90))
+            counts = np.zeros(len(self.truth))
+            use = picked[has[picked]]
+            np.add.at(sums, self.ball_of[use], lp[use])
+            np.add.at(counts, self.ball_of[use], 1)
+            fused = sums / np.sqrt(np.maximum(counts, 1))[:, None]
+            fused -= fused.max(axis=1, keepdims=True)
+            post = np.exp(fused)
+            post /= post.sum(axis=1, keepdims=True)
+            guess = post.argmax(axis=1) + 1
+            confidence = post.max(axis=1)
+            for b in range(len(self.truth)):
+                if counts[b]:
+                    out.append((int(self.truth[b]), float(confidence[b]), int(guess[b])))
+                else:
+                    out.append((int(self.truth[b]), 0.0, None))
+        return out
 
 
 def _log_loss(readings: list[tuple[int, float, int | None]]) -> float:
     total = 0.0
     for truth, confidence, guess in readings:
+        if guess is None:
+            continue
         p = confidence if guess == truth else (1 - confidence) / 89
         total -= math.log(max(p, 1e-12))
     return total / max(1, len(readings))
 
 
-def calibrate(model: DigitModel, balls: list, burst: int) -> tuple[DigitModel, dict]:
-    best = None
-    for temperature in np.exp(np.linspace(math.log(0.5), math.log(6.0), 40)):
-        candidate = replace(model, temperature=float(temperature))
-        loss = _log_loss(_readings(candidate, balls, burst))
-        if best is None or loss < best[0]:
-            best = (loss, candidate)
+def calibrate(model: DigitModel, balls: list[Ball]) -> tuple[DigitModel, dict[str, object]]:
+    """Fit the temperature, the faintness factor and the miscount rate by log-loss, then
+    choose the threshold."""
+    data = _Calibration(model, balls)
+    best: tuple[float, DigitModel] | None = None
+    for temperature in np.exp(np.linspace(math.log(0.6), math.log(4.0), 16)):
+        for faintness in (0.0, 0.5, 1.0, 2.0, 4.0):
+            for miscount in (0.001, 0.002, 0.005, 0.01, 0.02, 0.05):
+                candidate = replace(
+                    model, temperature=float(temperature), faintness=faintness, miscount=miscount
+                )
+                loss = _log_loss(data.readings(candidate))
+                if best is None or loss < best[0]:
+                    best = (loss, candidate)
     assert best is not None
     model = best[1]
-    readings = _readings(model, balls, burst)
-    wrong = [c for t, c, g in readings if g is not None and g != t]
-    worst = max(wrong, default=0.0)
+    readings = data.readings(model)
+    wrong = sorted((c for t, c, g in readings if g is not None and g != t), reverse=True)
+    worst = wrong[0] if wrong else 0.0
     odds = math.log(max(worst, 1e-9) / max(1 - worst, 1e-12)) + MARGIN
-    threshold = max(MIN_THRESHOLD, 1 / (1 + math.exp(-odds)))
-    threshold = min(threshold, 0.999999)
+    threshold = min(max(MIN_THRESHOLD, 1 / (1 + math.exp(-odds))), 0.999999)
+    guessed = [r for r in readings if r[2] is not None]
     correct = sum(1 for t, c, g in readings if g == t and c >= threshold)
-    stats = {
-        "temperature": model.temperature,
-        "log_loss": best[0],
-        "readings": len(readings),
-        "wrong_guesses": len(wrong),
-        "worst_wrong_confidence": worst,
+    stats: dict[str, object] = {
+        "temperature": round(model.temperature, 4),
+        "faintness": model.faintness,
+        "miscount": model.miscount,
+        "log_loss": round(best[0], 5),
+        "readings (single frames and bursts)": len(readings),
+        "with a guess": len(guessed),
+        "wrong guesses": len(wrong),
+        "most confident wrong guesses": [round(c, 6) for c in wrong[:5]],
         "threshold": threshold,
-        "accepted_correct": correct,
+        "correct and accepted": correct,
     }
     return replace(model, threshold=threshold), stats
+
+
+def _render_data(
+    args: argparse.Namespace, seeds: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, list[Ball]]:
+    with ProcessPoolExecutor(args.workers) as pool:
+        chunks = _jobs(int(seeds[0]), args.frames, 8 * args.workers)
+        parts = list(pool.map(_training_chunk, chunks))
+        jobs = [
+            (s, c, args.burst) for s, c in _jobs(int(seeds[1]), args.calibration, 8 * args.workers)
+        ]
+        balls = [b for part in pool.map(_calibration_chunk, jobs) for b in part]
+    x = np.concatenate([p[0] for p in parts])
+    y = np.concatenate([p[1] for p in parts])
+    return x, y, balls
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -206,25 +288,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     parser.add_argument("--seed", type=int, default=20261122)
     parser.add_argument("--epochs", type=int, default=40)
+    parser.add_argument("--cache", help="keep the rendered data in this file (development)")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     seeds = np.random.SeedSequence(args.seed).generate_state(3)
-    with ProcessPoolExecutor(args.workers) as pool:
-        parts = list(pool.map(_training_chunk, _jobs(int(seeds[0]), args.frames, 8 * args.workers)))
-        x = np.concatenate([p[0] for p in parts])
-        y = np.concatenate([p[1] for p in parts])
-        print(f"{len(y)} training digits from {args.frames} frames "
-              f"({time.perf_counter() - started:.0f} s)", flush=True)
-        jobs = [
-            (s, c, args.burst)
-            for s, c in _jobs(int(seeds[1]), args.calibration, 8 * args.workers)
-        ]
-        balls = [b for part in pool.map(_calibration_chunk, jobs) for b in part]
-    print(f"{len(balls)} calibration balls ({time.perf_counter() - started:.0f} s)", flush=True)
+    cached = args.cache and Path(args.cache).exists()
+    if cached:  # a development shortcut: the rendered data of an earlier run
+        with open(args.cache, "rb") as file:
+            x, y, balls = pickle.load(file)
+    else:
+        x, y, balls = _render_data(args, seeds)
+        if args.cache:
+            with open(args.cache, "wb") as file:
+                pickle.dump((x, y, balls), file)
+    print(
+        f"{len(y)} training digits from {args.frames} frames, {len(balls)} calibration balls "
+        f"({time.perf_counter() - started:.0f} s)",
+        flush=True,
+    )
     model = train_mlp(x, y, np.random.default_rng(int(seeds[2])), epochs=args.epochs)
     accuracy = float(np.mean(np.argmax(model.logits(x), axis=1) == y))
     print(f"trained: training accuracy {accuracy:.5f} ({time.perf_counter() - started:.0f} s)")
-    model, stats = calibrate(model, balls, args.burst)
+    model, stats = calibrate(model, balls)
     for key, value in stats.items():
         print(f"  {key}: {value}")
     model.save(MODEL_PATH)

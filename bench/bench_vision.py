@@ -1,0 +1,106 @@
+"""Benchmark of the CCTV ball reader on rendered frames in the HELD-OUT styles.
+
+Renders N frames (default 10,000; fonts, ball colours, inks and condition ranges never used
+in training or calibration), reads each one with `BallReader.read` on one core
+(cv2.setNumThreads(1)), and prints:
+
+- accuracy: frames whose accepted number is the rendered one;
+- wrong numbers above the acceptance threshold (must be 0), unsure and unreadable counts;
+- the confusion cases: rendered number, best guess, confidence, reason;
+- time per frame (median, p99) against a baseline measured on the same frames in the same
+  process: the bare cost of cv2.cvtColor + cv2.GaussianBlur(5×5) on the frame.
+
+Usage: python bench/bench_vision.py [--frames N] [--seed S] [--styles held_out|training]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bingo_hall.vision.recognise import ACCEPTANCE_THRESHOLD, BallReader  # noqa: E402
+from bingo_hall.vision.render import render_ball  # noqa: E402
+from bingo_hall.vision.styles import HELD_OUT, TRAINING  # noqa: E402
+
+SEED = 90_2026_11_22
+
+
+def baseline(frame: np.ndarray) -> None:
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    cv2.GaussianBlur(grey, (5, 5), 0)
+
+
+def percentile(values: list[float], q: float) -> float:
+    return float(np.percentile(np.array(values), q))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--frames", type=int, default=10_000)
+    parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--styles", choices=["held_out", "training"], default="held_out")
+    args = parser.parse_args()
+    cv2.setNumThreads(1)
+    style_set = HELD_OUT if args.styles == "held_out" else TRAINING
+    fonts = ", ".join(f.name for f in style_set.usable_fonts())
+    print(f"seed {args.seed}; {args.frames} frames; styles {style_set.name} ({fonts})")
+    print(f"acceptance threshold {ACCEPTANCE_THRESHOLD:.6f}")
+    reader = BallReader()
+    rng = np.random.default_rng(args.seed)
+    read_times: list[float] = []
+    base_times: list[float] = []
+    outcomes: Counter[str] = Counter()
+    confusions: list[tuple[int, int | None, float, str | None]] = []
+    for i in range(args.frames):
+        truth = int(rng.integers(1, 91))
+        frame = render_ball(truth, rng, style_set)
+        start = time.perf_counter()
+        baseline(frame)
+        middle = time.perf_counter()
+        reading = reader.read(frame)
+        end = time.perf_counter()
+        base_times.append(middle - start)
+        read_times.append(end - middle)
+        if reading.number == truth:
+            outcomes["correct"] += 1
+        elif reading.number is not None:
+            outcomes["wrong_above_threshold"] += 1
+            confusions.append((truth, reading.number, reading.confidence, "ACCEPTED"))
+        else:
+            outcomes[reading.reason or "?"] += 1
+            confusions.append((truth, reading.guess, reading.confidence, reading.reason))
+        if (i + 1) % 1000 == 0:
+            print(f"  {i + 1} frames: {dict(outcomes)}", flush=True)
+    n = args.frames
+    print()
+    print(f"read correctly: {outcomes['correct']} / {n} = {outcomes['correct'] / n:.4%}")
+    print(f"wrong number above the threshold: {outcomes['wrong_above_threshold']}")
+    print(
+        f"unsure: {outcomes['unsure']}; unreadable: {outcomes['unreadable']}; "
+        f"no_ball: {outcomes['no_ball']}"
+    )
+    wrong_guesses = sum(1 for t, g, _, _ in confusions if g is not None and g != t)
+    print(f"of the frames not read: {wrong_guesses} had a wrong best guess (below threshold)")
+    print("confusion cases (rendered → guess, confidence, reason):")
+    for truth, guess, confidence, reason in sorted(confusions, key=lambda c: -c[2]):
+        print(f"  {truth:2d} → {guess!s:>4}  {confidence:.6f}  {reason}")
+    med, p99 = statistics.median(read_times) * 1e3, percentile(read_times, 99) * 1e3
+    bmed, bp99 = statistics.median(base_times) * 1e3, percentile(base_times, 99) * 1e3
+    print(f"time per frame (one core): median {med:.2f} ms, p99 {p99:.2f} ms")
+    print(f"baseline cvtColor+GaussianBlur: median {bmed:.3f} ms, p99 {bp99:.3f} ms")
+    print(f"ratio (median): {med / bmed:.1f}x")
+    return 0 if outcomes["wrong_above_threshold"] == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

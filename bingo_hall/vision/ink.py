@@ -1,0 +1,73 @@
+"""Paper and ink on a flattened label: which pixels are the label's white paper, and which
+are the dark print on it."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+_SMALL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+_WINDOW = np.ones((25, 25), np.uint8)  # wider than any stroke of a flattened label
+
+
+def paper_mask(patch: np.ndarray) -> np.ndarray:
+    """The label's paper in a colour patch: white (darkest channel near the brightest) and
+    not dark, with the holes the print makes in it filled. The ring round the label and the
+    ball's body are coloured, so they are not paper."""
+    b, g, r = cv2.split(patch)
+    high = cv2.max(cv2.max(b, g), r)
+    low = cv2.min(cv2.min(b, g), r)
+    whiteness = cv2.divide(low, cv2.add(high, 1), scale=255)
+    white = cv2.compare(whiteness, 0.62 * 255, cv2.CMP_GT)
+    lit = cv2.compare(high, 0.3 * float(np.percentile(high, 95)), cv2.CMP_GT)
+    paper = cv2.morphologyEx(cv2.bitwise_and(white, lit), cv2.MORPH_CLOSE, _SMALL)
+    contours, _ = cv2.findContours(paper, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    cv2.drawContours(paper, contours, -1, 255, -1)
+    # off the blurred band along the ring, where paper and ring mix
+    return cv2.erode(paper, _SMALL)
+
+
+def ink_ratio(patch: np.ndarray, paper: np.ndarray | None = None) -> np.ndarray:
+    """Each pixel's brightness over that of the paper round it, 0..255 (ink is low). The
+    paper's brightness is the patch closed by a window wider than any stroke (which removes
+    the ink, darker and narrower), smoothed."""
+    grey = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
+    level = cv2.GaussianBlur(cv2.morphologyEx(grey, cv2.MORPH_CLOSE, _WINDOW), (0, 0), 3)
+    return cv2.divide(grey, cv2.max(level, 1), scale=255)
+
+
+def ink_mask(patch: np.ndarray) -> np.ndarray:
+    """Ink printed on the label's paper: pixels on the paper darker than it, split from the
+    paper by Otsu's method (within bounds) on their ratio to the paper's brightness; without
+    the strokes that run along the paper's edge (the ring's blurred rim: the print stands
+    clear of the ring, so a stroke most of whose pixels lie within a few pixels of where
+    paper and ink end is not print)."""
+    paper = paper_mask(patch)
+    ratio = ink_ratio(patch, paper)
+    values = ratio[paper > 0]
+    if values.size < 16:
+        return np.zeros_like(paper)
+    level, _ = cv2.threshold(values.reshape(1, -1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    level = min(max(level, 0.55 * 255), 0.85 * 255)
+    # hysteresis: faint stroke pixels count when they join a clearly dark one
+    strong = cv2.bitwise_and(cv2.compare(ratio, level, cv2.CMP_LT), paper)
+    weak = cv2.bitwise_and(cv2.compare(ratio, min(level + 0.1 * 255, 0.9 * 255), cv2.CMP_LT), paper)
+    count, labels = cv2.connectedComponents(weak, connectivity=8)
+    seeded = np.zeros(count, bool)
+    seeded[labels[strong > 0]] = True
+    seeded[0] = False
+    ink = np.where(seeded[labels], 255, 0).astype(np.uint8)
+    region = cv2.bitwise_or(paper, ink)
+    region[[0, -1], :] = 255  # the patch's own edge is not the paper's
+    region[:, [0, -1]] = 255
+    # (with no edge at all in the patch, every distance is "infinite": keep them finite)
+    depth = np.minimum(cv2.distanceTransform(region, cv2.DIST_L2, 3), ink.shape[0])
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    for i in range(1, count):
+        if stats[i, cv2.CC_STAT_AREA] < 3:
+            ink[labels == i] = 0
+            continue
+        inside = labels == i
+        if np.median(depth[inside]) <= 2.5:
+            ink[inside] = 0
+    return ink

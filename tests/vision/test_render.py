@@ -1,0 +1,106 @@
+"""The synthetic ball renderer: deterministic, the number really printed, honest style split."""
+
+from __future__ import annotations
+
+from dataclasses import fields, replace
+
+import cv2
+import numpy as np
+import pytest
+
+from bingo_hall.vision.render import (
+    HELD_OUT,
+    TRAINING,
+    _ink_mask,
+    draw_scene,
+    render_ball,
+    sample_scene,
+)
+from bingo_hall.vision.styles import Conditions
+
+
+def test_same_seed_same_frame_and_another_seed_another() -> None:
+    a = render_ball(37, np.random.default_rng(5), HELD_OUT)
+    b = render_ball(37, np.random.default_rng(5), HELD_OUT)
+    c = render_ball(37, np.random.default_rng(6), HELD_OUT)
+    assert np.array_equal(a, b)
+    assert not np.array_equal(a, c)
+
+
+@pytest.mark.parametrize(("width", "height"), [(640, 480), (320, 240), (800, 600)])
+def test_frame_size_and_type(width: int, height: int) -> None:
+    frame = render_ball(12, np.random.default_rng(1), TRAINING, width, height)
+    assert frame.shape == (height, width, 3)
+    assert frame.dtype == np.uint8
+
+
+def test_the_number_is_what_is_printed() -> None:
+    """The label's ink: the digits of the number side by side, and the bar under them, at
+    least as long as the number is wide."""
+    rng = np.random.default_rng(3)
+    for number in (6, 9, 37, 88, 90):
+        scene = sample_scene(number, rng, TRAINING)
+        ink = _ink_mask(scene) > 127
+        rows = np.flatnonzero(ink.any(axis=1))
+        # the bar is the lowest band of ink, separated from the digits by a gap
+        gaps = np.flatnonzero(np.diff(rows) > 1)
+        assert len(gaps) >= 1
+        digits = ink[rows[0] : rows[gaps[-1]] + 1]
+        bar = ink[rows[gaps[-1] + 1] :]
+        digit_cols = np.flatnonzero(digits.any(axis=0))
+        bar_cols = np.flatnonzero(bar.any(axis=0))
+        assert bar_cols[-1] - bar_cols[0] >= digit_cols[-1] - digit_cols[0]
+        # one or two digits: columns of ink separated by a gap
+        runs = 1 + int(np.sum(np.diff(digit_cols) > 1))
+        assert runs >= len(str(number))
+    six = _ink_mask(replace(sample_scene(6, np.random.default_rng(8), TRAINING), number=6))
+    nine = _ink_mask(replace(sample_scene(6, np.random.default_rng(8), TRAINING), number=9))
+    assert not np.array_equal(six, nine)
+
+
+def test_each_ball_shows_its_print_and_the_empty_exit_none() -> None:
+    rng = np.random.default_rng(4)
+    scene = sample_scene(45, rng, TRAINING)
+    with_ball = draw_scene(scene, np.random.default_rng(0))
+    empty = draw_scene(replace(scene, number=None), np.random.default_rng(0))
+    differs = cv2.absdiff(with_ball, empty).max(axis=2) > 40
+    assert differs.mean() > 0.05  # the ball covers a good part of the frame
+    h, w = empty.shape[:2]
+    cy, cx = np.argwhere(differs).mean(axis=0)
+    assert abs(cx - w / 2) < 0.2 * w and abs(cy - h / 2) < 0.2 * h
+
+
+def test_training_and_held_out_styles_are_disjoint() -> None:
+    train_fonts = {(f.path, f.hershey, f.stroke) for f in TRAINING.fonts}
+    held_fonts = {(f.path, f.hershey, f.stroke) for f in HELD_OUT.fonts}
+    assert not train_fonts & held_fonts
+    assert not {f.name for f in TRAINING.fonts} & {f.name for f in HELD_OUT.fonts}
+    assert not {c.body for c in TRAINING.colours} & {c.body for c in HELD_OUT.colours}
+    assert not {c.name for c in TRAINING.colours} & {c.name for c in HELD_OUT.colours}
+    assert not set(TRAINING.inks) & set(HELD_OUT.inks)
+    assert not set(TRAINING.backdrops) & set(HELD_OUT.backdrops)
+    # the held-out conditions differ, and reach beyond the training ranges
+    changed = [
+        f.name
+        for f in fields(Conditions)
+        if getattr(TRAINING.conditions, f.name) != getattr(HELD_OUT.conditions, f.name)
+    ]
+    assert len(changed) >= 10
+    assert HELD_OUT.conditions.tilt_deg > TRAINING.conditions.tilt_deg
+    assert HELD_OUT.conditions.blur.hi > TRAINING.conditions.blur.hi
+    assert HELD_OUT.conditions.noise.hi > TRAINING.conditions.noise.hi
+
+
+def test_training_fonts_never_depend_on_system_fonts() -> None:
+    """The training styles (and so the packaged model) use only fonts shipped with the
+    dependencies; Debian's DejaVu fonts are optional held-out extras."""
+    assert all(font.available() for font in TRAINING.fonts)
+    assert all("dejavu" not in str(font.path).lower() for font in TRAINING.fonts)
+    assert len(HELD_OUT.usable_fonts()) >= 8
+
+
+def test_a_ball_outside_1_to_90_is_refused() -> None:
+    with pytest.raises(ValueError, match="1 to 90"):
+        render_ball(91, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="1 to 90"):
+        render_ball(0, np.random.default_rng(0))
