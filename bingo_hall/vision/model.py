@@ -1,8 +1,8 @@
-"""The digit classifier: a small multilayer perceptron, its packaged weights and settings.
+"""The digit classifier: a small ensemble of perceptrons, its packaged weights and settings.
 
 The artefact (`model/digits.npz`) holds the feature standardisation, the two layers' weights
-(float16, to keep it small), the calibrated softmax temperature, faintness factor and miscount
-rate, and the acceptance threshold chosen by `bingo_hall.vision.train`.
+(float16, to keep it small), the calibrated softmax temperature, faintness factor, miscount
+rate and frame-fusion exponent, and the acceptance threshold chosen by `bingo_hall.vision.train`.
 """
 
 from __future__ import annotations
@@ -27,13 +27,15 @@ class DigitModel:
     temperature: float = 1.0
     faintness: float = 0.0  # how much a faint print raises the temperature
     miscount: float = 0.02  # how often a label's digits are counted wrong
+    fusion: float = 1.0  # k frames of one ball weigh k**(1 - fusion) frames' worth
     threshold: float = 0.999
 
     def logits(self, features: np.ndarray) -> np.ndarray:
-        """Raw class scores, one row per feature row."""
+        """Raw class scores, one row per feature row: the mean of the ensemble's members
+        (the weights' first axis), which disagree where a digit is doubtful."""
         x = (features - self.mean) / self.scale
-        hidden = np.maximum(x @ self.w1 + self.b1, 0)
-        return hidden @ self.w2 + self.b2
+        hidden = np.maximum(np.einsum("nd,edh->enh", x, self.w1) + self.b1[:, None, :], 0)
+        return (np.einsum("enh,ehk->enk", hidden, self.w2) + self.b2[:, None, :]).mean(axis=0)
 
     def log_probs(self, features: np.ndarray, contrast: float = 1.0) -> np.ndarray:
         """Calibrated log-probabilities of the ten digits, one row per feature row, for a print
@@ -57,6 +59,7 @@ class DigitModel:
             temperature=np.float64(self.temperature),
             faintness=np.float64(self.faintness),
             miscount=np.float64(self.miscount),
+            fusion=np.float64(self.fusion),
             threshold=np.float64(self.threshold),
         )
 
@@ -73,5 +76,6 @@ def load_model(path: Path = MODEL_PATH) -> DigitModel:
             temperature=float(data["temperature"]),
             faintness=float(data["faintness"]),
             miscount=float(data["miscount"]),
+            fusion=float(data["fusion"]),
             threshold=float(data["threshold"]),
         )

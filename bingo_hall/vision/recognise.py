@@ -2,8 +2,11 @@
 
 Per frame: find the ball, flatten its two most frontal labels, read each label's digits,
 and turn the digits' calibrated probabilities into a log-likelihood for each of the 90
-numbers. The labels of one frame add up; several frames of the same ball add up too, damped
-by √k because they are not independent (same ball, same print, same light). Restricting to
+numbers. The labels of one frame add up. Several frames of the same ball add up their
+log-posteriors divided by k**fusion: they are far from independent (same print, same light,
+and the same mistakes), and a misreading repeated on every frame must not look much surer
+than on one; the exponent (between 1/2 and 1, a mean) is chosen in calibration on bursts of
+frames from the simulated camera. Restricting to
 the candidates renormalises over the balls still in the machine; the answer's confidence is
 the resulting probability of the best number, and the number is given only when that
 passes the acceptance threshold chosen in training (`bingo_hall.vision.train`).
@@ -205,7 +208,7 @@ class BallReader:
             return Reading(None, 0.0, None, "unreadable")
         if not allowed.any():
             return Reading(None, 0.0, None, "unsure")
-        fused = np.sum(scored, axis=0) / math.sqrt(len(scored))
+        fused = np.sum(scored, axis=0) / len(scored) ** self.model.fusion
         fused = np.where(allowed, fused, -np.inf)
         posterior = np.exp(fused - _logsumexp(fused))
         best = int(np.argmax(posterior))

