@@ -6,7 +6,8 @@ in training or calibration), reads each one with `BallReader.read` on one core
 
 - accuracy: frames whose accepted number is the rendered one;
 - wrong numbers above the acceptance threshold (must be 0), unsure and unreadable counts;
-- the confusion cases: rendered number, best guess, confidence, reason;
+- the confusion cases: how often each wrong best guess came up (rendered → guess), and the
+  most confident of them;
 - time per frame (median, p99) against a baseline measured on the same frames in the same
   process: the bare cost of cv2.cvtColor + cv2.GaussianBlur(5×5) on the frame.
 
@@ -89,10 +90,17 @@ def main() -> int:
         f"unsure: {outcomes['unsure']}; unreadable: {outcomes['unreadable']}; "
         f"no_ball: {outcomes['no_ball']}"
     )
-    wrong_guesses = sum(1 for t, g, _, _ in confusions if g is not None and g != t)
-    print(f"of the frames not read: {wrong_guesses} had a wrong best guess (below threshold)")
-    print("confusion cases (rendered → guess, confidence, reason):")
-    for truth, guess, confidence, reason in sorted(confusions, key=lambda c: -c[2]):
+    wrong = [c for c in confusions if c[1] is not None and c[1] != c[0]]
+    right = sum(1 for c in confusions if c[1] == c[0])
+    print(
+        f"frames not accepted: {len(confusions)}; their best guess was right in {right}, "
+        f"wrong in {len(wrong)}, absent in {len(confusions) - right - len(wrong)}"
+    )
+    pairs = Counter((t, g) for t, g, _, _ in wrong)
+    print("most frequent confusions (rendered → guess: frames):")
+    print("  " + ", ".join(f"{t}→{g}: {k}" for (t, g), k in pairs.most_common(30)))
+    print("the most confident wrong guesses (rendered → guess, confidence, reason):")
+    for truth, guess, confidence, reason in sorted(wrong, key=lambda c: -c[2])[:25]:
         print(f"  {truth:2d} → {guess!s:>4}  {confidence:.6f}  {reason}")
     med, p99 = statistics.median(read_times) * 1e3, percentile(read_times, 99) * 1e3
     bmed, bp99 = statistics.median(base_times) * 1e3, percentile(base_times, 99) * 1e3
