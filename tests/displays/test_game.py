@@ -25,6 +25,7 @@ from support.browser import (
     PreparedHall,
     Screens,
     draw,
+    monitor_fits,
     page_in,
     phase,
     prepare_audio,
@@ -87,38 +88,6 @@ def browser() -> Iterator[Browser]:
             yield launched
         finally:
             launched.close()
-
-
-MONITOR_FITS = """() => {
-  const w = innerWidth, h = innerHeight, bad = [];
-  const root = document.documentElement;
-  if (root.scrollWidth > w || root.scrollHeight > h) {
-    bad.push(`document ${root.scrollWidth}x${root.scrollHeight}`);
-  }
-  const boxes = '.m-top, .m-main, .m-bottom, #m-last, #m-board, .m-board .cell, '
-    + '#m-last-five li, .m-prize, #m-state, #m-count, .m-frame-box, #m-ov-cards, .m-ov-card';
-  for (const e of document.querySelectorAll(boxes)) {
-    const r = e.getBoundingClientRect();
-    if (!r.width || getComputedStyle(e).display === 'none') continue;
-    if (r.left < -1 || r.top < -1 || r.right > w + 1 || r.bottom > h + 1) {
-      bad.push(`outside ${e.id || e.className}`);
-    }
-  }
-  const texts = '.m-board .cell, #m-last, .m-prize-amount, #m-count, #m-last-five li';
-  for (const e of document.querySelectorAll(texts)) {
-    if (e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1) {
-      bad.push(`clipped ${e.id || e.textContent}`);
-    }
-  }
-  return bad;
-}"""
-LAST_BALL_SIZE = "parseFloat(getComputedStyle(document.querySelector('#m-last')).fontSize)"
-
-
-def monitor_fits(monitor: Page) -> None:
-    assert monitor.evaluate(MONITOR_FITS) == []
-    size = monitor.evaluate(LAST_BALL_SIZE)
-    assert size >= 0.25 * monitor.viewport_size["height"], size
 
 
 def announced_before_shown(sound: Page, panel: Page) -> int:

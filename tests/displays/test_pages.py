@@ -274,6 +274,8 @@ def test_every_text_the_pages_use_is_in_the_translation_files():
     from bingo_hall.domain.phases import Phase
     from bingo_hall.domain.profiles import VoidReason
     from bingo_hall.hub.auth import Role
+    from bingo_hall.tables.phases import TablePhase
+    from bingo_hall.tables.profiles import GameName
 
     dynamic = {f"phase.{p.value}" for p in Phase} | {f"monitor.state.{p.value}" for p in Phase}
     dynamic |= {f"event.{name}" for name in EVENT_TYPES} | {f"role.{r.value}" for r in Role}
@@ -284,6 +286,8 @@ def test_every_text_the_pages_use_is_in_the_translation_files():
     dynamic |= {f"hold.reason.{reason}" for reason in camera_reasons}
     claim_reasons = {value for name, value in vars(claims).items() if name.isupper()}
     dynamic |= {f"claim.reason.{r}" for r in claim_reasons | {NOT_SOLD} if isinstance(r, str)}
+    dynamic |= {f"table.phase.{p.value}" for p in TablePhase}
+    dynamic |= {f"table.game.{g.value}" for g in GameName}
     assert dynamic - keys == set()
 
 

@@ -11,10 +11,12 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
 
 from bingo_hall.config import HallConfig
 from bingo_hall.store.credentials import CredentialStore
@@ -33,7 +35,9 @@ __all__ = [
     "HubProcess",
     "PreparedHall",
     "Screens",
+    "chromium",
     "draw",
+    "monitor_fits",
     "page_in",
     "phase",
     "staff",
@@ -48,12 +52,15 @@ def free_port() -> int:
 
 @dataclass
 class PreparedHall:
-    """A hall's store (users, devices, an imported series) and its configuration file."""
+    """A hall's store (users, devices, an imported series) and its configuration file, with
+    its casino tables (`[[tables]]` entries: id, name, game, profile, limits), each with its
+    own table device `mesa-<id>`."""
 
     directory: Path
     draw: str = "blower"
     profile: str = "basque"
     display_delay: float = 1.5
+    tables: list[dict] = field(default_factory=list)
     tokens: dict[str, str] = field(default_factory=dict)
     series: object = None
     config: Path = field(init=False)
@@ -72,6 +79,9 @@ class PreparedHall:
                 self.tokens[name] = credentials.add_device(name, "monitor")
             for name in terminals:
                 self.tokens[name] = credentials.add_device(name, "terminal")
+            for table in self.tables:
+                device = f"mesa-{table['id'].lower()}"
+                self.tokens[device] = credentials.add_device(device, "table", table["id"])
         finally:
             log.engine.dispose()
         lines = [
@@ -79,6 +89,7 @@ class PreparedHall:
             'name = "Sala de pruebas"',
             f'profile = "{self.profile}"',
             f'profiles_dir = "{REPO / "config" / "profiles"}"',
+            f'table_profiles_dir = "{REPO / "config" / "tables"}"',
             "[store]",
             f'url = "{self.db_url}"',
             "[machine]",
@@ -91,6 +102,10 @@ class PreparedHall:
         ]
         if "camera" in HallConfig.model_fields:  # the CCTV check, where the hub has one
             lines += ["[camera]", 'source = "none"']
+        for table in self.tables:  # JSON strings and numbers are TOML ones
+            limits = ", ".join(f"{k} = {json.dumps(v)}" for k, v in table["limits"].items())
+            lines += ["[[tables]]", f"limits = {{ {limits} }}"]
+            lines += [f"{k} = {json.dumps(v)}" for k, v in table.items() if k != "limits"]
         self.config.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
@@ -176,6 +191,17 @@ class Screens:
         locator.screenshot(path=self.path(name))
 
 
+@contextmanager
+def chromium(*args: str) -> Iterator[Browser]:
+    """Debian's Chromium, headless, with these command-line switches."""
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=list(args))
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
 def page_in(browser: Browser, width: int = 1600, height: int = 1000) -> tuple[BrowserContext, Page]:
     context = browser.new_context(viewport={"width": width, "height": height})
     page = context.new_page()
@@ -183,6 +209,41 @@ def page_in(browser: Browser, width: int = 1600, height: int = 1000) -> tuple[Br
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.errors = errors  # type: ignore[attr-defined]
     return context, page
+
+
+MONITOR_FITS = """() => {
+  const w = innerWidth, h = innerHeight, bad = [];
+  const root = document.documentElement;
+  if (root.scrollWidth > w || root.scrollHeight > h) {
+    bad.push(`document ${root.scrollWidth}x${root.scrollHeight}`);
+  }
+  const boxes = '.m-top, .m-main, .m-bottom, #m-last, #m-board, .m-board .cell, '
+    + '#m-last-five li, .m-prize, #m-state, #m-count, .m-frame-box, #m-ov-cards, .m-ov-card, '
+    + '.m-table, .m-table-head, .m-table-now, .m-table-recent, .m-pocket, .m-table-limits';
+  for (const e of document.querySelectorAll(boxes)) {
+    const r = e.getBoundingClientRect();
+    if (!r.width || getComputedStyle(e).display === 'none') continue;
+    if (r.left < -1 || r.top < -1 || r.right > w + 1 || r.bottom > h + 1) {
+      bad.push(`outside ${e.id || e.className}`);
+    }
+  }
+  const texts = '.m-board .cell, #m-last, .m-prize-amount, #m-count, #m-last-five li, '
+    + '.m-table, .m-table-outcome, .m-pocket, .m-table-limit dd, .m-table-phase';
+  for (const e of document.querySelectorAll(texts)) {
+    if (e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1) {
+      bad.push(`clipped ${e.id || e.textContent}`);
+    }
+  }
+  return bad;
+}"""
+LAST_BALL_SIZE = "parseFloat(getComputedStyle(document.querySelector('#m-last')).fontSize)"
+
+
+def monitor_fits(monitor: Page) -> None:
+    """Nothing of the monitor leaves the screen or is cut, and the last ball is very large."""
+    assert monitor.evaluate(MONITOR_FITS) == []
+    size = monitor.evaluate(LAST_BALL_SIZE)
+    assert size >= 0.25 * monitor.viewport_size["height"], size
 
 
 def staff(browser: Browser, base: str, user: str) -> Page:

@@ -15,7 +15,17 @@ import {
   t,
 } from './i18n.js';
 import { apply, called, currentClaims, lastBall, newModel, winners } from './model.js';
-import { $, buildBoard, cardGrid, el, errorText, scheduler, updateBoard } from './ui.js';
+import {
+  $,
+  buildBoard,
+  cardGrid,
+  connectionStatus,
+  el,
+  errorText,
+  runCommand,
+  scheduler,
+  updateBoard,
+} from './ui.js';
 
 let model = newModel();
 let start = null; // /api/start
@@ -112,18 +122,8 @@ function toast(text, kind = 'error') {
   setTimeout(() => note.remove(), kind === 'ok' ? 4000 : 12000);
 }
 
-async function run(command, args, sourceId) {
-  busy.add(sourceId);
-  rerender();
-  try {
-    return await hub.command(command, args);
-  } catch (error) {
-    toast(errorText(command, error));
-    return null;
-  } finally {
-    busy.delete(sourceId);
-    rerender();
-  }
+function run(command, args, sourceId) {
+  return runCommand(hub, command, args, { busy, source: sourceId, changed: rerender, show: toast });
 }
 
 function bindButton(id, command, args = () => ({})) {
@@ -731,20 +731,14 @@ function onEvent(envelope, { replay }) {
   rerender();
 }
 
-function onStatus(state, message) {
-  const conn = $('#c-conn');
-  conn.dataset.state = state;
-  conn.textContent = t(`conn.${state}`);
-  if (state === 'auth_failed') {
-    $('#c-login').hidden = false;
-    $('#c-app').hidden = true;
-    $('#c-login-error').textContent = t('login.failed');
-    $('#c-login-submit').disabled = false;
-    principal = null;
-    credentials = null;
-    void message;
-  }
-}
+const onStatus = connectionStatus('#c-conn', () => {
+  $('#c-login').hidden = false;
+  $('#c-app').hidden = true;
+  $('#c-login-error').textContent = t('login.failed');
+  $('#c-login-submit').disabled = false;
+  principal = null;
+  credentials = null;
+});
 
 function onAuth(message) {
   principal = message;

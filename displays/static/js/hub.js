@@ -2,6 +2,8 @@
 // commands with ids and results, events in seq order. Reconnects by itself and resumes from
 // the last seq it saw: no gap, no duplicate, also across a hub restart. A ping every 10 s
 // finds a connection that died silently (a cable pulled): no pong within 10 s, reconnect.
+// With `onTables`, the hall's casino tables too: their states (`tables`), then each table's own
+// stream, resumed the same way from the last seq seen of that table.
 
 const PING_EVERY_MS = 10000;
 
@@ -16,6 +18,19 @@ export async function fetchStart() {
   const response = await fetch('/api/start', { cache: 'no-store' });
   if (!response.ok) throw new Error(`/api/start: HTTP ${response.status}`);
   return response.json();
+}
+
+// /api/start, asked again every second until the hub answers (a kiosk may start before it);
+// onWait() is called before each wait.
+export async function awaitStart(onWait = () => {}) {
+  for (;;) {
+    try {
+      return await fetchStart();
+    } catch {
+      onWait();
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
 }
 
 // A staff-only data route (/api/hall, /api/acta): HTTP Basic with the staff user's name and
@@ -42,7 +57,9 @@ export async function fetchStaff(url, user, password, timeoutMs = 60000) {
 
 export class Hub {
   // auth: the first frame ({token} or {user, password}); channel: "caller" or "panel".
-  constructor({ auth, channel = 'caller', afterSeq = 0, onEvent, onStatus, onAuth }) {
+  // onTables(fresh, ids): the tables' ids in the hub's order and the states of those not
+  // followed yet (each is then kept by onTableEvent(event), from the seq its state reflects).
+  constructor({ auth, channel = 'caller', afterSeq = 0, onEvent, onStatus, onAuth, onTables, onTableEvent }) {
     this.auth = auth;
     this.channel = channel;
     this.lastSeq = afterSeq;
@@ -50,6 +67,9 @@ export class Hub {
     this.onEvent = onEvent || (() => {});
     this.onStatus = onStatus || (() => {});
     this.onAuth = onAuth || (() => {});
+    this.onTables = onTables || null;
+    this.onTableEvent = onTableEvent || (() => {});
+    this.tableSeqs = new Map(); // table id -> the last seq seen of its stream
     this.nextId = 1;
     this.pending = new Map();
     this.stopped = false;
@@ -126,12 +146,17 @@ export class Hub {
           channel: this.channel,
         });
         this.onStatus('live');
+        if (this.onTables) this.followTables(ws);
         break;
       case 'auth_invalid':
         this.stopped = true;
         this.onStatus('auth_failed', message.message);
         break;
       case 'event':
+        if (message.table) {
+          this.tableEvent(message);
+          break;
+        }
         if (message.seq <= this.lastSeq) return; // already seen
         this.lastSeq = message.seq;
         this.onEvent(message, { replay: message.seq <= this.headSeq });
@@ -150,6 +175,37 @@ export class Hub {
       default:
         break;
     }
+  }
+
+  // The tables' states, then each table's stream after the last seq seen of it (a table not
+  // followed yet, or whose log went back, from the seq of its state).
+  async followTables(ws) {
+    let answer;
+    try {
+      answer = await this.request(ws, { type: 'tables' });
+    } catch {
+      return; // the connection went: the next one asks again
+    }
+    const ids = answer.tables.map((state) => state.table);
+    for (const id of [...this.tableSeqs.keys()]) {
+      if (!ids.includes(id)) this.tableSeqs.delete(id);
+    }
+    const fresh = answer.tables.filter((state) => {
+      const seen = this.tableSeqs.get(state.table);
+      return seen === undefined || seen > state.seq;
+    });
+    for (const state of fresh) this.tableSeqs.set(state.table, state.seq);
+    this.onTables(fresh, ids);
+    for (const id of ids) {
+      this.send(ws, { type: 'subscribe', id: this.nextId++, stream: `table:${id}`, after_seq: this.tableSeqs.get(id) });
+    }
+  }
+
+  tableEvent(message) {
+    const seen = this.tableSeqs.get(message.table);
+    if (seen === undefined || message.seq <= seen) return; // not followed, or already seen
+    this.tableSeqs.set(message.table, message.seq);
+    this.onTableEvent(message);
   }
 
   closed(ws) {
@@ -179,10 +235,15 @@ export class Hub {
     if (!ws || ws.readyState !== WebSocket.OPEN || !this.principal) {
       return Promise.reject(new CommandError('disconnected', 'disconnected'));
     }
+    return this.request(ws, { type: 'command', command: name, args });
+  }
+
+  // A frame that gets a `result`: resolves with its result, rejects with a CommandError.
+  request(ws, frame) {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.send(ws, { type: 'command', id, command: name, args });
+      this.send(ws, { ...frame, id });
     });
   }
 }

@@ -1,6 +1,7 @@
 // The hall monitor (a read-only device): the 90-number board, the last ball very large, the
 // camera frame of the last ball, the last five, the count, the prizes, the verification with
-// the master card, and the state of the game. Reconnects and resumes by itself.
+// the master card, and the state of the game; beside the board, the hall's casino tables
+// (tables.js), each followed on its own stream. Reconnects and resumes by itself.
 //
 //   /monitor#token=<device token>          a display panel: the "panel" channel, each ball
 //                                          shown display_delay after it was announced
@@ -9,7 +10,7 @@
 //   ?lang=es|eu|en   ?second=es|eu|en      language, and a second language beneath
 //   ?voices=es,eu                          the languages the numbers are spoken in
 
-import { fetchStart, Hub } from './hub.js';
+import { awaitStart, Hub } from './hub.js';
 import {
   applyTranslations,
   initialLanguage,
@@ -21,7 +22,8 @@ import {
 } from './i18n.js';
 import { apply, called, currentClaims, lastBall, newModel, winners } from './model.js';
 import { Announcer } from './speech.js';
-import { $, buildBoard, cardGrid, el, scheduler, updateBoard } from './ui.js';
+import { applyTableEvent, renderTables, tableFrom } from './tables.js';
+import { $, buildBoard, cardGrid, connectionStatus, deviceToken, el, scheduler, updateBoard } from './ui.js';
 
 const params = new URLSearchParams(location.search);
 const soundMode = ['1', 'true', 'on'].includes(params.get('sound'));
@@ -29,12 +31,19 @@ const STORE = soundMode ? 'bingo.sound' : 'bingo.monitor';
 const FALSE_CLAIM_SHOWN_MS = 8000;
 
 let model = newModel();
+let tables = new Map(); // table id -> its public state (tables.js), in the hub's order
 let start = null;
 let falseNoticeUntil = 0; // a false claim's verdict stays up a while (local clock)
 let hub = null;
 const shown = []; // {n, at}: when each ball appeared on this screen (read by the tests)
 const announcer = new Announcer({ onBlocked: () => ($('#m-sound-unlock').hidden = false) });
-window.bingoMonitor = { shown, sound: announcer.log, model: () => model, mode: soundMode ? 'sound' : 'panel' };
+window.bingoMonitor = {
+  shown,
+  sound: announcer.log,
+  model: () => model,
+  tables: () => [...tables.values()],
+  mode: soundMode ? 'sound' : 'panel',
+};
 
 function secondFor(lang) {
   const asked = params.get('second');
@@ -54,17 +63,6 @@ async function switchLanguage(lang) {
   render();
 }
 window.bingoMonitor.setLanguage = switchLanguage;
-
-function token() {
-  const fragment = new URLSearchParams(location.hash.slice(1));
-  const given = fragment.get('token');
-  if (given) {
-    localStorage.setItem(`${STORE}.token`, given);
-    history.replaceState(null, '', location.pathname + location.search);
-    return given;
-  }
-  return localStorage.getItem(`${STORE}.token`);
-}
 
 function stateKey(game) {
   const phase = model.phase;
@@ -168,6 +166,8 @@ function render() {
   $('#m-hold').hidden = model.phase !== 'camera_hold';
   renderInfo(game);
   renderOverlay(game);
+  document.body.classList.toggle('with-tables', tables.size > 0);
+  renderTables($('#m-tables'), [...tables.values()]);
 }
 
 const rerender = scheduler(render);
@@ -183,15 +183,26 @@ function onEvent(envelope, { replay }) {
   rerender();
 }
 
-function onStatus(state, message) {
-  const conn = $('#m-conn');
-  conn.dataset.state = state;
-  conn.textContent = t(`conn.${state}`);
-  if (state === 'auth_failed') {
-    $('#m-login').hidden = false;
-    $('#m-login-error').textContent = message || '';
-  }
+// The tables as the hub lists them: those followed already keep their state (their streams
+// resume from the last seq seen), new ones start from the state the hub gave.
+function onTables(fresh, ids) {
+  const known = tables;
+  for (const state of fresh) known.set(state.table, tableFrom(state));
+  tables = new Map(ids.map((id) => [id, known.get(id)]));
+  document.body.dataset.tables = String(ids.length);
+  rerender();
 }
+
+function onTableEvent(envelope) {
+  const table = tables.get(envelope.table);
+  if (table) applyTableEvent(table, envelope);
+  rerender();
+}
+
+const onStatus = connectionStatus('#m-conn', (message) => {
+  $('#m-login').hidden = false;
+  $('#m-login-error').textContent = message;
+});
 
 async function main() {
   document.body.classList.toggle('sound', soundMode);
@@ -203,26 +214,20 @@ async function main() {
     const last = lastBall(model.game);
     if (last) announcer.say(last.number);
   });
-  const deviceToken = token();
-  if (!deviceToken) {
+  const token = deviceToken(`${STORE}.token`);
+  if (!token) {
     $('#m-login').hidden = false;
     return;
   }
-  for (;;) {
-    try {
-      start = await fetchStart();
-      break;
-    } catch {
-      onStatus('reconnecting');
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-    }
-  }
+  start = await awaitStart(() => onStatus('reconnecting'));
   hub = new Hub({
-    auth: { token: deviceToken },
+    auth: { token },
     channel: soundMode ? 'caller' : 'panel',
     afterSeq: start.session_from,
     onEvent,
     onStatus,
+    onTables,
+    onTableEvent,
   });
   hub.start();
   setInterval(rerender, 1000); // the false-claim notice times out

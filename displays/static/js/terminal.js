@@ -5,10 +5,10 @@
 //
 //   /terminal#token=<device token>     ?lang=es|eu|en
 
-import { fetchStart, Hub } from './hub.js';
+import { awaitStart, Hub } from './hub.js';
 import { applyTranslations, initialLanguage, languagePicker, money, setLanguage, t } from './i18n.js';
 import { apply, called, lastBall, marking, newModel, winners } from './model.js';
-import { $, cardGrid, deviceToken, el, errorText, scheduler } from './ui.js';
+import { $, cardGrid, connectionStatus, deviceToken, el, runCommand, scheduler } from './ui.js';
 
 const STORE = 'bingo.terminal';
 
@@ -39,18 +39,8 @@ function message(text, ok = false) {
   message.timer = setTimeout(() => (box.hidden = true), ok ? 4000 : 12000);
 }
 
-async function run(command, args, sourceId) {
-  busy.add(sourceId);
-  rerender();
-  try {
-    return await hub.command(command, args);
-  } catch (error) {
-    message(errorText(command, error));
-    return null;
-  } finally {
-    busy.delete(sourceId);
-    rerender();
-  }
+function run(command, args, sourceId) {
+  return runCommand(hub, command, args, { busy, source: sourceId, changed: rerender, show: message });
 }
 
 let cardsTimer = null;
@@ -203,15 +193,10 @@ function onEvent(envelope) {
   rerender();
 }
 
-function onStatus(state, text) {
-  const conn = $('#t-conn');
-  conn.dataset.state = state;
-  conn.textContent = t(`conn.${state}`);
-  if (state === 'auth_failed') {
-    $('#t-login').hidden = false;
-    $('#t-login-error').textContent = text || '';
-  }
-}
+const onStatus = connectionStatus('#t-conn', (text) => {
+  $('#t-login').hidden = false;
+  $('#t-login-error').textContent = text;
+});
 
 async function main() {
   await setLanguage(initialLanguage(`${STORE}.lang`), { storageKey: `${STORE}.lang` });
@@ -238,15 +223,7 @@ async function main() {
     $('#t-login').hidden = false;
     return;
   }
-  for (;;) {
-    try {
-      start = await fetchStart();
-      break;
-    } catch {
-      onStatus('reconnecting');
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-    }
-  }
+  start = await awaitStart(() => onStatus('reconnecting'));
   hub = new Hub({
     auth: { token },
     // Marked once the number has been announced, as the panels show it (spec §5 G4: «sólo

@@ -104,3 +104,32 @@ export function deviceToken(storageKey) {
   }
   return localStorage.getItem(storageKey);
 }
+
+// The page's connection badge (`selector`) as the hub client reports its state; a refused
+// credential (`auth_failed`) also calls onAuthFailed with the hub's message. Use it as the
+// Hub's onStatus.
+export function connectionStatus(selector, onAuthFailed = () => {}) {
+  return (state, message) => {
+    const badge = $(selector);
+    badge.dataset.state = state;
+    badge.textContent = t(`conn.${state}`);
+    if (state === 'auth_failed') onAuthFailed(message || '');
+  };
+}
+
+// A command given from one of the page's controls: the control (`source`, an id in the page's
+// `busy` set) is busy until the hub answers, `changed()` redraws, and a refusal is shown in
+// words with `show(text)`. Resolves with the command's result, or null when it was refused.
+export async function runCommand(hub, command, args, { busy, source, changed, show }) {
+  busy.add(source);
+  changed();
+  try {
+    return await hub.command(command, args);
+  } catch (error) {
+    show(errorText(command, error));
+    return null;
+  } finally {
+    busy.delete(source);
+    changed();
+  }
+}

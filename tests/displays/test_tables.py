@@ -1,0 +1,231 @@
+"""The casino tables on the hall monitor, in headless Chromium against a real `bingo-hall serve`
+process whose configuration links a French roulette table (`[[tables]]`).
+
+The table's head (the Jefe de Sala) opens it and its device (the croupier's station) runs the
+coups over the websocket, as in tests/transport/test_tables_hub.py; the monitor shows each
+phase, the outcome in its colour, the recent outcomes newest first and the limits, never a
+player's bet or payment; its picture of the table is the hub's own state; it is the same after
+a reload (from the hub's `tables` answer) and after a hub restart (resumed from the last seq it
+saw). A hall without tables shows no table view.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from bingo_hall.tables.wheels import RED_NUMBERS
+from bingo_hall.transport.messages import TableStateMessage
+from support.browser import (
+    PASSWORD,
+    HubProcess,
+    PreparedHall,
+    Screens,
+    chromium,
+    monitor_fits,
+    page_in,
+)
+from support.hub import Client
+
+expect.set_options(timeout=15_000)
+
+R1 = {
+    "id": "R1",
+    "name": "Ruleta francesa 1",
+    "game": "french-roulette",
+    "profile": "1979",
+    "limits": {"minimum": "5"},
+}
+# What the page keeps of a table: the hub's TableStateMessage but the bets and the settlement.
+PUBLIC = set(TableStateMessage.model_fields) - {"hall", "bets", "settlement"}
+COLOURS = """async () => {
+  const { outcomeColour } = await import('/static/js/tables.js');
+  const of = (game, outcomes) => outcomes.map((o) => outcomeColour(game, o));
+  const roulette = Array.from({ length: 37 }, (_, n) => String(n));
+  return {
+    'french-roulette': of('french-roulette', roulette),
+    'american-roulette-00': of('american-roulette-00', ['00', '0', '19', '29']),
+    boule: of('boule', ['1', '2', '5', '9']),
+    'wheel-of-fortune': of('wheel-of-fortune', ['20', 'joker']),
+  };
+}"""
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium("--mute-audio") as launched:
+        yield launched
+
+
+class Hall:
+    """The hub's clients, run on an event loop of their own beside Playwright's."""
+
+    def __init__(self, hub: HubProcess, tokens: dict[str, str]) -> None:
+        self.url = f"ws://127.0.0.1:{hub.port}/ws"
+        self.tokens = tokens
+        self.aside = ThreadPoolExecutor(1)
+
+    def _run(self, coroutine):
+        return self.aside.submit(asyncio.run, asyncio.wait_for(coroutine, 30)).result()
+
+    def table(self, *steps: tuple[str, dict], **auth: str) -> None:
+        """Table R1's commands, each of which must succeed; by its device unless `auth`."""
+
+        async def run() -> None:
+            async with Client.login(self.url, **(auth or {"token": self.tokens["mesa-r1"]})) as who:
+                for command, args in steps:
+                    frame = {"type": "command", "table": "R1", "command": command, "args": args}
+                    answer = await who.request(frame)
+                    assert answer["success"], answer
+
+        self._run(run())
+
+    def state(self) -> dict:
+        """Table R1 as the hub states it (`tables`, asked as a monitor)."""
+
+        async def run() -> dict:
+            async with Client.login(self.url, token=self.tokens["mon-1"]) as monitor:
+                answer = await monitor.request({"type": "tables"})
+                return next(t for t in answer["result"]["tables"] if t["table"] == "R1")
+
+        return self._run(run())
+
+
+def coup(outcome: str, *before_outcome: tuple[str, dict]) -> tuple[tuple[str, dict], ...]:
+    return (
+        ("open_bets", {}),
+        *before_outcome,
+        ("call_no_more_bets", {}),
+        ("record_outcome", {"outcome": outcome}),
+    )
+
+
+PAY = (("settle", {}), ("pay_coup", {}))
+
+
+def same_as_the_hub(monitor: Page, hall: Hall) -> dict:
+    """The page's picture of R1 is the hub's state (its public part)."""
+    hub = {key: value for key, value in hall.state().items() if key in PUBLIC}
+    (page,) = monitor.evaluate("window.bingoMonitor.tables()")
+    assert {key: page[key] for key in PUBLIC} == hub
+    assert "bets" not in page and "settlement" not in page  # a public panel keeps none
+    return hub
+
+
+def shows_outcomes(monitor: Page, outcome: str, colour: str, recent: list[tuple[str, str]]):
+    """The outcome large in its colour; the recent outcomes newest first, in theirs."""
+    table = monitor.locator(".m-table[data-table='R1']")
+    expect(table.locator(".m-table-outcome")).to_have_text(outcome)
+    expect(table.locator(".m-table-outcome")).to_have_attribute("data-colour", colour)
+    pockets = table.locator(".m-table-recent li")
+    expect(pockets).to_have_text([n for n, _ in recent])
+    assert [p.get_attribute("data-colour") for p in pockets.all()] == [c for _, c in recent]
+
+
+def test_the_monitor_follows_a_french_roulette_table(browser, tmp_path):
+    prepared = PreparedHall(tmp_path, profile="1979", display_delay=0.2, tables=[R1])
+    prepared.prepare(terminals=(), monitors=())
+    hub = HubProcess(prepared)
+    hub.start()
+    hall = Hall(hub, prepared.tokens)
+    screens = Screens(first=70)
+    try:
+        _, monitor = page_in(browser, 1920, 1080)
+        monitor.goto(f"{hub.base}/monitor#token={prepared.tokens['mon-1']}")
+        table = monitor.locator("#m-tables .m-table[data-table='R1']")
+        phase = table.locator(".m-table-phase")
+        expect(table.locator(".m-table-name")).to_have_text("Ruleta francesa 1")
+        expect(table.locator(".m-table-game")).to_have_text("Ruleta francesa")
+        expect(phase).to_have_text("Mesa cerrada")
+        expect(monitor.locator("body")).to_have_attribute("data-tables", "1")
+        expect(monitor.locator("#m-state")).to_have_text("Sala cerrada")  # the bingo beside it
+
+        # the pockets' colours are the catalogue's (N79 L107), as the rules engine has them
+        colours = monitor.evaluate(COLOURS)
+        assert colours["french-roulette"] == ["green"] + [
+            "red" if n in RED_NUMBERS else "black" for n in range(1, 37)
+        ]
+        assert colours["american-roulette-00"] == ["green", "green", "red", "black"]
+        assert colours["boule"] == ["black", "red", "house", "red"]
+        assert colours["wheel-of-fortune"] == ["segment-20", "segment-joker"]
+
+        # coup 1: «Hagan juego», a player's bet (never on the panel), «No va más», 17
+        hall.table(("open_table", {}), user="sala", password=PASSWORD)
+        expect(phase).to_have_text("Mesa abierta")
+        limits = table.locator(".m-table-limit dd")
+        expect(limits).to_have_text(["5,00 €", "150,00 €", "2.700,00 €"])
+        expect(table.locator(".m-table-limit dt")).to_have_text(
+            ["Mínimo", "Máximo a pleno", "Máximo suertes sencillas"]
+        )
+        ana = {"id": "b1", "type": "straight", "numbers": [17], "amount": "5", "player": "ana"}
+        hall.table(("open_bets", {}), ("place_bet", {"bet": ana}))
+        expect(phase).to_have_text("Hagan juego")
+        expect(table.locator(".m-table-coup")).to_have_text("Jugada 1")
+        hall.table(("call_no_more_bets", {}))
+        expect(phase).to_have_text("No va más")
+        hall.table(("record_outcome", {"outcome": "17"}))
+        expect(phase).to_have_text("Resultado")
+        shows_outcomes(monitor, "17", "black", [("17", "black")])
+        hall.table(*PAY)
+        expect(phase).to_have_text("Mesa abierta")
+        expect(table.locator(".m-table-outcome.previous")).to_have_text("17")  # until the next
+        assert "ana" not in table.inner_text() and "180" not in table.inner_text()  # its win
+
+        # coup 2 ends on zero; coup 3, announced as the last, on 32
+        hall.table(*coup("0"))
+        shows_outcomes(monitor, "0", "green", [("0", "green"), ("17", "black")])
+        hall.table(*PAY, *coup("32", ("announce_last_coups", {})))
+        expect(table.locator(".m-table-note")).to_have_text("Última jugada")
+        expect(table.locator(".m-table-coup")).to_have_text("Jugada 3")
+        recent = [("32", "red"), ("0", "green"), ("17", "black")]
+        shows_outcomes(monitor, "32", "red", recent)
+        state = same_as_the_hub(monitor, hall)
+        assert state["recent_outcomes"] == ["17", "0", "32"]  # the hub's order: oldest first
+        monitor_fits(monitor)
+        screens.shot(monitor, "monitor-table-1920")
+        monitor.set_viewport_size({"width": 1280, "height": 720})
+        monitor_fits(monitor)
+        screens.shot(monitor, "monitor-table-1280")
+
+        # a reload starts from the hub's `tables` answer
+        monitor.reload()
+        shows_outcomes(monitor, "32", "red", recent)
+        expect(phase).to_have_text("Resultado")
+        same_as_the_hub(monitor, hall)
+
+        # a hub restart: the page resumes the table's stream from the last seq it saw
+        hub.stop()
+        expect(monitor.locator("#m-conn")).to_have_attribute("data-state", "reconnecting")
+        hub.start()
+        expect(monitor.locator("#m-conn")).to_have_attribute("data-state", "live")
+        hall.table(*PAY)
+        expect(table.locator(".m-table-note")).to_have_text("Última jugada terminada")
+        expect(phase).to_have_text("Mesa abierta")
+        shows_outcomes(monitor, "32", "red", recent)
+        assert same_as_the_hub(monitor, hall)["seq"] == 18
+        assert monitor.errors == [], monitor.errors  # type: ignore[attr-defined]
+    finally:
+        hall.aside.shutdown()
+        hub.stop()
+
+
+def test_a_hall_without_tables_shows_no_table_view(browser, tmp_path):
+    prepared = PreparedHall(tmp_path, profile="1979")
+    prepared.prepare(terminals=(), monitors=())
+    hub = HubProcess(prepared)
+    hub.start()
+    try:
+        _, monitor = page_in(browser, 1280, 720)
+        monitor.goto(f"{hub.base}/monitor#token={prepared.tokens['mon-1']}")
+        expect(monitor.locator("body")).to_have_attribute("data-tables", "0")  # asked, none
+        expect(monitor.locator("#m-tables")).to_be_hidden()
+        expect(monitor.locator("body")).not_to_have_class(re.compile("with-tables"))
+        monitor_fits(monitor)
+        assert monitor.errors == [], monitor.errors  # type: ignore[attr-defined]
+    finally:
+        hub.stop()
