@@ -40,6 +40,13 @@ def digit_masks(font: Font) -> tuple[np.ndarray, ...]:
     return tuple(masks)
 
 
+@lru_cache(maxsize=64)
+def stroke_share(font: Font) -> float:
+    """The printed digits' typical stroke width, of their height."""
+    masks = digit_masks(font)
+    return _stroke_width(list(masks)) / masks[0].shape[0]
+
+
 def _stroke_width(canvases: list[np.ndarray]) -> float:
     """The typical stroke width of the glyphs: twice their area over their outline's length."""
     area = perimeter = 0.0

@@ -19,7 +19,7 @@ from statistics import NormalDist
 import cv2
 import numpy as np
 
-from bingo_hall.vision.glyphs import digit_masks
+from bingo_hall.vision.glyphs import digit_masks, stroke_share
 from bingo_hall.vision.styles import BGR, HELD_OUT, TRAINING, BallColour, Font, StyleSet
 
 __all__ = [
@@ -233,7 +233,7 @@ def _ink_mask(scene: Scene) -> np.ndarray:
     assert scene.number is not None
     glyphs = digit_masks(scene.font)
     height = scene.digit_height * TEX_R
-    spread = round(abs(scene.ink_spread) * height)
+    spread = int(abs(scene.ink_spread) * stroke_share(scene.font) * height)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * spread + 1, 2 * spread + 1))
     scaled = []
     for digit in str(scene.number):

@@ -14,8 +14,9 @@ import cv2
 import numpy as np
 
 MIN_BAR_ASPECT = 3.5
-MIN_BAR_FILL = 0.55
-BAR_OVER_NUMBER = 0.6  # the bar is at least this long, of the other ink's width along it
+MIN_BAR_FILL = 0.45
+BAR_OVER_NUMBER = 0.6  # the bar is at least this long, of the digits' width along it
+DIGIT_SIDE_SHARE = 0.85  # of the ink near the bar, at least this much is on the digits' side
 
 
 @dataclass(frozen=True)
@@ -97,40 +98,61 @@ def find_bar(found: list[Stroke]) -> tuple[int, tuple[float, float]] | None:
     """Index of the bar among the strokes and the 'down' direction (from the digits to it).
 
     The bar is a long, straight, solid stroke that underlines the number: at least about as
-    long as the other ink is wide along it. Of those, the longest (a 1 can pass the tests,
-    but it is shorter than the bar); all the other ink must be on one side of it.
+    long as the digits over it are wide along it. Of those, the longest (a 1 can pass the
+    tests, but it is shorter than the bar). The digits are the ink within the bar's reach on
+    one side of it; specks on the other side (bits of the ring's rim, glare) may remain, as
+    long as they are a small part of the ink near the bar.
     """
     best = None
     for i, s in enumerate(found):
         if s.length / max(s.width, 1.0) < MIN_BAR_ASPECT or s.fill < MIN_BAR_FILL:
             continue
-        along = [o.centre[0] * s.direction[0] + o.centre[1] * s.direction[1] for o in found]
-        spans = [
-            a + sign * _half_extent(o, s.direction)
-            for j, (o, a) in enumerate(zip(found, along, strict=True))
-            if j != i
-            for sign in (-1, 1)
-        ]
-        if not spans or s.length < BAR_OVER_NUMBER * (max(spans) - min(spans)):
+        side = _digit_side(found, i)
+        if side is None:
             continue
-        if best is None or s.length > found[best].length:
-            best = i
+        if best is None or s.length > best[0].length:
+            best = (s, i, side)
     if best is None:
         return None
-    bar = found[best]
-    others = [o for j, o in enumerate(found) if j != best]
+    bar, index, sign = best
     nx, ny = -bar.direction[1], bar.direction[0]
-    sides = [
-        (bar.centre[0] - o.centre[0]) * nx + (bar.centre[1] - o.centre[1]) * ny for o in others
-    ]
-    weight = sum(o.area for o in others)
-    side = sum(d * o.area for d, o in zip(sides, others, strict=True)) / weight
-    if abs(side) < 0.2 * bar.length:
-        return None  # the other ink is not on one side of the bar
-    if any(d * side <= 0 for d, o in zip(sides, others, strict=True) if o.area > 0.05 * weight):
+    return index, (sign * nx, sign * ny)
+
+
+def _digit_side(found: list[Stroke], index: int) -> float | None:
+    """Which side of the candidate bar `found[index]` the digits are on (+1 or -1 along its
+    normal), or None when the ink near it does not stand on one side of it, or is wider
+    along it than the bar allows."""
+    bar = found[index]
+    dx, dy = bar.direction
+    nx, ny = -dy, dx
+    near: list[tuple[Stroke, float, float]] = []
+    for j, o in enumerate(found):
+        if j == index:
+            continue
+        ox, oy = bar.centre[0] - o.centre[0], bar.centre[1] - o.centre[1]
+        across, along = ox * nx + oy * ny, -(ox * dx + oy * dy)
+        if abs(across) < 1.3 * bar.length and abs(along) < 0.9 * bar.length:
+            near.append((o, across, along))
+    weight = sum(o.area for o, _, _ in near)
+    if weight == 0:
         return None
-    sign = 1.0 if side > 0 else -1.0
-    return best, (sign * nx, sign * ny)
+    plus = sum(o.area for o, across, _ in near if across > 0)
+    sign = 1.0 if plus >= weight - plus else -1.0
+    digits = [(o, across, along) for o, across, along in near if across * sign > 0]
+    digit_weight = sum(o.area for o, _, _ in digits)
+    if digit_weight < DIGIT_SIDE_SHARE * weight:
+        return None  # ink on both sides: not the bar under a number
+    middle = sum(across * o.area for o, across, _ in digits) / digit_weight
+    if abs(middle) < 0.2 * bar.length:
+        return None  # the digits' ink is not over the bar
+    big = [(o, along) for o, _, along in digits if o.area > 0.05 * digit_weight]
+    spans = [
+        along + sign_ * _half_extent(o, bar.direction) for o, along in big for sign_ in (-1, 1)
+    ]
+    if bar.length < BAR_OVER_NUMBER * (max(spans) - min(spans)):
+        return None
+    return sign
 
 
 def _half_extent(stroke: Stroke, direction: tuple[float, float]) -> float:

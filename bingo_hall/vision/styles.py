@@ -65,7 +65,7 @@ class Conditions:
     tilt_deg: float = 20.0  # the print band's tilt out of the image plane, ±
     label_deg: Span = Span(40.0, 50.0)  # angular radius of a label (ring included)
     digit_height: Span = Span(0.56, 0.64)  # of the label radius
-    ink_spread: Span = Span(-0.04, 0.04)  # stroke thinning/thickening, of the stroke width
+    ink_spread: Span = Span(-0.25, 0.25)  # thinning/thickening on each side, of the stroke width
     slant: Span = Span(-0.08, 0.08)  # extra shear of the glyphs
     ambient: Span = Span(0.35, 0.55)
     diffuse: Span = Span(0.45, 0.75)
@@ -162,7 +162,7 @@ HELD_OUT = StyleSet(
         tilt_deg=25.0,
         label_deg=Span(38.0, 52.0),
         digit_height=Span(0.54, 0.66),
-        ink_spread=Span(-0.06, 0.06),
+        ink_spread=Span(-0.32, 0.32),
         slant=Span(-0.10, 0.10),
         ambient=Span(0.32, 0.58),
         diffuse=Span(0.40, 0.80),

@@ -5,7 +5,8 @@
 1. Render balls in the TRAINING styles only and run the reader's own pipeline on them (find
    the ball, flatten its labels, turn them upright, split the digits); every label read
    with the right count of digits gives training digits labelled by the rendered number.
-2. Fit the multilayer perceptron (numpy, Adam, cross-entropy, weight decay).
+2. Fit the convolutional network (numpy, Adam, cross-entropy, weight decay) on the digits,
+   each batch freshly distorted (`bingo_hall.vision.fit`).
 3. Render a separate calibration set (TRAINING styles, another seed): single frames and
    bursts of three frames of one ball as the simulated camera gives them. Fit the softmax
    temperature, the factor by which a faint print raises it, and the rate at which a label's
@@ -32,6 +33,7 @@ import cv2
 import numpy as np
 
 from bingo_hall.vision.features import SIZE
+from bingo_hall.vision.fit import fit
 from bingo_hall.vision.locate import find_ball
 from bingo_hall.vision.model import FULL_CONTRAST, MODEL_PATH, DigitModel
 from bingo_hall.vision.recognise import LabelRead, chosen_labels, read_labels
@@ -89,52 +91,6 @@ def _jobs(seed: int, total: int, parts: int) -> list[tuple[int, int]]:
     seeds = np.random.SeedSequence(seed).generate_state(parts)
     size = -(-total // parts)
     return [(int(s), min(size, total - i * size)) for i, s in enumerate(seeds) if total > i * size]
-
-
-def train_mlp(
-    x: np.ndarray, y: np.ndarray, rng: np.random.Generator, hidden: int = 160, epochs: int = 40
-) -> DigitModel:
-    """A one-hidden-layer perceptron fitted with Adam on cross-entropy, with weight decay."""
-    mean = x.mean(axis=0)
-    scale = x.std(axis=0) + 1e-3
-    xs = ((x - mean) / scale).astype(np.float32)
-    n, d = xs.shape
-    params = {
-        "w1": (rng.standard_normal((d, hidden)) * math.sqrt(2 / d)).astype(np.float32),
-        "b1": np.zeros(hidden, np.float32),
-        "w2": (rng.standard_normal((hidden, 10)) * math.sqrt(1 / hidden)).astype(np.float32),
-        "b2": np.zeros(10, np.float32),
-    }
-    first = {k: np.zeros_like(v) for k, v in params.items()}
-    second = {k: np.zeros_like(v) for k, v in params.items()}
-    step, batch, decay = 0, 256, 1e-4
-    for epoch in range(epochs):
-        rate = 2e-3 * (0.5 * (1 + math.cos(math.pi * epoch / epochs)))
-        order = rng.permutation(n)
-        for start in range(0, n, batch):
-            idx = order[start : start + batch]
-            xb, yb = xs[idx], y[idx]
-            h = np.maximum(xb @ params["w1"] + params["b1"], 0)
-            z = h @ params["w2"] + params["b2"]
-            z -= z.max(axis=1, keepdims=True)
-            p = np.exp(z)
-            p /= p.sum(axis=1, keepdims=True)
-            p[np.arange(len(yb)), yb] -= 1
-            g = p / len(yb)
-            grads = {"w2": h.T @ g + decay * params["w2"], "b2": g.sum(axis=0)}
-            gh = (g @ params["w2"].T) * (h > 0)
-            grads["w1"] = xb.T @ gh + decay * params["w1"]
-            grads["b1"] = gh.sum(axis=0)
-            step += 1
-            for k in params:
-                first[k] = 0.9 * first[k] + 0.1 * grads[k]
-                second[k] = 0.999 * second[k] + 0.001 * grads[k] ** 2
-                m_hat = first[k] / (1 - 0.9**step)
-                v_hat = second[k] / (1 - 0.999**step)
-                params[k] -= rate * m_hat / (np.sqrt(v_hat) + 1e-8)
-    return DigitModel(
-        mean, scale, params["w1"][None], params["b1"][None], params["w2"][None], params["b2"][None]
-    )
 
 
 Ball = tuple[int, list[list[LabelRead]]]
@@ -257,7 +213,7 @@ def calibrate(model: DigitModel, balls: list[Ball]) -> tuple[DigitModel, dict[st
     settings = itertools.product(
         np.exp(np.linspace(math.log(0.6), math.log(4.0), 16)),  # temperature
         (0.0, 0.5, 1.0, 2.0, 4.0),  # faintness
-        (0.001, 0.002, 0.005, 0.01, 0.02, 0.05),  # miscount
+        (1e-5, 3e-5, 1e-4, 3e-4, 0.001, 0.003, 0.01, 0.03),  # miscount
         (0.5, 0.75, 1.0),  # fusion
     )
     for temperature, faintness, miscount, fusion in settings:
@@ -314,8 +270,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--burst", type=int, default=3, help="frames per calibration burst")
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     parser.add_argument("--seed", type=int, default=20261122)
-    parser.add_argument("--epochs", type=int, default=40)
-    parser.add_argument("--ensemble", type=int, default=1, help="perceptrons averaged")
+    parser.add_argument("--epochs", type=int, default=16)
     parser.add_argument("--cache", help="keep the rendered data in this file (development)")
     args = parser.parse_args(argv)
     started = time.perf_counter()
@@ -334,14 +289,8 @@ def main(argv: list[str] | None = None) -> int:
         f"({time.perf_counter() - started:.0f} s)",
         flush=True,
     )
-    members = [
-        train_mlp(x, y, np.random.default_rng([int(seeds[2]), m]), epochs=args.epochs)
-        for m in range(args.ensemble)
-    ]
-    model = replace(
-        members[0],
-        **{k: np.concatenate([getattr(m, k) for m in members]) for k in ("w1", "b1", "w2", "b2")},
-    )
+    params = fit(x, y, np.random.default_rng(int(seeds[2])), epochs=args.epochs, log=True)
+    model = DigitModel(params)
     accuracy = float(np.mean(np.argmax(model.logits(x), axis=1) == y))
     print(f"trained: training accuracy {accuracy:.5f} ({time.perf_counter() - started:.0f} s)")
     model, stats = calibrate(model, balls)
