@@ -1,23 +1,20 @@
 """The hub's MQTT bridge against real Mosquitto brokers, with real clients (aiomqtt and the
-`mosquitto_sub` command). Each test starts its own broker on a free port (the system broker is
-never touched), so it can kill -9 and restart it, or load the hall's ACL."""
+`mosquitto_sub` command). Each test starts its own broker on a free port (support.mqtt: the
+system broker is never touched), so it can kill -9 and restart it, or load the hall's ACL."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import getpass
 import json
 import logging
 import os
-import re
 import signal
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
 
 import aiomqtt
@@ -26,73 +23,29 @@ import pytest
 from bingo_hall.config import MqttConfig
 from bingo_hall.transport.fanout import event_frame
 from bingo_hall.transport.mqtt_bridge import HallStateMessage, MqttBridge, ReplayDone, ReplayRequest
+from support.aio import run_async
 from support.hub import PASSWORD, Client, open_game, prepare_store, running_hub
+from support.mqtt import (
+    anonymous_broker,
+    example_broker,
+    mqtt_client,
+    published,
+    take,
+    take_until_done,
+)
+from support.serve import free_port
 
 REPO = Path(__file__).resolve().parents[2]
-MOSQUITTO = "/usr/sbin/mosquitto"
 HALL = "sala-1"
 EVENTS = f"bingo/{HALL}/events"
 STATE = f"bingo/{HALL}/state"
 REQUEST = f"bingo/{HALL}/replay/request"
 
+run = partial(run_async, timeout=50)
+
 
 def replay_topic(client: str) -> str:
     return f"bingo/{HALL}/replay/{client}"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-class Mosquitto:
-    """A broker of our own: configure, start, kill -9, start again on the same port."""
-
-    def __init__(self, directory: Path) -> None:
-        self.directory = directory
-        directory.mkdir(parents=True, exist_ok=True)
-        self.port = free_port()
-        self.conf = directory / "mosquitto.conf"
-        self.log = directory / "broker.log"
-        self.process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"mqtt://127.0.0.1:{self.port}"
-
-    def configure(self, text: str) -> None:
-        self.conf.write_text(f"{text.rstrip()}\nuser {getpass.getuser()}\n", encoding="utf-8")
-
-    def start(self) -> None:
-        with self.log.open("ab") as log:
-            self.process = subprocess.Popen(
-                [MOSQUITTO, "-c", str(self.conf)], stdout=log, stderr=subprocess.STDOUT
-            )
-        deadline = time.monotonic() + 10
-        while True:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"mosquitto exited: {self.log.read_text()[-2000:]}")
-            try:
-                socket.create_connection(("127.0.0.1", self.port), 0.2).close()
-                return
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.02)
-
-    def kill(self) -> None:
-        assert self.process is not None
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait(5)
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(5)
-            except subprocess.TimeoutExpired:
-                self.kill()
 
 
 @pytest.fixture
@@ -100,20 +53,6 @@ def store(tmp_path):
     url = f"sqlite:///{tmp_path / 'hub.sqlite'}"
     token, series = prepare_store(url)
     return url, token, series
-
-
-@pytest.fixture
-def broker(tmp_path):
-    """An anonymous broker without persistence."""
-    mosquitto = Mosquitto(tmp_path / "broker")
-    mosquitto.configure(f"listener {mosquitto.port} 127.0.0.1\nallow_anonymous true\n")
-    mosquitto.start()
-    yield mosquitto
-    mosquitto.stop()
-
-
-def run(coroutine):
-    return asyncio.run(asyncio.wait_for(coroutine, 50))
 
 
 @asynccontextmanager
@@ -138,45 +77,6 @@ async def staff(hub) -> AsyncIterator[tuple[Client, Client]]:
         Client.login(hub.url, user="locutor", password=PASSWORD) as locutor,
     ):
         yield sala, locutor
-
-
-def mqtt_client(broker: Mosquitto, identifier: str | None = None, **options) -> aiomqtt.Client:
-    return aiomqtt.Client("127.0.0.1", broker.port, identifier=identifier, **options)
-
-
-async def take(client: aiomqtt.Client, count: int, timeout: float = 10.0) -> list[aiomqtt.Message]:
-    got: list[aiomqtt.Message] = []
-
-    async def read() -> None:
-        async for message in client.messages:
-            got.append(message)
-            if len(got) == count:
-                return
-
-    await asyncio.wait_for(read(), timeout)
-    return got
-
-
-async def take_until_done(client: aiomqtt.Client, timeout: float = 10.0) -> list[dict]:
-    """Replay messages up to and including replay_done."""
-    got: list[dict] = []
-
-    async def read() -> None:
-        async for message in client.messages:
-            got.append(json.loads(message.payload))
-            if got[-1].get("type") == "replay_done":
-                return
-
-    await asyncio.wait_for(read(), timeout)
-    return got
-
-
-async def published(bridge: MqttBridge, seq: int, timeout: float = 10.0) -> None:
-    """Wait until the broker acknowledged `events` and the retained state up to seq."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while bridge.published_seq < seq or bridge.state_seq != seq:
-        assert asyncio.get_running_loop().time() < deadline, (bridge.published_seq, seq)
-        await asyncio.sleep(0.01)
 
 
 def frames(hub) -> list[str]:
@@ -305,12 +205,7 @@ def test_a_replay_request_returns_exactly_the_events_after_the_seq(store, broker
 
 
 def test_a_broker_killed_mid_game_loses_no_event(store, tmp_path):
-    broker = Mosquitto(tmp_path / "persistent")
-    broker.configure(
-        f"listener {broker.port} 127.0.0.1\nallow_anonymous true\n"
-        f"persistence true\npersistence_location {broker.directory}/\n"
-        "autosave_interval 1\nautosave_on_changes true\n"
-    )
+    broker = anonymous_broker(tmp_path / "persistent", persistent=True)
     broker.start()
 
     async def scenario():
@@ -390,30 +285,6 @@ def test_a_broker_killed_mid_game_loses_no_event(store, tmp_path):
         run(scenario())
     finally:
         broker.stop()
-
-
-def example_broker(tmp_path: Path, users: dict[str, str]) -> Mosquitto:
-    """The example config/mosquitto/mosquitto.conf with the hall's ACL, on tmp paths."""
-    broker = Mosquitto(tmp_path / "acl")
-    passwords = broker.directory / "passwd"
-    for index, (user, password) in enumerate(users.items()):
-        create = ["-c"] if index == 0 else []
-        subprocess.run(
-            ["mosquitto_passwd", *create, "-b", str(passwords), user, password], check=True
-        )
-    text = (REPO / "config" / "mosquitto" / "mosquitto.conf").read_text(encoding="utf-8")
-    for key, value in {
-        "listener": f"{broker.port} 127.0.0.1",
-        "password_file": str(passwords),
-        "acl_file": str(REPO / "config" / "mosquitto" / "acl"),
-        "persistence_location": f"{broker.directory}/",
-        "log_dest": f"file {broker.log}",
-    }.items():
-        text, found = re.subn(rf"^{key} .*$", f"{key} {value}", text, flags=re.M)
-        assert found == 1, key
-    assert re.search(r"^allow_anonymous false$", text, re.M)
-    broker.configure(text)
-    return broker
 
 
 def test_the_acl_keeps_each_client_to_its_topics(store, tmp_path):

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
-import json
 import signal
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
+from support.aio import run_async
 from support.hub import Client
+from support.serve import free_port, wait_for_health
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -26,12 +23,6 @@ def hall(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[st
         input=stdin,
         timeout=60,
     )
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def test_serve_runs_the_hub_until_sigterm(tmp_path):
@@ -70,16 +61,7 @@ def test_serve_runs_the_hub_until_sigterm(tmp_path):
         text=True,
     )
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                health = json.loads(
-                    urllib.request.urlopen(f"http://127.0.0.1:{port}/health").read()
-                )
-                break
-            except OSError:
-                assert time.monotonic() < deadline and process.poll() is None
-                time.sleep(0.2)
+        health = wait_for_health(port, process)
         assert health["phase"] == "session_closed"
 
         async def scenario():
@@ -95,7 +77,7 @@ def test_serve_runs_the_hub_until_sigterm(tmp_path):
                 assert [e["event"] for e in events] == ["ball_set_registered", "session_opened"]
                 assert events[1]["payload"]["profile"]["id"] == "1979"
 
-        asyncio.run(asyncio.wait_for(scenario(), 30))
+        run_async(scenario(), timeout=30)
     finally:
         process.send_signal(signal.SIGTERM)
         _, err = process.communicate(timeout=20)

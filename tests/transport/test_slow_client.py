@@ -13,6 +13,7 @@ from websockets.asyncio.server import serve
 
 from bingo_hall.store import NewEvent
 from bingo_hall.transport.fanout import Fanout, Subscriber, TooSlow
+from support.aio import run_async
 from support.demo import open_log
 
 # Incompressible payloads (permessage-deflate is on), so socket buffers fill quickly.
@@ -69,7 +70,7 @@ def test_a_client_that_stops_reading_is_dropped_and_a_reader_gets_everything(tmp
             return published, received
 
     try:
-        published, received = asyncio.run(asyncio.wait_for(scenario(), 60))
+        published, received = run_async(scenario())
     finally:
         log.engine.dispose()
     assert dropped == ["/stuck"]

@@ -4,7 +4,6 @@ reconnect and a hub restart), the zero's prison carried over, void coups, refuse
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -15,6 +14,7 @@ import pytest
 from bingo_hall.config import TableConfig
 from bingo_hall.store.credentials import CredentialStore
 from bingo_hall.store.eventlog import EventLog
+from support.aio import run_async as run
 from support.demo import open_log
 from support.hub import PASSWORD, Client, prepare_store, running_hub
 
@@ -55,10 +55,6 @@ def table_store(tmp_path: Path) -> tuple[str, str, object, dict[str, str]]:
 @pytest.fixture
 def store(tmp_path):
     return table_store(tmp_path)
-
-
-def run(coroutine):
-    return asyncio.run(asyncio.wait_for(coroutine, 60))
 
 
 @asynccontextmanager

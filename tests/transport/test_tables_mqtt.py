@@ -9,6 +9,7 @@ import contextlib
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
 
 import aiomqtt
@@ -19,9 +20,10 @@ from bingo_hall.transport.fanout import event_frame
 from bingo_hall.transport.messages import TableStateMessage
 from bingo_hall.transport.mqtt_bridge import MqttBridge, StreamBridge
 from bingo_hall.transport.table_bridge import TableBridge
+from support.aio import run_async
 from support.hub import Client
-from transport.test_mqtt import (
-    Mosquitto,
+from support.mqtt import (
+    anonymous_broker,
     example_broker,
     mqtt_client,
     published,
@@ -32,24 +34,12 @@ from transport.test_tables_hub import HALL, bet, hub_with_tables, ok, people, ta
 
 BASE = f"bingo/{HALL}/tables/R1"
 
+run = partial(run_async, timeout=50)
+
 
 @pytest.fixture
 def store(tmp_path):
     return table_store(tmp_path)
-
-
-@pytest.fixture
-def broker(tmp_path):
-    """An anonymous broker without persistence."""
-    mosquitto = Mosquitto(tmp_path / "broker")
-    mosquitto.configure(f"listener {mosquitto.port} 127.0.0.1\nallow_anonymous true\n")
-    mosquitto.start()
-    yield mosquitto
-    mosquitto.stop()
-
-
-def run(coroutine):
-    return asyncio.run(asyncio.wait_for(coroutine, 50))
 
 
 @asynccontextmanager
@@ -133,12 +123,7 @@ def test_table_events_reach_mqtt_in_order_with_a_retained_state_and_a_replay(sto
 
 
 def test_a_broker_killed_mid_coup_loses_no_table_event(store, tmp_path):
-    broker = Mosquitto(tmp_path / "persistent")
-    broker.configure(
-        f"listener {broker.port} 127.0.0.1\nallow_anonymous true\n"
-        f"persistence true\npersistence_location {broker.directory}/\n"
-        "autosave_interval 1\nautosave_on_changes true\n"
-    )
+    broker = anonymous_broker(tmp_path / "persistent", persistent=True)
     broker.start()
 
     async def scenario():

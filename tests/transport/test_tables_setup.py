@@ -3,13 +3,9 @@ the table device, `device-add --kind table`, and `bingo-hall serve` with tables.
 
 from __future__ import annotations
 
-import asyncio
-import json
 import signal
 import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -29,8 +25,9 @@ from bingo_hall.hub.auth import (
 from bingo_hall.hub.table_runtime import TABLE_ARGS, load_tables
 from bingo_hall.store import make_engine
 from bingo_hall.store.credentials import CredentialStore
+from support.aio import run_async
 from support.hub import Client
-from transport.test_mqtt import free_port
+from support.serve import free_port, wait_for_health
 
 REPO = Path(__file__).resolve().parents[2]
 CHIP_COMMANDS = {"place_bet", "withdraw_bet", "issue_colour_chips", "settle", "pay_coup"}
@@ -204,16 +201,7 @@ def test_serve_runs_the_configured_tables_for_their_devices(tmp_path: Path) -> N
         text=True,
     )
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                health = json.loads(
-                    urllib.request.urlopen(f"http://127.0.0.1:{port}/health").read()
-                )
-                break
-            except OSError:
-                assert time.monotonic() < deadline and process.poll() is None
-                time.sleep(0.1)
+        health = wait_for_health(port, process)
         assert health["tables"] == {
             "R1": {"seq": 0, "phase": "closed"},
             "W1": {"seq": 0, "phase": "closed"},
@@ -231,7 +219,7 @@ def test_serve_runs_the_configured_tables_for_their_devices(tmp_path: Path) -> N
                     ("W1", "wheel-of-fortune", "wof-003"),
                 ]
 
-        asyncio.run(asyncio.wait_for(scenario(), 30))
+        run_async(scenario(), timeout=30)
     finally:
         process.send_signal(signal.SIGTERM)
         out, err = process.communicate(timeout=20)

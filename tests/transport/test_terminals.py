@@ -3,7 +3,6 @@ player, their own cards only, and the hall category's cap on terminals."""
 
 from __future__ import annotations
 
-import asyncio
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +11,7 @@ import pytest
 
 from bingo_hall.hub.auth import Principal, Role
 from bingo_hall.store.credentials import CredentialStore
+from support.aio import run_async as run
 from support.demo import open_log
 from support.hub import PASSWORD, Client, open_sale, prepare_store, running_hub
 
@@ -29,10 +29,6 @@ def store(tmp_path):
     finally:
         log.engine.dispose()
     return url, token, series, tokens
-
-
-def run(coroutine):
-    return asyncio.run(asyncio.wait_for(coroutine, 60))
 
 
 def test_a_terminal_buys_blocks_sees_its_cards_and_claims_only_with_them(store):

@@ -11,6 +11,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from bingo_hall.transport.fanout import Fanout, Subscriber, TooSlow
+from support.aio import run_async as run
 from support.hub import PASSWORD, Client, open_game, prepare_store, running_hub
 
 
@@ -19,10 +20,6 @@ def store(tmp_path):
     url = f"sqlite:///{tmp_path / 'hub.sqlite'}"
     token, series = prepare_store(url)
     return url, token, series
-
-
-def run(coroutine):
-    return asyncio.run(asyncio.wait_for(coroutine, 60))
 
 
 def test_health_answers_over_plain_http(store):
