@@ -10,6 +10,10 @@ Fast path: once a subscriber with a direct writer (a websocket connection, calle
 caught up, each new event is written to all such subscribers at once, the frame encoded once
 (`websockets.broadcast`), with no task switch per client. A subscriber whose socket buffer
 then holds more than `max_buffer` bytes is dropped as too slow.
+
+Audiences: staff, and a table device on its own table's stream, get every event whole;
+monitors and terminals (and MQTT) get the `device` view: a camera hold without the held ball,
+and a casino table's public view (no bet, player or payment). Both views have every seq.
 """
 
 from __future__ import annotations
@@ -25,13 +29,49 @@ from websockets.asyncio.server import broadcast
 from bingo_hall.hub.streams import split_stream
 from bingo_hall.store.eventlog import EventEnvelope, EventLog
 
+# "staff": a stream whole (staff users; a table device on its own table's stream). "device":
+# as monitors and terminals (and MQTT) see it: the fields of DEVICE_FIELDS only.
 Audience = Literal["staff", "device"]
+
+# A casino table's public view (docs/tables.md), the fields of each event a public panel may
+# get: the phases, coups, outcomes, limits, the session's opening and closing, the last-coup
+# announcements and void coups; nothing of a player's (no bet, chip, stake, zero choice,
+# settlement or payment: those events keep their coup only) and not the cylinder's seal. Every
+# event is still sent, in seq order, so a panel resumes after any seq and never sees a gap.
+TABLE_PUBLIC_FIELDS: dict[str, tuple[str, ...]] = {
+    "table_opened": ("table_id", "session_id", "table", "choice", "limits"),
+    "table_colour_chips_issued": (),
+    "table_last_coups_announced": ("coups", "counting_current"),
+    "table_limits_change_announced": ("choice", "limits", "requested_by", "old_limit_coups"),
+    "table_limits_changed": ("choice", "limits", "requested_by", "authorisation"),
+    "table_bets_opened": ("coup", "last_coup"),
+    "table_bet_placed": ("coup",),
+    "table_bet_withdrawn": ("coup",),
+    "table_late_bet_returned": ("coup",),
+    "table_no_more_bets": ("coup",),
+    "table_coup_voided": (
+        "coup",
+        "reason",
+        "declared_by",
+        "role",
+        "previous_outcome",
+        "revolutions",
+        "bets_open",
+    ),
+    "table_outcome_recorded": ("coup", "outcome", "revolutions"),
+    "table_zero_option_chosen": ("coup",),
+    "table_coup_settled": ("coup",),
+    "table_coup_paid": ("coup",),
+    "table_closed": ("session_id", "coups"),
+}
 
 # What devices (monitors, terminals) see of a camera hold: that the game holds, not the
 # called number or the reading. Nothing of a held ball reaches the panels before it is resolved.
+# And of a table's stream, its public view.
 DEVICE_FIELDS: dict[str, tuple[str, ...]] = {
     "ball_held": ("ordinal",),
     "hold_resolved": ("ordinal",),
+    **TABLE_PUBLIC_FIELDS,
 }
 
 

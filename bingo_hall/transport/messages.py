@@ -113,7 +113,9 @@ class AuthInvalid(_Message):
 
 class Event(_Message):
     """One fact of the hall's log; sent only once it is durable. An event of a table's stream
-    carries `table`; its `seq` is the table's, `session` the table's session, `game` the coup."""
+    carries `table`; its `seq` is the table's, `session` the table's session, `game` the coup.
+    Monitors and terminals get some payloads with fewer fields: a camera hold's, and a casino
+    table's public view (see "Casino tables"); never fewer events."""
 
     type: Literal["event"] = "event"
     hall: str
@@ -155,7 +157,9 @@ class Error(_Message):
 
 class TableStateMessage(_Message):
     """A casino table after the events of its stream up to `seq`: in the `tables` answer, and
-    retained on MQTT `{prefix}/{hall}/tables/{table}/state`. Money is a decimal string."""
+    retained on MQTT `{prefix}/{hall}/tables/{table}/state`. Money is a decimal string.
+    Staff, and the table's own device, get it whole; its public view, for monitors and
+    terminals and on MQTT, has no `bets` (an empty list) and no `settlement` (null)."""
 
     hall: str
     table: str
@@ -173,15 +177,26 @@ class TableStateMessage(_Message):
     previous_outcome: str | None = Field(description="the last paid coup's outcome")
     recent_outcomes: list[str] = Field(description="the session's last 20 outcomes, oldest first")
     limits: ResolvedLimits | None = Field(description="the limits in force; null while closed")
-    bets: list[Bet] = Field(description="on the layout, in placement order; prisoners stay")
-    settlement: Settlement | None = Field(description="from settle until the coup is paid")
+    bets: list[Bet] = Field(
+        description="on the layout, in placement order; prisoners stay (public view: empty)"
+    )
+    settlement: Settlement | None = Field(
+        description="from settle until the coup is paid (public view: null)"
+    )
 
 
 def table_state_message(
-    hall_id: str, table_id: str, name: str, configured: TableGame, snapshot: TableSnapshot
+    hall_id: str,
+    table_id: str,
+    name: str,
+    configured: TableGame,
+    snapshot: TableSnapshot,
+    *,
+    public: bool = False,
 ) -> TableStateMessage:
     """The state message of a table; game and profile are the open session's, or the
-    configured ones while the table is closed."""
+    configured ones while the table is closed. `public`: the public view, without the bets and
+    the settlement."""
     state = snapshot.state
     game = state.table or configured
     is_open = state.phase is not TablePhase.CLOSED
@@ -202,8 +217,8 @@ def table_state_message(
         previous_outcome=state.previous_outcome,
         recent_outcomes=list(snapshot.recent),
         limits=state.limits,
-        bets=list(state.bets.values()),
-        settlement=state.settlement,
+        bets=[] if public else list(state.bets.values()),
+        settlement=None if public else state.settlement,
     )
 
 

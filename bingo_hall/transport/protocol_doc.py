@@ -63,6 +63,12 @@ each has its own stream in the same log, with its own seq and hash chain.
 - `tables` lists them: `result.tables` holds each table's `TableStateMessage` (game, profile,
   phase, coup, outcomes, limits, bets on the layout, the settlement until it is paid) with the
   `seq` of its stream it reflects.
+- Staff, and a table device at its own table, get a table's stream and state whole. Monitors
+  and terminals (and a table device at another table) get its **public view**, as MQTT does:
+  every event with its seq (so resuming works as for the bingo), but a bet placed, withdrawn
+  or returned late, a zero choice, a settlement and a payment carry their `coup` only, colour
+  chips issued no field, and a closing not its seal; their `TableStateMessage` has `bets: []`
+  and `settlement: null`. The fields each event keeps: docs/tables.md.
 - `subscribe` with `stream: "table:R1"` streams table R1's events after `after_seq` (of R1's
   stream), with the same guarantees as the hall's: no gap, no duplicate, across a reconnect
   or a hub restart. A connection may subscribe to the hall and to any tables, each once
@@ -94,8 +100,8 @@ A whole coup at a French roulette table:
 {"id": 7, "type": "command", "table": "R1", "command": "pay_coup"}
 ```
 
-The table's events go to MQTT too (`bingo/<hall>/tables/<table>/events` and a retained
-`…/state`): see docs/mqtt.md.
+The table's events go to MQTT too, in their public view (`bingo/<hall>/tables/<table>/events`
+and a retained `…/state`): see docs/mqtt.md.
 """
 
 

@@ -2,8 +2,10 @@
 for each table, under ``{prefix}/{hall}/tables/{table}/`` (docs/mqtt.md):
 
 - ``events``: every durable event of the table, in its seq order, QoS 1, payload = the
-  websocket `event` frame (with `table`);
-- ``state``: retained, the table's `TableStateMessage`, published after the events it reflects;
+  websocket `event` frame (with `table`) as monitors get it: the table's public view, nothing
+  of a player's bets or payments (fanout.TABLE_PUBLIC_FIELDS);
+- ``state``: retained, the table's `TableStateMessage` (public: no bets, no settlement),
+  published after the events it reflects;
 - ``replay/request`` and ``replay/<client>``: every event after a seq of the table's stream.
 
 One connection per table (client id ``bingo-hub-{hall}-table-{table}``), so a table's bridge
@@ -42,5 +44,7 @@ class TableBridge(StreamBridge):
 
     def _state_json(self, seq: int, state: TableSnapshot) -> str:
         spec, service = self.table.spec, self.table.service
-        message = table_state_message(service.hall_id, spec.id, spec.name, spec.game, state)
+        message = table_state_message(
+            service.hall_id, spec.id, spec.name, spec.game, state, public=True
+        )
         return message.model_dump_json()

@@ -25,7 +25,7 @@ from bingo_hall.hub.auth import TABLE_COMMANDS, Principal
 from bingo_hall.hub.runtime import CommandFailed, HubRuntime
 from bingo_hall.hub.table_runtime import TableRuntime
 from bingo_hall.transport import messages as m
-from bingo_hall.transport.fanout import Fanout, Subscriber, TooSlow
+from bingo_hall.transport.fanout import Audience, Fanout, Subscriber, TooSlow
 
 AUTH_TIMEOUT = 10.0
 
@@ -154,6 +154,16 @@ class HubServer:
         return principal
 
 
+def audience(principal: Principal, stream: str) -> Audience:
+    """What a principal sees of a stream ("hall", "table:R1"): staff see every stream whole,
+    and a table device its own table's; monitors, terminals and a table device elsewhere get
+    the device view (a table's public view: no bet, player or payment)."""
+    if principal.kind == "staff":
+        return "staff"
+    own = principal.table is not None and stream == f"table:{principal.table}"
+    return "staff" if own else "device"
+
+
 def _command_names() -> list[str]:
     from bingo_hall.domain.commands import COMMAND_TYPES
 
@@ -230,7 +240,7 @@ class _Session:
             message.channel,
             self.server.queue_size,
             self.connection,
-            audience="device" if self.principal.kind == "device" else "staff",
+            audience=audience(self.principal, message.stream),
         )
         self.subscriptions[message.stream] = asyncio.create_task(self._stream(fanout, subscriber))
 
@@ -244,7 +254,12 @@ class _Session:
         for table_id, table in self.server.tables.tables.items():
             snapshot = await self.server.tables.snapshot(table_id)
             state = m.table_state_message(
-                self.server.tables.hall_id, table_id, table.spec.name, table.spec.game, snapshot
+                self.server.tables.hall_id,
+                table_id,
+                table.spec.name,
+                table.spec.game,
+                snapshot,
+                public=audience(self.principal, f"table:{table_id}") == "device",
             )
             tables.append(state.model_dump(mode="json"))
         await self.connection.send(

@@ -1,6 +1,7 @@
 """Casino tables linked to the hub, through the websocket protocol with real clients: a whole
 coup run by a table device and the staff, monitors following a table's stream (resume after a
-reconnect and a hub restart), the zero's prison carried over, void coups, refused commands."""
+reconnect and a hub restart), the zero's prison carried over, void coups, refused commands, and
+the public view monitors and terminals get (no bet, player or payment)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ import pytest
 from bingo_hall.config import TableConfig
 from bingo_hall.store.credentials import CredentialStore
 from bingo_hall.store.eventlog import EventLog
+from bingo_hall.tables.events import EVENT_TYPES
+from bingo_hall.transport.fanout import TABLE_PUBLIC_FIELDS, event_frame
 from support.aio import run_async as run
 from support.demo import open_log
 from support.hub import PASSWORD, Client, prepare_store, running_hub
@@ -34,11 +37,31 @@ TABLES = [
     ),
 ]
 TABLE_STAFF = {"jmj": "jefe_de_mesa_de_juego", "crupier": "croupier"}
+PLAYER = "ana-jugadora"
+SEAL = "precinto-0042"
+# What a public panel never gets in a table's event payload (beside the game's rules).
+PRIVATE_KEYS = {
+    "bet",
+    "bet_id",
+    "request",
+    "player",
+    "chips",
+    "amount",
+    "stake",
+    "zero_choice",
+    "settlement",
+    "results",
+    "collected",
+    "payment_order",
+    "payments",
+    "carried",
+    "seal",
+}
 
 
 def table_store(tmp_path: Path) -> tuple[str, str, object, dict[str, str]]:
-    """A store with the hub's users and monitor, the tables' staff and one device per table:
-    (url, monitor token, series, {table: its device's token})."""
+    """A store with the hub's users and monitor, the tables' staff, one device per table and a
+    terminal: (url, monitor token, series, {table or "terminal": its device's token})."""
     url = f"sqlite:///{tmp_path / 'hub.sqlite'}"
     token, series = prepare_store(url)
     log = open_log(url)
@@ -47,6 +70,7 @@ def table_store(tmp_path: Path) -> tuple[str, str, object, dict[str, str]]:
         for user, role in TABLE_STAFF.items():
             credentials.add_user(user, role, PASSWORD)
         devices = {t: credentials.add_device(f"mesa-{t.lower()}", "table", t) for t in ("R1", "R2")}
+        devices["terminal"] = credentials.add_device("term-01", "terminal")
     finally:
         log.engine.dispose()
     return url, token, series, devices
@@ -110,6 +134,23 @@ def stream(log: EventLog, table: str) -> str:
     return f"{HALL}/tables/{table}"
 
 
+def _keys(value: object) -> set[str]:
+    if isinstance(value, dict):
+        return set(value).union(*(_keys(v) for v in value.values()))
+    if isinstance(value, list):
+        return set().union(*(_keys(v) for v in value))
+    return set()
+
+
+def private_in(frame: dict) -> list[str]:
+    """What a public panel must not get in a table's event frame: a bet, a player, a payment."""
+    payload = dict(frame["payload"])
+    if frame["event"] == "table_opened":
+        payload.pop("table")  # the game's rules (a payment order, a zero rule …) are public
+    found = sorted(_keys(payload) & PRIVATE_KEYS)
+    return found + [word for word in (PLAYER, SEAL) if word in json.dumps(frame)]
+
+
 # ------------------------------------------------------------------------------ tests --
 
 
@@ -118,6 +159,7 @@ def test_a_table_device_and_staff_run_a_whole_coup_and_a_monitor_gets_every_even
         async with hub_with_tables(store) as hub, people(hub, store) as (head, device, mon, sala):
             assert (await mon.request({"type": "subscribe", "stream": "table:R1"}))["success"]
             assert (await mon.request({"type": "subscribe"}))["success"]  # the hall's too
+            assert (await sala.request({"type": "subscribe", "stream": "table:R1"}))["success"]
             again = await mon.request({"type": "subscribe", "stream": "table:R1"})
             assert again["error"]["code"] == "already_subscribed"
             closed = await table_state(mon, "R1")
@@ -153,9 +195,12 @@ def test_a_table_device_and_staff_run_a_whole_coup_and_a_monitor_gets_every_even
             assert events[0]["payload"]["table"]["profile_id"] == "1979"
             assert events[0]["actor"] == "jmj" and events[1]["actor"] == "mesa-r1"
             assert (events[0]["session"], events[1]["session"], events[1]["game"]) == (1, 1, 1)
-            settlement = events[8]["payload"]["settlement"]
+            assert events[8]["payload"] == events[9]["payload"] == {"coup": 1}  # a public panel
+            full = await sala.events(10)  # the staff get every event whole
+            assert [e["seq"] for e in full] == [e["seq"] for e in events]
+            settlement = full[8]["payload"]["settlement"]
             assert settlement["collected"] == ["b2"]  # 17 is black: the red bet loses
-            paid = [(p["bet"], p["amount"]) for p in events[9]["payload"]["payments"]]
+            paid = [(p["bet"], p["amount"]) for p in full[9]["payload"]["payments"]]
             assert paid == [("b3", "15.00"), ("b1", "360.00")]  # columns first, straight-ups last
             assert settlement["totals"]["bank_result"] == "-340.00"
 
@@ -213,17 +258,26 @@ def test_a_monitor_resumes_a_table_after_a_reconnect_and_a_hub_restart_with_the_
             assert chosen == ["table_zero_option_chosen"]
             await ok(device, "R1", "settle")
             await ok(device, "R1", "pay_coup")
-            async with Client.login(hub.url, token=hub.monitor_token) as mon:
-                await mon.request({"type": "subscribe", "stream": "table:R1", "after_seq": 4})
+            async with (
+                Client.login(hub.url, token=hub.monitor_token) as mon,
+                Client.login(hub.url, user="sala", password=PASSWORD) as sala,
+            ):
+                for watcher in (mon, sala):
+                    await watcher.request(
+                        {"type": "subscribe", "stream": "table:R1", "after_seq": 4}
+                    )
                 got = await mon.events(5)
                 seen += [e["seq"] for e in got]
-                paid = got[-1]["payload"]
+                assert got[-1]["payload"] == {"coup": 1}  # nothing of a player's
+                paid = (await sala.events(5))[-1]["payload"]
                 assert [(b["id"], b["prison"]) for b in paid["carried"]] == [("rojo", 1)]
-        async with hub_with_tables(store) as hub, people(hub, store) as (head, device, mon, _):
-            await mon.request({"type": "subscribe", "stream": "table:R1", "after_seq": seen[-1]})
-            state = await table_state(mon, "R1")  # rebuilt from the log by the new hub
+        async with hub_with_tables(store) as hub, people(hub, store) as (head, device, mon, sala):
+            for watcher in (mon, sala):
+                await watcher.request({"type": "subscribe", "stream": "table:R1", "after_seq": 9})
+            state = await table_state(head, "R1")  # rebuilt from the log by the new hub
             assert (state["phase"], state["coup"], state["seq"]) == ("idle", 1, 9)
             assert [(b["id"], b["prison"]) for b in state["bets"]] == [("rojo", 1)]
+            assert (await table_state(mon, "R1"))["bets"] == []  # a public panel: none
             await ok(device, "R1", "open_bets")
             message = await refused(device, "R1", "withdraw_bet", "rule_error", bet_id="rojo")
             assert "in prison and cannot be withdrawn" in message
@@ -233,13 +287,15 @@ def test_a_monitor_resumes_a_table_after_a_reconnect_and_a_hub_restart_with_the_
             await ok(device, "R1", "pay_coup")
             got = await mon.events(5)
             seen += [e["seq"] for e in got]
-            (result,) = got[3]["payload"]["settlement"]["results"]
+            full = await sala.events(5)
+            assert [e["seq"] for e in full] == [e["seq"] for e in got]
+            (result,) = full[3]["payload"]["settlement"]["results"]
             assert (result["id"], result["status"], result["returns"]) == (
                 "rojo",
                 "returned",
                 "10.00",
             )
-            assert got[4]["payload"]["carried"] == []
+            assert full[4]["payload"]["carried"] == []
             assert seen == list(range(1, 15))
             assert (await table_state(mon, "R1"))["recent_outcomes"] == ["0", "3"]
 
@@ -282,8 +338,8 @@ def test_void_coups_keep_the_bets_and_the_coup_as_each_profile_says(store):
             )
             assert voided["payload"]["bets_open"] is False  # relaunched on the same bets
             state = await table_state(mon, "R1")
-            assert (state["phase"], state["coup"]) == ("no_more_bets", 2)
-            assert [b["id"] for b in state["bets"]] == ["b1"]
+            assert (state["phase"], state["coup"], state["bets"]) == ("no_more_bets", 2, [])
+            assert [b["id"] for b in (await table_state(head, "R1"))["bets"]] == ["b1"]
             await ok(device, "R1", "record_outcome", outcome="20")
             await ok(device, "R1", "settle")
             assert await ok(device, "R1", "pay_coup") == ["table_coup_paid"]
@@ -381,7 +437,7 @@ def test_refused_commands_say_why_and_change_nothing(store):
 
             after = {t: log.head(stream(log, t)) for t in ("R1", "R2")}
             assert after == {"R1": (before["R1"][0] + 1, after["R1"][1]), "R2": before["R2"]}
-            assert (await table_state(mon, "R1"))["bets"] == []
+            assert (await table_state(head, "R1"))["bets"] == []
             assert hub.runtime.service.seq == 0
 
     run(scenario())
@@ -410,3 +466,118 @@ def test_the_auth_answer_tells_a_table_device_its_table_and_commands(store):
             assert "table_commands" not in monitor and "table" not in monitor
 
     run(scenario())
+
+
+def test_every_table_event_type_has_its_public_fields():
+    """The public view names every table event, and only fields the event has."""
+    assert set(TABLE_PUBLIC_FIELDS) == set(EVENT_TYPES)
+    for event_type, fields in TABLE_PUBLIC_FIELDS.items():
+        assert set(fields) <= set(EVENT_TYPES[event_type].model_fields), event_type
+
+
+async def state_as(hub, table: str, **auth: str) -> dict:
+    """A table's `tables` state, asked on a connection of its own."""
+    async with Client.login(hub.url, **auth) as client:
+        return await table_state(client, table)
+
+
+def test_monitors_and_terminals_get_a_tables_public_view_and_staff_and_its_device_all(store):
+    """Two coups with a player's bets, a withdrawn bet, a late one, a zero and his choice, a
+    prisoner, a payment, the last coup and the closing seal: a monitor, a terminal and another
+    table's device see every seq, the phases and the outcomes, and nothing of a bet, a player or
+    a payment, live and resumed; the staff and the table's own device see everything."""
+
+    async def scenario():
+        async with (
+            hub_with_tables(store) as hub,
+            people(hub, store) as (head, device, mon, sala),
+            Client.login(hub.url, token=store[3]["R1"]) as own_device,
+            Client.login(hub.url, token=store[3]["R2"]) as other_device,
+            Client.login(hub.url, token=store[3]["terminal"]) as terminal,
+        ):
+            watchers = (mon, terminal, other_device, sala, own_device)
+            for watcher in watchers:
+                answer = await watcher.request({"type": "subscribe", "stream": "table:R1"})
+                assert answer["success"], answer
+            await ok(head, "R1", "open_table")
+            await ok(device, "R1", "open_bets")
+            await ok(device, "R1", "place_bet", **bet("rojo", "red", player=PLAYER))
+            cero = bet("cero", "straight", (0,), amount="1", player=PLAYER)
+            await ok(device, "R1", "place_bet", **cero)
+            await ok(device, "R1", "place_bet", **bet("par", "even", player=PLAYER))
+            await ok(device, "R1", "withdraw_bet", bet_id="par")
+            await ok(device, "R1", "call_no_more_bets")
+            late = await ok(device, "R1", "place_bet", **bet("tarde", "black", player=PLAYER))
+            assert late == ["table_late_bet_returned"]
+            await ok(device, "R1", "record_outcome", outcome="0")
+            chosen = {"bet_id": "rojo", "choice": "prison", "declared_by": PLAYER}
+            await ok(device, "R1", "choose_zero_option", **chosen)
+            await ok(device, "R1", "settle")
+
+            # settled, not paid: the bets and the settlement are in the full state only
+            for auth in ({"token": hub.monitor_token}, {"token": store[3]["terminal"]}):
+                public = await state_as(hub, "R1", **auth)
+                assert (public["phase"], public["outcome"], public["coup"]) == ("settled", "0", 1)
+                assert public["bets"] == [] and public["settlement"] is None
+            assert await state_as(hub, "R1", token=store[3]["R2"]) == public
+            full = await table_state(head, "R1")
+            assert [b["id"] for b in full["bets"]] == ["rojo", "cero"]
+            assert full["bets"][0]["player"] == PLAYER and full["settlement"] is not None
+            assert await table_state(device, "R1") == full
+            assert {k: v for k, v in full.items() if k not in ("bets", "settlement")} == {
+                k: v for k, v in public.items() if k not in ("bets", "settlement")
+            }
+
+            await ok(device, "R1", "pay_coup")
+            await ok(head, "R1", "announce_last_coups")
+            await ok(device, "R1", "open_bets")
+            await ok(device, "R1", "call_no_more_bets")
+            await ok(device, "R1", "record_outcome", outcome="3")  # red: the prisoner is freed
+            await ok(device, "R1", "settle")
+            await ok(device, "R1", "pay_coup")
+            assert await ok(head, "R1", "close_table", seal=SEAL) == ["table_closed"]
+
+            count = hub.tables.tables["R1"].service.seq
+            log = hub.runtime.service.log
+            whole = [json.loads(event_frame(e)) for e in log.read(stream(log, "R1"))]
+            seen = {watcher: await watcher.events(count) for watcher in watchers}
+
+        assert seen[sala] == seen[own_device] == whole  # the staff and R1's own device: all
+        assert PLAYER in json.dumps(whole) and SEAL in json.dumps(whole)
+        paid = next(f for f in whole if f["event"] == "table_coup_paid")["payload"]
+        assert ("cero", PLAYER) in [(p["bet"], p["player"]) for p in paid["payments"]]
+
+        panel = seen[mon]
+        assert seen[terminal] == seen[other_device] == panel
+        assert [f["seq"] for f in panel] == list(range(1, count + 1))  # every seq: no gap
+        assert [f["event"] for f in panel] == [f["event"] for f in whole]
+        assert [private_in(f) for f in panel] == [[]] * count
+        last = {f["event"]: f["payload"] for f in panel}
+        assert last["table_bet_placed"] == last["table_late_bet_returned"] == {"coup": 1}
+        assert last["table_bet_withdrawn"] == last["table_zero_option_chosen"] == {"coup": 1}
+        assert last["table_coup_settled"] == last["table_coup_paid"] == {"coup": 2}
+        assert last["table_outcome_recorded"] == {"coup": 2, "outcome": "3", "revolutions": None}
+        assert last["table_last_coups_announced"] == {"coups": 1, "counting_current": False}
+        assert last["table_bets_opened"] == {"coup": 2, "last_coup": True}
+        assert last["table_closed"] == {"session_id": 1, "coups": 2}
+        assert last["table_opened"]["limits"]["table_minimum"] == "1"
+        return panel, whole
+
+    panel, whole = run(scenario())
+
+    async def resumed():
+        """After a hub restart: the same frames from the log, from seq 0 and from seq 5."""
+        async with (
+            hub_with_tables(store) as hub,
+            Client.login(hub.url, token=hub.monitor_token) as mon,
+            Client.login(hub.url, token=store[3]["R1"]) as device,
+            Client.login(hub.url, token=store[3]["terminal"]) as terminal,
+        ):
+            await mon.request({"type": "subscribe", "stream": "table:R1"})
+            await device.request({"type": "subscribe", "stream": "table:R1"})
+            await terminal.request({"type": "subscribe", "stream": "table:R1", "after_seq": 5})
+            assert await mon.events(len(panel)) == panel
+            assert await device.events(len(whole)) == whole
+            assert await terminal.events(len(panel) - 5) == panel[5:]
+
+    run(resumed())

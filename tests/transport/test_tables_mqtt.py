@@ -1,6 +1,7 @@
 """A casino table's stream on MQTT, against real Mosquitto brokers of the test's own (as in
-test_mqtt.py) and real aiomqtt clients: events in order as the websocket frame, the retained
-state, a replay, a broker killed mid-coup, the hall's ACL for table topics."""
+test_mqtt.py) and real aiomqtt clients: events in order as the websocket frame a monitor gets
+(the table's public view: no bet, player or payment), the retained state, a replay, a broker
+killed mid-coup, the hall's ACL for table topics."""
 
 from __future__ import annotations
 
@@ -30,7 +31,16 @@ from support.mqtt import (
     take,
     take_until_done,
 )
-from transport.test_tables_hub import HALL, bet, hub_with_tables, ok, people, table_store
+from transport.test_tables_hub import (
+    HALL,
+    PLAYER,
+    bet,
+    hub_with_tables,
+    ok,
+    people,
+    private_in,
+    table_store,
+)
 
 BASE = f"bingo/{HALL}/tables/R1"
 
@@ -87,7 +97,12 @@ def test_table_events_reach_mqtt_in_order_with_a_retained_state_and_a_replay(sto
             await subscriber.subscribe(f"bingo/{HALL}/events", qos=1)  # the bingo's: quiet
             await monitor.request({"type": "subscribe", "stream": "table:R1"})
             await ok(head, "R1", "open_table")
-            await coup(device, "32", bet("b1", "red"), bet("b2", "straight", (32,), amount="1"))
+            await coup(
+                device,
+                "32",
+                bet("b1", "red", player=PLAYER),
+                bet("b2", "straight", (32,), amount="1", player=PLAYER),
+            )
             head_seq = hub.tables.tables["R1"].service.seq
             assert head_seq == 8
             messages = await take(subscriber, head_seq)
@@ -107,17 +122,21 @@ def test_table_events_reach_mqtt_in_order_with_a_retained_state_and_a_replay(sto
 
         payloads = [m.payload.decode() for m in messages]
         assert all(str(m.topic) == f"{BASE}/events" and m.qos == 1 for m in messages)
-        assert payloads == expected  # byte for byte what the websocket sends
+        assert payloads == expected  # byte for byte what the websocket sends a monitor
         assert [json.loads(p) for p in payloads] == websocket
         assert [json.loads(p)["seq"] for p in payloads] == list(range(1, 9))
+        assert [private_in(json.loads(p)) for p in payloads] == [[]] * 8  # the public view
+        assert json.loads(payloads[2])["payload"] == {"coup": 1}  # a bet: its coup only
         table_state = json.loads(state.payload)
         assert state.retain
         assert (table_state["table"], table_state["seq"], table_state["phase"]) == ("R1", 8, "idle")
         assert table_state["recent_outcomes"] == ["32"] and table_state["bets"] == []
+        assert table_state["settlement"] is None and PLAYER not in state.payload.decode()
         assert table_state["limits"]["table_minimum"] == "1"
         *events, done = replay
         assert done == {"type": "replay_done", "seq": 8}
         assert events == [json.loads(f) for f in expected[5:]]
+        assert [private_in(e) for e in events] == [[]] * 3
 
     run(scenario())
 
@@ -207,18 +226,25 @@ def test_the_acl_lets_monitors_read_table_topics_and_not_write_them(store, tmp_p
             await ok(device, "R1", "open_bets")
             [real] = await take(mon, 1)
             assert json.loads(real.payload)["seq"] == 2
+            await ok(device, "R1", "place_bet", **bet("b1", "red", player=PLAYER))
+            [placed] = await take(mon, 1)
+            assert json.loads(placed.payload)["payload"] == {"coup": 1}
             await mon.subscribe(f"{BASE}/replay/mon-1", qos=1)
             request = {"client": "mon-1", "after_seq": 0}
             await mon.publish(f"{BASE}/replay/request", json.dumps(request), qos=1)
             *events, done = await take_until_done(mon)
-            assert [e["seq"] for e in events] == [1, 2] and done["seq"] == 2
-            await published(bridge, 2)
+            assert [e["seq"] for e in events] == [1, 2, 3] and done["seq"] == 3
+            assert [private_in(e) for e in events] == [[]] * 3
+            await published(bridge, 3)
             async with mqtt_client(
                 broker, "mon-2", username="monitor", password=users["monitor"]
             ) as late:
                 await late.subscribe(f"{BASE}/state", qos=1)
                 [state] = await take(late, 1)
-            assert json.loads(state.payload)["phase"] == "betting"
+            retained = json.loads(state.payload)
+            assert (retained["phase"], retained["seq"]) == ("betting", 3)
+            assert retained["bets"] == [] and retained["settlement"] is None  # b1 is on it
+            assert list(hub.tables.tables["R1"].service.state.bets) == ["b1"]
 
     try:
         run(scenario())

@@ -3,7 +3,8 @@
 // last 20 outcomes and the limits. A table starts from the hub's `tables` answer (its
 // TableStateMessage) and is kept by its stream's events, folded as the hub folds them
 // (bingo_hall/tables/evolve.py, hub/table_service.py). Bets, colour chips and payments are
-// never kept: a monitor shows nothing of a player's.
+// never kept: a monitor shows nothing of a player's, and the hub sends it none (the tables'
+// public view, docs/tables.md).
 
 import { money, setText } from './i18n.js';
 import { el } from './ui.js';
