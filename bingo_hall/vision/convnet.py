@@ -3,8 +3,9 @@ runs, and the backward pass training uses.
 
 Input: a DIGIT×DIGIT digit image (ink = 1) and the digit's width over its height (a 1 is
 narrow). Two 3×3 convolutions with ReLU, each followed by 2×2 max-pooling, then a hidden
-layer and ten outputs (the digits' scores). Weights are plain arrays, so the packaged model
-needs nothing but numpy.
+layer and eleven outputs: the ten digits' scores and that of "not a digit" (what the reader
+cut out is a piece of a digit, two digits run together, a blot). Weights are plain arrays,
+so the packaged model needs nothing but numpy.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import numpy as np
 
 DIGIT = 24
 INPUT = DIGIT * DIGIT + 1  # the image, row by row, then the aspect
+CLASSES = 11  # the ten digits, then NOT_A_DIGIT
+NOT_A_DIGIT = 10
 LAYERS = ("c1", "k1", "c2", "k2", "f1", "g1", "f2", "g2")  # weights and biases, in order
 
 
@@ -28,8 +31,8 @@ def shapes(channels: tuple[int, int] = (16, 32), hidden: int = 96) -> dict[str, 
         "k2": (b,),
         "f1": (flat + 1, hidden),
         "g1": (hidden,),
-        "f2": (hidden, 10),
-        "g2": (10,),
+        "f2": (hidden, CLASSES),
+        "g2": (CLASSES,),
     }
 
 

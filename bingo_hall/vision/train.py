@@ -35,14 +35,14 @@ import numpy as np
 from bingo_hall.vision.features import SIZE
 from bingo_hall.vision.fit import fit
 from bingo_hall.vision.locate import find_ball
-from bingo_hall.vision.model import FULL_CONTRAST, MODEL_PATH, DigitModel
+from bingo_hall.vision.model import FULL_CONTRAST, MODEL_PATH, DigitModel, digit_log_probs
 from bingo_hall.vision.recognise import LabelRead, chosen_labels, read_labels
 from bingo_hall.vision.render import draw_scene, sample_scene, settle
 from bingo_hall.vision.styles import TRAINING
 
 MIN_THRESHOLD = 0.99
 MARGIN = math.log(10.0)  # in log-odds above the most confident wrong reading
-LOSS_SLACK = 0.1  # calibration settings this close to the best log-loss are all acceptable
+LOSS_SLACK = 0.04  # calibration settings this close to the best log-loss are all acceptable
 CHUNKS = 16  # the rendering is split into this many seeded chunks, whatever the workers
 
 
@@ -85,6 +85,13 @@ def _calibration_chunk(job: tuple[int, int, int]) -> list[tuple[int, list[list[L
             scene = settle(scene, rng)
         out.append((truth, frames))
     return out
+
+
+def _fit_member(job: tuple[np.ndarray, np.ndarray, list[int], int]) -> dict[str, np.ndarray]:
+    """One network of the ensemble, from its own seeded start."""
+    x, y, seed, epochs = job
+    cv2.setNumThreads(1)
+    return fit(x, y, np.random.default_rng(seed), epochs=epochs)
 
 
 def _jobs(seed: int, total: int, parts: int) -> list[tuple[int, int]]:
@@ -139,13 +146,11 @@ class _Calibration:
         has = np.zeros(self.frames, bool)
         for count, g in self.groups.items():
             temps = model.temperature * (1 + model.faintness * g["faint"])
-            z = g["logits"] / temps[:, None, None]
-            z = z - z.max(axis=2, keepdims=True)
-            logp = z - np.log(np.exp(z).sum(axis=2, keepdims=True))
+            logp = digit_log_probs(g["logits"], temps[:, None, None])
             p = np.exp(logp)
             eps = np.maximum(model.miscount, g["override"])[:, None]
             right, wrong = np.log1p(-eps), np.log(eps)
-            s = np.empty((len(z), 90))
+            s = np.empty((len(logp), 90))
             if count == 1:
                 s[:, :9] = right + logp[:, 0, 1:10]
                 s[:, 9:] = wrong + np.log(0.5 * (p[:, 0, _TENS] + p[:, 0, _UNITS]) + 1e-300)
@@ -271,6 +276,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     parser.add_argument("--seed", type=int, default=20261122)
     parser.add_argument("--epochs", type=int, default=16)
+    parser.add_argument("--members", type=int, default=3, help="networks in the ensemble")
     parser.add_argument("--cache", help="keep the rendered data in this file (development)")
     args = parser.parse_args(argv)
     started = time.perf_counter()
@@ -289,8 +295,9 @@ def main(argv: list[str] | None = None) -> int:
         f"({time.perf_counter() - started:.0f} s)",
         flush=True,
     )
-    params = fit(x, y, np.random.default_rng(int(seeds[2])), epochs=args.epochs, log=True)
-    model = DigitModel(params)
+    jobs = [(x, y, [int(seeds[2]), m], args.epochs) for m in range(args.members)]
+    with ProcessPoolExecutor(args.workers) as pool:
+        model = DigitModel(tuple(pool.map(_fit_member, jobs)))
     accuracy = float(np.mean(np.argmax(model.logits(x), axis=1) == y))
     print(f"trained: training accuracy {accuracy:.5f} ({time.perf_counter() - started:.0f} s)")
     model, stats = calibrate(model, balls)
