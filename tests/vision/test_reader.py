@@ -14,10 +14,11 @@ from bingo_hall.vision.render import render_ball
 from bingo_hall.vision.styles import HELD_OUT
 
 FRAMES = 300
-# Single frames read and accepted, of held-out frames. The issue asks for 99 %; the reader
-# reaches about 40 % at the packaged threshold (docs/vision.md, docs/benchmarks.md): this
-# floor guards against regressions, the zero-wrong assertion is the one that matters.
-ACCEPTED_FLOOR = 0.33
+# Single frames read and accepted, of held-out frames. The target is 99.9 %; the reader
+# reaches about 84 % at the packaged threshold (docs/vision.md, docs/benchmarks.md): these
+# floors guard against regressions, the zero-wrong assertion is the one that matters.
+ACCEPTED_FLOOR = 0.75
+GUESSED_FLOOR = 0.9  # best guess right, accepted or not
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +49,7 @@ def test_held_out_frames_are_read_and_never_wrongly(
     correct = sum(1 for t, r in held_out_readings if r.number == t)
     assert correct >= ACCEPTED_FLOOR * FRAMES, f"{correct}/{FRAMES} read"
     guessed = sum(1 for t, r in held_out_readings if r.guess == t)
-    assert guessed >= 0.8 * FRAMES, f"{guessed}/{FRAMES} best guesses right"
+    assert guessed >= GUESSED_FLOOR * FRAMES, f"{guessed}/{FRAMES} best guesses right"
 
 
 def test_readings_are_consistent(held_out_readings: list[tuple[int, Reading]]) -> None:
