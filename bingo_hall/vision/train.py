@@ -41,8 +41,8 @@ from bingo_hall.vision.render import draw_scene, sample_scene, settle
 from bingo_hall.vision.styles import TRAINING
 
 MIN_THRESHOLD = 0.99
-MARGIN = math.log(10.0)  # in log-odds above the most confident wrong reading
-LOSS_SLACK = 0.04  # calibration settings this close to the best log-loss are all acceptable
+MARGIN = math.log(100.0)  # in log-odds above the most confident wrong reading
+LOSS_SLACK = 0.0  # calibration settings this close to the best log-loss are all acceptable
 CHUNKS = 16  # the rendering is split into this many seeded chunks, whatever the workers
 
 
@@ -218,7 +218,7 @@ def calibrate(model: DigitModel, balls: list[Ball]) -> tuple[DigitModel, dict[st
     settings = itertools.product(
         np.exp(np.linspace(math.log(0.6), math.log(4.0), 16)),  # temperature
         (0.0, 0.5, 1.0, 2.0, 4.0),  # faintness
-        (1e-5, 3e-5, 1e-4, 3e-4, 0.001, 0.003, 0.01, 0.03),  # miscount
+        (0.001, 0.002, 0.005, 0.01, 0.02, 0.05),  # miscount
         (0.5, 0.75, 1.0),  # fusion
     )
     for temperature, faintness, miscount, fusion in settings:

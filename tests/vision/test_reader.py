@@ -15,9 +15,10 @@ from bingo_hall.vision.styles import HELD_OUT
 
 FRAMES = 300
 # Single frames read and accepted, of held-out frames. The target is 99.9 %; the reader
-# reaches about 84 % at the packaged threshold (docs/vision.md, docs/benchmarks.md): these
-# floors guard against regressions, the zero-wrong assertion is the one that matters.
-ACCEPTED_FLOOR = 0.75
+# reaches about 55 % of single frames (about 87 % of balls read as three frames) at the
+# packaged threshold (docs/vision.md, docs/benchmarks.md): these floors guard against
+# regressions, the zero-wrong assertion is the one that matters.
+ACCEPTED_FLOOR = 0.45
 GUESSED_FLOOR = 0.9  # best guess right, accepted or not
 
 
@@ -101,11 +102,12 @@ def test_several_frames_are_read_at_least_as_well_as_one(reader: BallReader) -> 
         fused += many.number == truth
         single_guess += one.guess == truth
         fused_guess += many.guess == truth
-    # averaging the frames (the fusion chosen in calibration) finds the ball more often;
-    # it may accept a little less often than a lucky first frame alone
+    # the frames of one ball add up (divided by the square root of their number, the fusion
+    # chosen in calibration): three frames are read more often than the first alone
     assert fused_guess >= single_guess
     assert fused_guess >= 0.85 * balls
-    assert fused >= single - 0.1 * balls
+    assert fused >= single
+    assert fused >= 0.75 * balls
 
 
 def test_an_empty_exit_is_no_ball(reader: BallReader) -> None:
