@@ -98,7 +98,7 @@ def draw_through_camera(mesa, locutor, number: int, count: int) -> None:
     locutor.fill("#blower-number", str(number))
     locutor.click("#draw-ball")
     counted = mesa.locator("#live-count")
-    held = mesa.locator("#p-hold")
+    held = mesa.locator("#p-hold:not([hidden])")  # the panel is in the page, hidden, otherwise
     expect(counted.filter(has_text=re.compile(f"^{count}$")).or_(held)).to_be_visible()
     if held.is_visible():
         expect(mesa.locator("#hold-called")).to_have_text(str(number))
