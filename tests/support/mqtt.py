@@ -141,6 +141,22 @@ async def take_until_done(client: aiomqtt.Client, timeout: float = 10.0) -> list
     return got
 
 
+async def persistent_subscriber(
+    broker: Mosquitto, topic: str, received: list[int], online: asyncio.Event
+) -> None:
+    """A monitor with a persistent session (client id "monitor-p") on `topic`, appending each
+    message's seq to `received`; it reconnects whenever `online` is set and the broker is back."""
+    while True:
+        await online.wait()
+        try:
+            async with mqtt_client(broker, "monitor-p", clean_session=False) as client:
+                await client.subscribe(topic, qos=1)
+                async for message in client.messages:
+                    received.append(json.loads(message.payload)["seq"])
+        except aiomqtt.MqttError:
+            await asyncio.sleep(0.05)
+
+
 async def published(bridge: StreamBridge, seq: int, timeout: float = 10.0) -> None:
     """Wait until the broker acknowledged `events` and the retained state up to seq."""
     deadline = asyncio.get_running_loop().time() + timeout

@@ -6,14 +6,27 @@ from __future__ import annotations
 import json
 import socket
 import subprocess
+import sys
 import time
 import urllib.request
+from pathlib import Path
 
 
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+def start_serve(*args: str, cwd: Path) -> subprocess.Popen:
+    """`bingo-hall serve ARGS` as a child process of this interpreter, its output captured."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "bingo_hall.cli", "serve", *args],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def wait_for_health(port: int, process: subprocess.Popen, timeout: float = 20) -> dict:

@@ -23,12 +23,13 @@ import pytest
 from bingo_hall.config import MqttConfig
 from bingo_hall.transport.fanout import event_frame
 from bingo_hall.transport.mqtt_bridge import HallStateMessage, MqttBridge, ReplayDone, ReplayRequest
-from support.aio import run_async
+from support.aio import run_async, until
 from support.hub import PASSWORD, Client, open_game, prepare_store, running_hub
 from support.mqtt import (
     anonymous_broker,
     example_broker,
     mqtt_client,
+    persistent_subscriber,
     published,
     take,
     take_until_done,
@@ -218,31 +219,15 @@ def test_a_broker_killed_mid_game_loses_no_event(store, tmp_path):
         online = asyncio.Event()  # the persistent subscriber may (re)connect
         online.set()
 
-        async def persistent_subscriber() -> None:
-            while True:
-                await online.wait()
-                try:
-                    async with mqtt_client(broker, "monitor-p", clean_session=False) as client:
-                        await client.subscribe(EVENTS, qos=1)
-                        async for message in client.messages:
-                            received.append(json.loads(message.payload)["seq"])
-                except aiomqtt.MqttError:
-                    await asyncio.sleep(0.05)
-
-        async def until(condition, timeout=15.0) -> float:
-            start = loop.time()
-            while not condition():
-                assert loop.time() - start < timeout
-                await asyncio.sleep(0.01)
-            return loop.time() - start
-
         loop = asyncio.get_running_loop()
         mqtt = MqttConfig(url=broker.url)
         async with (
             bridged_hub(store, mqtt, backoff_max=0.5) as (hub, bridge),
             staff(hub) as (sala, locutor),
         ):
-            subscriber = asyncio.create_task(persistent_subscriber())
+            subscriber = asyncio.create_task(
+                persistent_subscriber(broker, EVENTS, received, online)
+            )
             await open_game(sala, locutor)
             for _ in range(5):
                 await locutor.ok("draw_ball")

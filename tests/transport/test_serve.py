@@ -9,7 +9,7 @@ from pathlib import Path
 
 from support.aio import run_async
 from support.hub import Client
-from support.serve import free_port, wait_for_health
+from support.serve import free_port, start_serve, wait_for_health
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -53,13 +53,7 @@ def test_serve_runs_the_hub_until_sigterm(tmp_path):
     token = device.stdout.strip().rsplit(" ", 1)[-1]
     assert token.startswith("mon-1.")
     port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "bingo_hall.cli", "serve", "--db", db, "--port", str(port)],
-        cwd=REPO,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    process = start_serve("--db", db, "--port", str(port), cwd=REPO)
     try:
         health = wait_for_health(port, process)
         assert health["phase"] == "session_closed"

@@ -13,7 +13,6 @@ from contextlib import asynccontextmanager
 from functools import partial
 from pathlib import Path
 
-import aiomqtt
 import pytest
 
 from bingo_hall.config import MqttConfig
@@ -21,12 +20,13 @@ from bingo_hall.transport.fanout import event_frame
 from bingo_hall.transport.messages import TableStateMessage
 from bingo_hall.transport.mqtt_bridge import MqttBridge, StreamBridge
 from bingo_hall.transport.table_bridge import TableBridge
-from support.aio import run_async
+from support.aio import run_async, until
 from support.hub import Client
 from support.mqtt import (
     anonymous_broker,
     example_broker,
     mqtt_client,
+    persistent_subscriber,
     published,
     take,
     take_until_done,
@@ -150,29 +150,13 @@ def test_a_broker_killed_mid_coup_loses_no_table_event(store, tmp_path):
         online = asyncio.Event()
         online.set()
 
-        async def persistent_subscriber() -> None:
-            while True:
-                await online.wait()
-                try:
-                    async with mqtt_client(broker, "monitor-p", clean_session=False) as client:
-                        await client.subscribe(f"{BASE}/events", qos=1)
-                        async for message in client.messages:
-                            received.append(json.loads(message.payload)["seq"])
-                except aiomqtt.MqttError:
-                    await asyncio.sleep(0.05)
-
-        async def until(condition, timeout=15.0) -> None:
-            start = loop.time()
-            while not condition():
-                assert loop.time() - start < timeout
-                await asyncio.sleep(0.01)
-
-        loop = asyncio.get_running_loop()
         async with (
             bridged(store, MqttConfig(url=broker.url), backoff_max=0.5) as (hub, _, bridge),
             people(hub, store) as (head, device, _, _),
         ):
-            subscriber = asyncio.create_task(persistent_subscriber())
+            subscriber = asyncio.create_task(
+                persistent_subscriber(broker, f"{BASE}/events", received, online)
+            )
             await ok(head, "R1", "open_table")
             await ok(device, "R1", "open_bets")
             await ok(device, "R1", "place_bet", **bet("b1", "odd"))

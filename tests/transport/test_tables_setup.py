@@ -27,7 +27,7 @@ from bingo_hall.store import make_engine
 from bingo_hall.store.credentials import CredentialStore
 from support.aio import run_async
 from support.hub import Client
-from support.serve import free_port, wait_for_health
+from support.serve import free_port, start_serve, wait_for_health
 
 REPO = Path(__file__).resolve().parents[2]
 CHIP_COMMANDS = {"place_bet", "withdraw_bet", "issue_colour_chips", "settle", "pay_coup"}
@@ -182,24 +182,7 @@ def test_serve_runs_the_configured_tables_for_their_devices(tmp_path: Path) -> N
     assert misplaced.returncode == 2 and "--table is for a table device" in misplaced.stderr
 
     port = free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "bingo_hall.cli",
-            "serve",
-            "--config",
-            config,
-            "--db",
-            db,
-            "--port",
-            str(port),
-        ],
-        cwd=REPO,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    process = start_serve("--config", config, "--db", db, "--port", str(port), cwd=REPO)
     try:
         health = wait_for_health(port, process)
         assert health["tables"] == {
