@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-DIGIT = 24
+from bingo_hall.vision.digits import DIGIT
+
 INPUT = DIGIT * DIGIT + 1  # the image, row by row, then the aspect
 CLASSES = 11  # the ten digits, then NOT_A_DIGIT
 NOT_A_DIGIT = 10

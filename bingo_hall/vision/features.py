@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bingo_hall.vision.convnet import DIGIT, INPUT
-
-SIZE = INPUT
+from bingo_hall.vision.digits import DIGIT
 
 
 def digit_features(image: np.ndarray, aspect: float) -> np.ndarray:

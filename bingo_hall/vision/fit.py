@@ -12,8 +12,8 @@ import math
 import cv2
 import numpy as np
 
-from bingo_hall.vision.convnet import DIGIT, NOT_A_DIGIT, backward, forward, shapes
-from bingo_hall.vision.digits import normalise_digit
+from bingo_hall.vision.convnet import NOT_A_DIGIT, backward, forward, shapes
+from bingo_hall.vision.digits import DIGIT, normalise_digit
 
 _DISC = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
 NOT_DIGIT_SHARE = 0.1  # of each batch

@@ -32,7 +32,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from bingo_hall.vision.features import SIZE
+from bingo_hall.vision.convnet import INPUT
 from bingo_hall.vision.fit import fit
 from bingo_hall.vision.locate import find_ball
 from bingo_hall.vision.model import FULL_CONTRAST, MODEL_PATH, DigitModel, digit_log_probs
@@ -66,7 +66,7 @@ def _training_chunk(job: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
                 rows.append(label.features)
                 labels.extend(digits)
     if not rows:
-        return np.zeros((0, SIZE), np.float32), np.zeros(0, np.int64)
+        return np.zeros((0, INPUT), np.float32), np.zeros(0, np.int64)
     return np.concatenate(rows), np.array(labels)
 
 
