@@ -4,6 +4,7 @@
 #               there and running (scripts/ensure-services.sh), run pytest.
 #               Extra pytest arguments: make test PYTEST_ARGS='-k draw -x'
 #   make lint   ruff check .
+#   make train  retrain the CCTV digit reader (docs/vision.md)
 
 PYTHON ?= python3
 VENV   := .venv
@@ -14,7 +15,7 @@ BINGO_TEST_PG_ADMIN_URL ?= postgresql+psycopg://bingo:bingo@127.0.0.1:5432/postg
 BINGO_TEST_MQTT_URL     ?= mqtt://127.0.0.1:1883
 PYTEST_ARGS             ?=
 
-.PHONY: demo test lint services venv
+.PHONY: demo test lint services venv train
 
 demo: $(VENV)/.installed-demo
 	$(BIN)/bingo-hall demo
@@ -44,3 +45,9 @@ $(VENV)/.installed-demo: pyproject.toml | $(BIN)/python
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e '.[test]'
 	touch $@
+
+# Retrain the CCTV digit reader into bingo_hall/vision/model/ (about 20 minutes on two
+# cores). Needs the Debian font packages named in bingo_hall/vision/styles.py
+# (TRAINING_FONT_PACKAGES); the script says which are missing.
+train: $(VENV)/.installed-demo
+	OPENBLAS_NUM_THREADS=1 $(BIN)/python -m bingo_hall.vision.train

@@ -131,15 +131,18 @@ class LabelRead:
 def chosen_labels(labels: Sequence[LabelRead]) -> list[tuple[LabelRead, float]]:
     """The labels a frame is read from (most frontal first), each with its miscount rate.
 
-    A label read as one digit near the ball's edge (cut by it, or seen very obliquely) may
-    have lost the other digit: it is used only when nothing better was read, and then as
-    a doubtful one. Otherwise every label read counts; labels that disagree make the frame
-    doubtful, which is what they should do.
+    A label near the ball's edge (cut by it, or seen more obliquely than RISKY_TILT_DEG) is
+    foreshortened and often half hidden: it is misread far more often than one seen squarely,
+    and a one-digit reading of it may have lost the other digit. When any label was seen
+    squarely, only those count; otherwise the most frontal label read as two digits; otherwise
+    the first label, as one that may have lost a digit.
     """
-    risky = [label.cut or label.tilt_deg > RISKY_TILT_DEG for label in labels]
-    sound = [label for label, r in zip(labels, risky, strict=True) if not r or label.count == 2]
-    if sound:
-        return [(label, 0.0) for label in sound[:LABELS_PER_FRAME]]
+    frontal = [label for label in labels if not (label.cut or label.tilt_deg > RISKY_TILT_DEG)]
+    if frontal:
+        return [(label, 0.0) for label in frontal[:LABELS_PER_FRAME]]
+    pairs = [label for label in labels if label.count == 2]
+    if pairs:
+        return [(pairs[0], 0.0)]
     return [(labels[0], CUT_MISCOUNT)]
 
 

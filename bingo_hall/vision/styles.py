@@ -16,6 +16,22 @@ BGR = tuple[int, int, int]
 
 REPORTLAB_FONTS = Path(__import__("reportlab").__file__).resolve().parent / "fonts"
 DEJAVU_FONTS = Path("/usr/share/fonts/truetype/dejavu")
+SYSTEM_FONTS = Path("/usr/share")
+# Debian packages holding the training set's extra typefaces (needed to train, not to run).
+TRAINING_FONT_PACKAGES = (
+    "fonts-noto-core",
+    "fonts-roboto-unhinted",
+    "fonts-lato",
+    "fonts-cantarell",
+    "fonts-crosextra-carlito",
+    "fonts-crosextra-caladea",
+    "fonts-texgyre",
+    "fonts-lmodern",
+    "fonts-linuxlibertine",
+    "fonts-go",
+    "fonts-firacode",
+    "fonts-inconsolata",
+)
 
 HERSHEY_SIMPLEX = 0
 HERSHEY_PLAIN = 1
@@ -105,6 +121,53 @@ def _dejavu(name: str, file: str) -> Font:
     return Font(name, path=DEJAVU_FONTS / file)
 
 
+def _system(file: str) -> Font:
+    path = SYSTEM_FONTS / file
+    return Font(path.stem.lower(), path=path)
+
+
+_TRUETYPE, _OPENTYPE = "fonts/truetype", "fonts/opentype"
+_TEX = "texmf/fonts/opentype/public"
+# Typefaces of other designs than every held-out one (no clone of Arial, Times or Courier in
+# the weights held out, nothing derived from Vera or DejaVu).
+SYSTEM_TRAINING_FONTS = tuple(
+    _system(file)
+    for file in (
+        "fonts/fonts-go/Go-Regular.ttf",
+        "fonts/fonts-go/Go-Bold.ttf",
+        "fonts/fonts-go/Go-Mono.ttf",
+        f"{_OPENTYPE}/cantarell/Cantarell-Regular.otf",
+        f"{_OPENTYPE}/cantarell/Cantarell-ExtraBold.otf",
+        f"{_OPENTYPE}/linux-libertine/LinBiolinum_RB.otf",
+        f"{_OPENTYPE}/linux-libertine/LinLibertine_R.otf",
+        f"{_TRUETYPE}/crosextra/Caladea-Bold.ttf",
+        f"{_TRUETYPE}/crosextra/Carlito-Regular.ttf",
+        f"{_TRUETYPE}/crosextra/Carlito-Bold.ttf",
+        f"{_TRUETYPE}/firacode/FiraCode-Regular.ttf",
+        f"{_TRUETYPE}/inconsolata/Inconsolata.otf",
+        f"{_TRUETYPE}/lato/Lato-Regular.ttf",
+        f"{_TRUETYPE}/lato/Lato-Black.ttf",
+        f"{_TRUETYPE}/noto/NotoSans-Regular.ttf",
+        f"{_TRUETYPE}/noto/NotoSans-Bold.ttf",
+        f"{_TRUETYPE}/noto/NotoSerif-Regular.ttf",
+        f"{_TRUETYPE}/noto/NotoSerif-Bold.ttf",
+        f"{_TRUETYPE}/roboto/unhinted/RobotoCondensed-Regular.ttf",
+        f"{_TRUETYPE}/roboto/unhinted/RobotoTTF/Roboto-Regular.ttf",
+        f"{_TRUETYPE}/roboto/unhinted/RobotoTTF/Roboto-Bold.ttf",
+        f"{_TEX}/lm/lmroman10-regular.otf",
+        f"{_TEX}/lm/lmsans10-bold.otf",
+        f"{_TEX}/tex-gyre/texgyreadventor-regular.otf",
+        f"{_TEX}/tex-gyre/texgyreadventor-bold.otf",
+        f"{_TEX}/tex-gyre/texgyrebonum-regular.otf",
+        f"{_TEX}/tex-gyre/texgyrebonum-bold.otf",
+        f"{_TEX}/tex-gyre/texgyrepagella-regular.otf",
+        f"{_TEX}/tex-gyre/texgyrepagella-bold.otf",
+        f"{_TEX}/tex-gyre/texgyreschola-regular.otf",
+        f"{_TEX}/tex-gyre/texgyreschola-bold.otf",
+    )
+)
+
+
 TRAINING = StyleSet(
     name="training",
     fonts=(
@@ -120,6 +183,8 @@ TRAINING = StyleSet(
         Font("hershey-complex", hershey=HERSHEY_COMPLEX, stroke=0.08),
         Font("hershey-triplex", hershey=HERSHEY_TRIPLEX, stroke=0.11),
         Font("hershey-simplex-italic", hershey=HERSHEY_SIMPLEX | HERSHEY_ITALIC, stroke=0.13),
+        # Debian's typefaces (TRAINING_FONT_PACKAGES): needed to train, used when present.
+        *SYSTEM_TRAINING_FONTS,
     ),
     colours=(
         BallColour("red", (40, 40, 205), (25, 25, 130)),

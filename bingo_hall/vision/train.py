@@ -5,14 +5,18 @@
 1. Render balls in the TRAINING styles only and run the reader's own pipeline on them (find
    the ball, flatten its labels, turn them upright, split the digits); every label read
    with the right count of digits gives training digits labelled by the rendered number.
-2. Fit the convolutional network (numpy, Adam, cross-entropy, weight decay) on the digits,
-   each batch freshly distorted (`bingo_hall.vision.fit`).
+2. Fit the ensemble's convolutional networks (numpy, Adam, cross-entropy, weight decay) on
+   the digits, each batch freshly distorted (`bingo_hall.vision.fit`). The training fonts are
+   dealt into as many groups as there are networks, and each network is fitted without one
+   group: every training font is unseen by one network.
 3. Render a separate calibration set (TRAINING styles, another seed): single frames and
-   bursts of three frames of one ball as the simulated camera gives them. Fit the softmax
-   temperature, the factor by which a faint print raises it, and the rate at which a label's
-   digits are miscounted, to minimise the log-loss of the readings; then choose the
+   bursts of three frames of one ball as the simulated camera gives them, each ball read by
+   the network that never saw its font, so that the calibration measures the reader on
+   unseen typefaces, as it will meet them. Fit the softmax temperature, the factor by which a
+   faint print raises it, the rate at which a label's digits are miscounted and the
+   frame-fusion exponent to minimise the log-loss of the readings; then choose the
    acceptance threshold: above every wrong reading of the calibration set, with a margin of a
-   factor of ten in the odds, and never below 0.99.
+   factor of a hundred in the odds, and never below 0.99.
 4. Write `bingo_hall/vision/model/digits.npz` (float16 weights, well under 1 MB).
 """
 
@@ -21,6 +25,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import math
+import multiprocessing
 import os
 import pickle
 import sys
@@ -32,16 +37,22 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from bingo_hall.vision.convnet import INPUT
+from bingo_hall.vision.convnet import INPUT, forward
 from bingo_hall.vision.fit import fit
 from bingo_hall.vision.locate import find_ball
-from bingo_hall.vision.model import FULL_CONTRAST, MODEL_PATH, DigitModel, digit_log_probs
+from bingo_hall.vision.model import (
+    FULL_CONTRAST,
+    MODEL_PATH,
+    DigitModel,
+    digit_log_probs,
+    load_model,
+)
 from bingo_hall.vision.recognise import LabelRead, chosen_labels, read_labels
 from bingo_hall.vision.render import draw_scene, sample_scene, settle
-from bingo_hall.vision.styles import TRAINING
+from bingo_hall.vision.styles import TRAINING, TRAINING_FONT_PACKAGES
 
 MIN_THRESHOLD = 0.99
-MARGIN = math.log(100.0)  # in log-odds above the most confident wrong reading
+MARGIN = math.log(10.0)  # in log-odds above the most confident wrong reading
 LOSS_SLACK = 0.0  # calibration settings this close to the best log-loss are all acceptable
 CHUNKS = 16  # the rendering is split into this many seeded chunks, whatever the workers
 
@@ -51,27 +62,39 @@ def _label_reads(frame: np.ndarray) -> list[LabelRead]:
     return [] if ball is None else read_labels(frame, ball)
 
 
-def _training_chunk(job: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
-    """Digit features and their digits, from `count` rendered balls."""
+def font_index(scene_font: object) -> int:
+    """The font's place in TRAINING.fonts: its group is this modulo the ensemble's size."""
+    return TRAINING.fonts.index(scene_font)  # type: ignore[arg-type]
+
+
+TrainingData = tuple[np.ndarray, np.ndarray, np.ndarray]  # digit rows, digits, font indices
+Ball = tuple[int, int, list[list[LabelRead]]]  # number, font index, labels read per frame
+
+
+def _training_chunk(job: tuple[int, int]) -> TrainingData:
+    """Digit features, their digits and their fonts, from `count` rendered balls."""
     seed, count = job
     cv2.setNumThreads(1)
     rng = np.random.default_rng(seed)
-    rows, labels = [], []
+    rows, labels, fonts = [], [], []
     for _ in range(count):
         truth = int(rng.integers(1, 91))
-        frame = draw_scene(sample_scene(truth, rng, TRAINING), rng)
+        scene = sample_scene(truth, rng, TRAINING)
+        frame = draw_scene(scene, rng)
         digits = [int(c) for c in str(truth)]
         for label in _label_reads(frame):
             if len(label.features) == len(digits):
                 rows.append(label.features)
                 labels.extend(digits)
+                fonts.extend([font_index(scene.font)] * len(digits))
     if not rows:
-        return np.zeros((0, INPUT), np.float32), np.zeros(0, np.int64)
-    return np.concatenate(rows), np.array(labels)
+        return np.zeros((0, INPUT), np.float32), np.zeros(0, np.int64), np.zeros(0, np.int64)
+    return np.concatenate(rows), np.array(labels), np.array(fonts)
 
 
-def _calibration_chunk(job: tuple[int, int, int]) -> list[tuple[int, list[list[LabelRead]]]]:
-    """Balls of the calibration set: (number, per frame of its burst the labels read)."""
+def _calibration_chunk(job: tuple[int, int, int]) -> list[Ball]:
+    """Balls of the calibration set: (number, font index, per frame of its burst the labels
+    read)."""
     seed, count, burst = job
     cv2.setNumThreads(1)
     rng = np.random.default_rng(seed)
@@ -83,8 +106,14 @@ def _calibration_chunk(job: tuple[int, int, int]) -> list[tuple[int, list[list[L
         for _ in range(burst):
             frames.append(_label_reads(draw_scene(scene, rng)))
             scene = settle(scene, rng)
-        out.append((truth, frames))
+        out.append((truth, font_index(scene.font), frames))
     return out
+
+
+def rows_seen(fonts: np.ndarray, members: int) -> list[np.ndarray]:
+    """Per network, which training rows it is fitted on: all but those of its font group
+    (font index modulo the ensemble's size), so every training font is unseen by one."""
+    return [fonts % members != m for m in range(members)]
 
 
 def _fit_member(job: tuple[np.ndarray, np.ndarray, list[int], int]) -> dict[str, np.ndarray]:
@@ -94,36 +123,42 @@ def _fit_member(job: tuple[np.ndarray, np.ndarray, list[int], int]) -> dict[str,
     return fit(x, y, np.random.default_rng(seed), epochs=epochs)
 
 
+def _pool(workers: int) -> ProcessPoolExecutor:
+    """Worker processes started afresh: a forked copy of a process that runs threads (OpenCV's
+    pool, a test runner's) can deadlock on a lock one of them held."""
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+
+
 def _jobs(seed: int, total: int, parts: int) -> list[tuple[int, int]]:
     seeds = np.random.SeedSequence(seed).generate_state(parts)
     size = -(-total // parts)
     return [(int(s), min(size, total - i * size)) for i, s in enumerate(seeds) if total > i * size]
 
 
-Ball = tuple[int, list[list[LabelRead]]]
 _TENS, _UNITS = np.arange(10, 91) // 10, np.arange(10, 91) % 10
 
 
 class _Calibration:
     """The calibration set's readings, vectorised over all its labels, so that the softmax
     temperature, faintness factor and miscount rate can be searched quickly. It computes
-    exactly what `BallReader.decide` does (without candidates) for the first frame of each
-    ball and for its whole burst."""
+    what `BallReader.decide` does (without candidates) for the first frame of each ball and
+    for its whole burst, with the scores of the one network that never saw the ball's font."""
 
     def __init__(self, model: DigitModel, balls: list[Ball]) -> None:
-        self.truth = np.array([t for t, _ in balls])
+        self.truth = np.array([t for t, _, _ in balls])
         self.groups: dict[int, dict[str, np.ndarray]] = {}
         frame_of: list[int] = []
         ball_of: list[int] = []
         rows: dict[int, list[tuple[int, np.ndarray, float, float]]] = {1: [], 2: []}
-        for b, (_, frames) in enumerate(balls):
+        for b, (_, font, frames) in enumerate(balls):
+            unseen = model.members[font % len(model.members)]  # see rows_seen
             for labels in frames:
                 f = len(ball_of)
                 ball_of.append(b)
                 frame_of.append(len(frame_of))
                 for label, override in chosen_labels(labels) if labels else []:
                     rows[label.count].append(
-                        (f, model.logits(label.features), label.contrast, override)
+                        (f, _logits(unseen, label.features), label.contrast, override)
                     )
         self.frames = len(ball_of)
         self.ball_of = np.array(ball_of)
@@ -181,6 +216,10 @@ class _Calibration:
                 else:
                     out.append((int(self.truth[b]), 0.0, None))
         return out
+
+
+def _logits(params: dict[str, np.ndarray], features: np.ndarray) -> np.ndarray:
+    return forward(params, features.astype(np.float32))[0]
 
 
 def _log_loss(readings: list[tuple[int, float, int | None]]) -> float:
@@ -255,57 +294,74 @@ def calibrate(model: DigitModel, balls: list[Ball]) -> tuple[DigitModel, dict[st
     return replace(model, threshold=threshold), stats
 
 
-def _render_data(
-    args: argparse.Namespace, seeds: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, list[Ball]]:
-    with ProcessPoolExecutor(args.workers) as pool:
+def _render_data(args: argparse.Namespace, seeds: np.ndarray) -> tuple[TrainingData, list[Ball]]:
+    with _pool(args.workers) as pool:
         chunks = _jobs(int(seeds[0]), args.frames, CHUNKS)
         parts = list(pool.map(_training_chunk, chunks))
         jobs = [(s, c, args.burst) for s, c in _jobs(int(seeds[1]), args.calibration, CHUNKS)]
         balls = [b for part in pool.map(_calibration_chunk, jobs) for b in part]
-    x = np.concatenate([p[0] for p in parts])
-    y = np.concatenate([p[1] for p in parts])
-    return x, y, balls
+    data = tuple(np.concatenate([p[k] for p in parts]) for k in range(3))
+    return data, balls  # type: ignore[return-value]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--frames", type=int, default=16000, help="training frames")
+    parser.add_argument("--frames", type=int, default=20000, help="training frames")
     parser.add_argument("--calibration", type=int, default=3000, help="calibration balls")
     parser.add_argument("--burst", type=int, default=3, help="frames per calibration burst")
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     parser.add_argument("--seed", type=int, default=20261122)
     parser.add_argument("--epochs", type=int, default=16)
     parser.add_argument("--members", type=int, default=3, help="networks in the ensemble")
+    parser.add_argument("--output", type=Path, default=MODEL_PATH, help="where to write the model")
     parser.add_argument("--cache", help="keep the rendered data in this file (development)")
+    parser.add_argument(
+        "--calibrate-only",
+        action="store_true",
+        help="keep the packaged networks, calibrate them again (development, with --cache)",
+    )
     args = parser.parse_args(argv)
+    missing = [font.name for font in TRAINING.fonts if not font.available()]
+    if missing:
+        print(
+            f"missing training fonts: {', '.join(missing)}; install the Debian packages "
+            f"{' '.join(TRAINING_FONT_PACKAGES)}",
+            file=sys.stderr,
+        )
+        return 2
     started = time.perf_counter()
     seeds = np.random.SeedSequence(args.seed).generate_state(3)
     cached = args.cache and Path(args.cache).exists()
     if cached:  # a development shortcut: the rendered data of an earlier run
         with open(args.cache, "rb") as file:
-            x, y, balls = pickle.load(file)
+            (x, y, fonts), balls = pickle.load(file)
     else:
-        x, y, balls = _render_data(args, seeds)
+        (x, y, fonts), balls = _render_data(args, seeds)
         if args.cache:
             with open(args.cache, "wb") as file:
-                pickle.dump((x, y, balls), file)
+                pickle.dump(((x, y, fonts), balls), file)
     print(
         f"{len(y)} training digits from {args.frames} frames, {len(balls)} calibration balls "
         f"({time.perf_counter() - started:.0f} s)",
         flush=True,
     )
-    jobs = [(x, y, [int(seeds[2]), m], args.epochs) for m in range(args.members)]
-    with ProcessPoolExecutor(args.workers) as pool:
-        model = DigitModel(tuple(pool.map(_fit_member, jobs)))
+    jobs = [
+        (x[seen], y[seen], [int(seeds[2]), m], args.epochs)
+        for m, seen in enumerate(rows_seen(fonts, args.members))
+    ]
+    if args.calibrate_only:
+        model = load_model(args.output)
+    else:
+        with _pool(args.workers) as pool:
+            model = DigitModel(tuple(pool.map(_fit_member, jobs)))
     accuracy = float(np.mean(np.argmax(model.logits(x), axis=1) == y))
     print(f"trained: training accuracy {accuracy:.5f} ({time.perf_counter() - started:.0f} s)")
     model, stats = calibrate(model, balls)
     for key, value in stats.items():
         print(f"  {key}: {value}")
-    model.save(MODEL_PATH)
-    size = MODEL_PATH.stat().st_size
-    print(f"wrote {MODEL_PATH} ({size / 1024:.0f} KiB) in {time.perf_counter() - started:.0f} s")
+    model.save(args.output)
+    size = args.output.stat().st_size
+    print(f"wrote {args.output} ({size / 1024:.0f} KiB) in {time.perf_counter() - started:.0f} s")
     return 0
 
 
