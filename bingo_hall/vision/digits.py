@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from bingo_hall.vision.ink import ink_mask, ink_ratio
+from bingo_hall.vision.ink import ink_lightness, ink_mask
 from bingo_hall.vision.prints import PATCH
 from bingo_hall.vision.strokes import digit_strokes, find_bar, strokes
 
@@ -40,8 +40,8 @@ class Number:
 
 def darkness(patch: np.ndarray) -> np.ndarray:
     """Ink darkness in 0..1 relative to the paper round it (1: black ink on white)."""
-    ratio = ink_ratio(patch).astype(np.float32) / 255
-    return np.clip((0.92 - ratio) / 0.6, 0, 1)
+    lightness = ink_lightness(patch).astype(np.float32) / 255
+    return np.clip((0.92 - lightness) / 0.6, 0, 1)
 
 
 def read_number(patch: np.ndarray) -> Number | None:

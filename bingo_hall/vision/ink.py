@@ -8,6 +8,10 @@ import numpy as np
 
 _SMALL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
 _WINDOW = np.ones((25, 25), np.uint8)  # wider than any stroke of a flattened label
+_STROKE_WINDOW = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (15, 15))  # wider than a stroke
+MIN_SPAN_SHARE = 0.4  # of the label's typical paper-to-ink span
+MIN_SPAN = 8.0  # grey levels
+INK_DEPTH = 0.75  # how far below the paper's lightness (1) the full ink is put
 
 
 def paper_mask(patch: np.ndarray) -> np.ndarray:
@@ -27,31 +31,42 @@ def paper_mask(patch: np.ndarray) -> np.ndarray:
     return cv2.erode(paper, _SMALL)
 
 
-def ink_ratio(patch: np.ndarray, paper: np.ndarray | None = None) -> np.ndarray:
-    """Each pixel's brightness over that of the paper round it, 0..255 (ink is low). The
-    paper's brightness is the patch closed by a window wider than any stroke (which removes
-    the ink, darker and narrower), smoothed."""
-    grey = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
+def ink_lightness(patch: np.ndarray) -> np.ndarray:
+    """Each pixel's lightness against the paper and the ink round it, 0..255: about 255 on
+    paper, about 64 on the full darkness of the ink nearby.
+
+    The paper's brightness is the patch closed by a window wider than any stroke (which
+    removes the ink, darker and narrower); the ink's is the patch eroded by a window wider
+    than a stroke. Measuring a pixel's darkness against that local span rather than as a
+    ratio to the paper keeps a stroke under a glare (a highlight adds light to paper and ink
+    alike) as dark as the rest of the print. Where there is no ink nearby the span is held
+    to a share of the label's typical span, so paper grain is not blown up into strokes."""
+    grey = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY).astype(np.float32)
     level = cv2.GaussianBlur(cv2.morphologyEx(grey, cv2.MORPH_CLOSE, _WINDOW), (0, 0), 3)
-    return cv2.divide(grey, cv2.max(level, 1), scale=255)
+    floor = cv2.GaussianBlur(cv2.erode(grey, _STROKE_WINDOW), (0, 0), 3)
+    span = level - floor
+    span = np.maximum(span, max(MIN_SPAN_SHARE * float(np.percentile(span, 95)), MIN_SPAN))
+    lightness = 1 - INK_DEPTH * (level - grey) / span
+    return np.clip(lightness * 255, 0, 255).astype(np.uint8)
 
 
 def ink_mask(patch: np.ndarray) -> np.ndarray:
     """Ink printed on the label's paper: pixels on the paper darker than it, split from the
-    paper by Otsu's method (within bounds) on their ratio to the paper's brightness; without
+    paper by Otsu's method (within bounds) on their lightness (`ink_lightness`); without
     the strokes that run along the paper's edge (the ring's blurred rim: the print stands
     clear of the ring, so a stroke most of whose pixels lie within a few pixels of where
     paper and ink end is not print)."""
     paper = paper_mask(patch)
-    ratio = ink_ratio(patch, paper)
-    values = ratio[paper > 0]
+    lightness = ink_lightness(patch)
+    values = lightness[paper > 0]
     if values.size < 16:
         return np.zeros_like(paper)
     level, _ = cv2.threshold(values.reshape(1, -1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     level = min(max(level, 0.55 * 255), 0.85 * 255)
     # hysteresis: faint stroke pixels count when they join a clearly dark one
-    strong = cv2.bitwise_and(cv2.compare(ratio, level, cv2.CMP_LT), paper)
-    weak = cv2.bitwise_and(cv2.compare(ratio, min(level + 0.1 * 255, 0.9 * 255), cv2.CMP_LT), paper)
+    strong = cv2.bitwise_and(cv2.compare(lightness, level, cv2.CMP_LT), paper)
+    faint = min(level + 0.1 * 255, 0.9 * 255)
+    weak = cv2.bitwise_and(cv2.compare(lightness, faint, cv2.CMP_LT), paper)
     count, labels = cv2.connectedComponents(weak, connectivity=8)
     seeded = np.zeros(count, bool)
     seeded[labels[strong > 0]] = True
