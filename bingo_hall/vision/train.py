@@ -52,7 +52,7 @@ from bingo_hall.vision.render import draw_scene, sample_scene, settle
 from bingo_hall.vision.styles import TRAINING, TRAINING_FONT_PACKAGES
 
 MIN_THRESHOLD = 0.99
-MARGIN = math.log(10.0)  # in log-odds above the most confident wrong reading
+MARGIN = math.log(100.0)  # in log-odds above the most confident wrong reading
 LOSS_SLACK = 0.0  # calibration settings this close to the best log-loss are all acceptable
 CHUNKS = 16  # the rendering is split into this many seeded chunks, whatever the workers
 
