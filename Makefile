@@ -46,7 +46,7 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e '.[test]'
 	touch $@
 
-# Retrain the CCTV digit reader into bingo_hall/vision/model/ (about 20 minutes on two
+# Retrain the CCTV digit reader into bingo_hall/vision/model/ (about 25 minutes on two
 # cores). Needs the Debian font packages named in bingo_hall/vision/styles.py
 # (TRAINING_FONT_PACKAGES); the script says which are missing.
 train: $(VENV)/.installed-demo
