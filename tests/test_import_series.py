@@ -3,27 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from decimal import Decimal
-from pathlib import Path
 
 from bingo_hall.store.cards import CardStore
 from card_generator.files import write_series
 from card_generator.series import generate_series
+from support.cli import hall
 from support.demo import open_log
-
-REPO = Path(__file__).resolve().parents[1]
-
-
-def hall(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "bingo_hall.cli", *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def test_a_generated_series_is_imported_with_its_commitment(tmp_path):

@@ -3,26 +3,11 @@
 from __future__ import annotations
 
 import signal
-import subprocess
-import sys
-from pathlib import Path
 
 from support.aio import run_async
+from support.cli import REPO, hall
 from support.hub import Client
 from support.serve import free_port, start_serve, wait_for_health
-
-REPO = Path(__file__).resolve().parents[2]
-
-
-def hall(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "bingo_hall.cli", *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        input=stdin,
-        timeout=60,
-    )
 
 
 def test_serve_runs_the_hub_until_sigterm(tmp_path):

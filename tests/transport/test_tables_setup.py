@@ -4,8 +4,6 @@ the table device, `device-add --kind table`, and `bingo-hall serve` with tables.
 from __future__ import annotations
 
 import signal
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,10 +24,10 @@ from bingo_hall.hub.table_runtime import TABLE_ARGS, load_tables
 from bingo_hall.store import make_engine
 from bingo_hall.store.credentials import CredentialStore
 from support.aio import run_async
+from support.cli import REPO, hall
 from support.hub import Client
 from support.serve import free_port, start_serve, wait_for_health
 
-REPO = Path(__file__).resolve().parents[2]
 CHIP_COMMANDS = {"place_bet", "withdraw_bet", "issue_colour_chips", "settle", "pay_coup"}
 
 
@@ -151,16 +149,6 @@ def test_tables_are_read_from_the_hall_file_and_checked(tmp_path: Path) -> None:
 
 
 # -- the command line and the real hub process -------------------------------------------------
-
-
-def hall(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "bingo_hall.cli", *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 def test_serve_runs_the_configured_tables_for_their_devices(tmp_path: Path) -> None:

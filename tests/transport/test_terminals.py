@@ -3,19 +3,14 @@ player, their own cards only, and the hall category's cap on terminals."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
 from bingo_hall.hub.auth import Principal, Role
 from bingo_hall.store.credentials import CredentialStore
 from support.aio import run_async as run
+from support.cli import REPO, hall
 from support.demo import open_log
 from support.hub import PASSWORD, Client, open_sale, prepare_store, running_hub
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -106,23 +101,7 @@ def test_the_hall_category_caps_the_number_of_terminals(tmp_path):
         f'category = "third"\n[store]\nurl = "sqlite:///{tmp_path / "h.sqlite"}"\n'
     )
     results = [
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "bingo_hall.cli",
-                "device-add",
-                f"term-{k}",
-                "--kind",
-                "terminal",
-                "--config",
-                str(config),
-            ],
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        hall("device-add", f"term-{k}", "--kind", "terminal", "--config", str(config))
         for k in range(1, 8)
     ]
     assert [r.returncode for r in results] == [0] * 6 + [2]

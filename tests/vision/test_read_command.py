@@ -5,25 +5,17 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import cv2
 import numpy as np
 
 from bingo_hall.vision.camera import SimulatedCamera
-
-REPO = Path(__file__).resolve().parents[2]
+from support.cli import hall
 
 
 def read(*paths: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "bingo_hall.cli", "vision", "read", *map(str, paths)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return hall("vision", "read", *map(str, paths))
 
 
 def test_each_image_gets_a_line_and_frames_without_a_number_say_why(tmp_path):
