@@ -162,6 +162,18 @@ class Client:
         return found
 
 
+@asynccontextmanager
+async def hall_staff(hub: RunningHub) -> AsyncIterator[tuple[Client, Client, Client, Client]]:
+    """The Jefe de Sala, the Jefe de Mesa and the caller logged in to `hub`, and a monitor."""
+    async with (
+        Client.login(hub.url, user="sala", password=PASSWORD) as staff,
+        Client.login(hub.url, user="mesa", password=PASSWORD) as mesa,
+        Client.login(hub.url, user="locutor", password=PASSWORD) as locutor,
+        Client.login(hub.url, token=hub.monitor_token) as monitor,
+    ):
+        yield staff, mesa, locutor, monitor
+
+
 async def open_sale(staff: Client, series_id: str = "A1") -> None:
     """Session open, balls loaded, a game announced and its sale open, through the protocol
     (the Jefe de Sala gives every command)."""

@@ -17,7 +17,7 @@ from bingo_hall.hub.ball_check import BallCheck
 from bingo_hall.store.frames import FrameStore
 from bingo_hall.vision.camera import SimulatedCamera
 from bingo_hall.vision.recognise import BallReader
-from support.hub import PASSWORD, Client, open_game, prepare_store, running_hub
+from support.hub import PASSWORD, Client, hall_staff, open_game, prepare_store, running_hub
 
 
 class Exit:
@@ -72,10 +72,7 @@ def test_a_ball_the_camera_confirms_is_announced_with_its_frame(store):
     async def scenario() -> None:
         async with (
             running_hub(*store, draw="blower", ball_check=exit_.check) as hub,
-            Client.login(hub.url, user="sala", password=PASSWORD) as staff,
-            Client.login(hub.url, user="mesa", password=PASSWORD) as mesa,
-            Client.login(hub.url, user="locutor", password=PASSWORD) as locutor,
-            Client.login(hub.url, token=hub.monitor_token) as monitor,
+            hall_staff(hub) as (staff, mesa, locutor, monitor),
         ):
             await open_game(staff, locutor)
             await subscribe(monitor, hub.runtime.service.seq)
@@ -114,10 +111,7 @@ def test_a_miskeyed_call_holds_the_game_and_the_jefe_de_mesa_corrects_it(store):
     async def scenario() -> None:
         async with (
             running_hub(*store, draw="blower", ball_check=exit_.check) as hub,
-            Client.login(hub.url, user="sala", password=PASSWORD) as staff,
-            Client.login(hub.url, user="mesa", password=PASSWORD) as mesa,
-            Client.login(hub.url, user="locutor", password=PASSWORD) as locutor,
-            Client.login(hub.url, token=hub.monitor_token) as monitor,
+            hall_staff(hub) as (staff, mesa, locutor, monitor),
         ):
             await open_game(staff, locutor)
             head = hub.runtime.service.seq
@@ -206,10 +200,7 @@ def test_the_panel_channel_never_gets_a_held_ball_before_it_is_resolved(store):
     async def scenario() -> None:
         async with (
             running_hub(*store, draw="blower", ball_check=exit_.check, display_delay=0.2) as hub,
-            Client.login(hub.url, user="sala", password=PASSWORD) as staff,
-            Client.login(hub.url, user="mesa", password=PASSWORD) as mesa,
-            Client.login(hub.url, user="locutor", password=PASSWORD) as locutor,
-            Client.login(hub.url, token=hub.monitor_token) as panel,
+            hall_staff(hub) as (staff, mesa, locutor, panel),
         ):
             await open_game(staff, locutor)
             await subscribe(panel, hub.runtime.service.seq, channel="panel")
