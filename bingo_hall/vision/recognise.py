@@ -101,15 +101,22 @@ def number_scores(logp: np.ndarray, miscount: float) -> np.ndarray:
     (one row per digit read), allowing that the digits were counted wrong (rate `miscount`):
     a two-digit number seen as one digit shows one of its digits; a one-digit number seen as
     two shows its digit beside a speck that reads as anything."""
-    right, wrong = math.log1p(-miscount), math.log(miscount)
+    return number_scores_batch(logp[None], np.array([miscount]))[0]
+
+
+def number_scores_batch(logp: np.ndarray, miscount: np.ndarray) -> np.ndarray:
+    """`number_scores` for many labels read with the same count of digits at once: `logp` is
+    (labels, digits, 10), `miscount` one rate per label; one row of 90 per label."""
+    eps = miscount[:, None]
+    right, wrong = np.log1p(-eps), np.log(eps)
     p = np.exp(logp)
-    scores = np.empty(90, np.float64)
-    if len(logp) == 1:
-        scores[:9] = right + logp[0, 1:10]
-        scores[9:] = wrong + np.log(0.5 * (p[0, _TENS] + p[0, _UNITS]) + 1e-300)
+    scores = np.empty((len(logp), 90), np.float64)
+    if logp.shape[1] == 1:
+        scores[:, :9] = right + logp[:, 0, 1:10]
+        scores[:, 9:] = wrong + np.log(0.5 * (p[:, 0, _TENS] + p[:, 0, _UNITS]) + 1e-300)
     else:
-        scores[9:] = right + logp[0, _TENS] + logp[1, _UNITS]
-        scores[:9] = wrong + np.log(0.05 * (p[0, 1:10] + p[1, 1:10]) + 1e-300)
+        scores[:, 9:] = right + logp[:, 0, _TENS] + logp[:, 1, _UNITS]
+        scores[:, :9] = wrong + np.log(0.05 * (p[:, 0, 1:10] + p[:, 1, 1:10]) + 1e-300)
     return scores
 
 

@@ -47,9 +47,14 @@ from bingo_hall.vision.model import (
     digit_log_probs,
     load_model,
 )
-from bingo_hall.vision.recognise import LabelRead, chosen_labels, read_labels
+from bingo_hall.vision.recognise import (
+    LabelRead,
+    chosen_labels,
+    number_scores_batch,
+    read_labels,
+)
 from bingo_hall.vision.render import draw_scene, sample_scene, settle
-from bingo_hall.vision.styles import TRAINING, TRAINING_FONT_PACKAGES
+from bingo_hall.vision.styles import TRAINING, TRAINING_FONT_PACKAGES, Font
 
 MIN_THRESHOLD = 0.99
 MARGIN = math.log(100.0)  # in log-odds above the most confident wrong reading
@@ -62,9 +67,9 @@ def _label_reads(frame: np.ndarray) -> list[LabelRead]:
     return [] if ball is None else read_labels(frame, ball)
 
 
-def font_index(scene_font: object) -> int:
+def font_index(font: Font) -> int:
     """The font's place in TRAINING.fonts: its group is this modulo the ensemble's size."""
-    return TRAINING.fonts.index(scene_font)  # type: ignore[arg-type]
+    return TRAINING.fonts.index(font)
 
 
 TrainingData = tuple[np.ndarray, np.ndarray, np.ndarray]  # digit rows, digits, font indices
@@ -135,9 +140,6 @@ def _jobs(seed: int, total: int, parts: int) -> list[tuple[int, int]]:
     return [(int(s), min(size, total - i * size)) for i, s in enumerate(seeds) if total > i * size]
 
 
-_TENS, _UNITS = np.arange(10, 91) // 10, np.arange(10, 91) % 10
-
-
 class _Calibration:
     """The calibration set's readings, vectorised over all its labels, so that the softmax
     temperature, faintness factor and miscount rate can be searched quickly. It computes
@@ -147,7 +149,6 @@ class _Calibration:
     def __init__(self, model: DigitModel, balls: list[Ball]) -> None:
         self.truth = np.array([t for t, _, _ in balls])
         self.groups: dict[int, dict[str, np.ndarray]] = {}
-        frame_of: list[int] = []
         ball_of: list[int] = []
         rows: dict[int, list[tuple[int, np.ndarray, float, float]]] = {1: [], 2: []}
         for b, (_, font, frames) in enumerate(balls):
@@ -155,7 +156,6 @@ class _Calibration:
             for labels in frames:
                 f = len(ball_of)
                 ball_of.append(b)
-                frame_of.append(len(frame_of))
                 for label, override in chosen_labels(labels) if labels else []:
                     rows[label.count].append(
                         (f, _logits(unseen, label.features), label.contrast, override)
@@ -179,19 +179,10 @@ class _Calibration:
     def readings(self, model: DigitModel) -> list[tuple[int, float, int | None]]:
         scores = np.zeros((self.frames, 90))
         has = np.zeros(self.frames, bool)
-        for count, g in self.groups.items():
+        for g in self.groups.values():
             temps = model.temperature * (1 + model.faintness * g["faint"])
             logp = digit_log_probs(g["logits"], temps[:, None, None])
-            p = np.exp(logp)
-            eps = np.maximum(model.miscount, g["override"])[:, None]
-            right, wrong = np.log1p(-eps), np.log(eps)
-            s = np.empty((len(logp), 90))
-            if count == 1:
-                s[:, :9] = right + logp[:, 0, 1:10]
-                s[:, 9:] = wrong + np.log(0.5 * (p[:, 0, _TENS] + p[:, 0, _UNITS]) + 1e-300)
-            else:
-                s[:, 9:] = right + logp[:, 0, _TENS] + logp[:, 1, _UNITS]
-                s[:, :9] = wrong + np.log(0.05 * (p[:, 0, 1:10] + p[:, 1, 1:10]) + 1e-300)
+            s = number_scores_batch(logp, np.maximum(model.miscount, g["override"]))
             np.add.at(scores, g["frame"], s)
             has[g["frame"]] = True
         top = scores.max(axis=1, keepdims=True)
@@ -345,13 +336,13 @@ def main(argv: list[str] | None = None) -> int:
         f"({time.perf_counter() - started:.0f} s)",
         flush=True,
     )
-    jobs = [
-        (x[seen], y[seen], [int(seeds[2]), m], args.epochs)
-        for m, seen in enumerate(rows_seen(fonts, args.members))
-    ]
     if args.calibrate_only:
         model = load_model(args.output)
     else:
+        jobs = [
+            (x[seen], y[seen], [int(seeds[2]), m], args.epochs)
+            for m, seen in enumerate(rows_seen(fonts, args.members))
+        ]
         with _pool(args.workers) as pool:
             model = DigitModel(tuple(pool.map(_fit_member, jobs)))
     accuracy = float(np.mean(np.argmax(model.logits(x), axis=1) == y))
