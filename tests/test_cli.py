@@ -7,7 +7,6 @@ import re
 import shutil
 import sqlite3
 import subprocess
-import sys
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import ROUND_DOWN, Decimal
@@ -17,9 +16,9 @@ from typing import Any
 
 import pytest
 
+from support.cli import CLI, REPO
 from support.databases import fresh_database_url
 
-REPO = Path(__file__).resolve().parents[1]
 HALL = "sala-1"  # the hall of config/hall.toml
 CENT = Decimal("0.01")
 GAME_HEADING = re.compile(r"^PARTIDA (\d+)", re.MULTILINE)
@@ -36,7 +35,7 @@ def cli_many(commands: dict[str, tuple[str, ...]], timeout: float = 60) -> dict[
     """Run `bingo-hall` once per entry, all at once (each run spends ~1 s importing)."""
     running = {
         name: subprocess.Popen(
-            [sys.executable, "-m", "bingo_hall.cli", *args],
+            [*CLI, *args],
             cwd=REPO,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

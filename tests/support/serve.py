@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 import socket
 import subprocess
-import sys
 import time
 import urllib.request
-from pathlib import Path
+
+from support.cli import CLI, REPO
 
 
 def free_port() -> int:
@@ -18,11 +18,12 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def start_serve(*args: str, cwd: Path) -> subprocess.Popen:
-    """`bingo-hall serve ARGS` as a child process of this interpreter, its output captured."""
+def start_serve(*args: str) -> subprocess.Popen:
+    """`bingo-hall serve ARGS` as a child process of this interpreter, run from the
+    repository, its output captured."""
     return subprocess.Popen(
-        [sys.executable, "-m", "bingo_hall.cli", "serve", *args],
-        cwd=cwd,
+        [*CLI, "serve", *args],
+        cwd=REPO,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

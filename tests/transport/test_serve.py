@@ -5,7 +5,7 @@ from __future__ import annotations
 import signal
 
 from support.aio import run_async
-from support.cli import REPO, hall
+from support.cli import hall
 from support.hub import Client
 from support.serve import free_port, start_serve, wait_for_health
 
@@ -38,7 +38,7 @@ def test_serve_runs_the_hub_until_sigterm(tmp_path):
     token = device.stdout.strip().rsplit(" ", 1)[-1]
     assert token.startswith("mon-1.")
     port = free_port()
-    process = start_serve("--db", db, "--port", str(port), cwd=REPO)
+    process = start_serve("--db", db, "--port", str(port))
     try:
         health = wait_for_health(port, process)
         assert health["phase"] == "session_closed"

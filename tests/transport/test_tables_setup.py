@@ -170,7 +170,7 @@ def test_serve_runs_the_configured_tables_for_their_devices(tmp_path: Path) -> N
     assert misplaced.returncode == 2 and "--table is for a table device" in misplaced.stderr
 
     port = free_port()
-    process = start_serve("--config", config, "--db", db, "--port", str(port), cwd=REPO)
+    process = start_serve("--config", config, "--db", db, "--port", str(port))
     try:
         health = wait_for_health(port, process)
         assert health["tables"] == {
