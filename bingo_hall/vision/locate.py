@@ -59,8 +59,14 @@ def find_ball(frame: np.ndarray) -> Circle | None:
         return None
     blob_points, guesses = coarse
     best: tuple[float, Circle] | None = None
-    # grow a guess that stops at labels (outermost step), or trust it and fit it closely
-    passes = (((0.3, True), (0.08, False)), ((0.15, False), (0.06, False)))
+    # grow a guess that stops at labels (outermost step), or trust it and fit it closely;
+    # the closest fit is for a dark ball (navy) whose edge on the dark scene is a weaker step
+    # than its labels' edges, so that a wider window would lock onto a label
+    passes = (
+        ((0.3, True), (0.08, False)),
+        ((0.15, False), (0.06, False)),
+        ((0.07, False), (0.04, False)),
+    )
     for guess, steps in ((g, p) for g in guesses for p in passes):
         circle, share = guess, 0.0
         for window, outermost in steps:
