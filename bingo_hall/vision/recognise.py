@@ -86,7 +86,7 @@ def as_bgr(frame: object) -> np.ndarray | None:
     return np.ascontiguousarray(frame)
 
 
-_TENS, _UNITS = NUMBERS[9:] // 10, NUMBERS[9:] % 10
+_TENS, _UNITS = NUMBERS // 10, NUMBERS % 10  # as printed: 7 is 07
 
 
 def label_features(number: Number) -> np.ndarray:
@@ -98,26 +98,19 @@ def label_features(number: Number) -> np.ndarray:
 
 def number_scores(logp: np.ndarray, miscount: float) -> np.ndarray:
     """Log-likelihood of each of the 90 numbers given one label's digit log-probabilities
-    (one row per digit read), allowing that the digits were counted wrong (rate `miscount`):
-    a two-digit number seen as one digit shows one of its digits; a one-digit number seen as
-    two shows its digit beside a speck that reads as anything."""
+    (one row per digit read), allowing that the digits were counted wrong (rate `miscount`).
+    Every ball is printed with two digits (7 as 07): two digits read are its tens and units;
+    one digit read is a print that lost the other, and shows either of its digits."""
     return number_scores_batch(logp[None], np.array([miscount]))[0]
 
 
 def number_scores_batch(logp: np.ndarray, miscount: np.ndarray) -> np.ndarray:
     """`number_scores` for many labels read with the same count of digits at once: `logp` is
     (labels, digits, 10), `miscount` one rate per label; one row of 90 per label."""
-    eps = miscount[:, None]
-    right, wrong = np.log1p(-eps), np.log(eps)
-    p = np.exp(logp)
-    scores = np.empty((len(logp), 90), np.float64)
     if logp.shape[1] == 1:
-        scores[:, :9] = right + logp[:, 0, 1:10]
-        scores[:, 9:] = wrong + np.log(0.5 * (p[:, 0, _TENS] + p[:, 0, _UNITS]) + 1e-300)
-    else:
-        scores[:, 9:] = right + logp[:, 0, _TENS] + logp[:, 1, _UNITS]
-        scores[:, :9] = wrong + np.log(0.05 * (p[:, 0, 1:10] + p[:, 1, 1:10]) + 1e-300)
-    return scores
+        p = np.exp(logp[:, 0])
+        return np.log(miscount[:, None]) + np.log(0.5 * (p[:, _TENS] + p[:, _UNITS]) + 1e-300)
+    return np.log1p(-miscount[:, None]) + logp[:, 0, _TENS] + logp[:, 1, _UNITS]
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
 """The synthetic camera picture of a drawn ball sitting in the exit cup of the machine.
 
 A ball is a shaded sphere whose number is printed three times round its equator, 120° apart,
-each print a white round label with a coloured ring, the number in dark ink and a bar under
-it (which tells 6 from 9 and gives the label's orientation). A picture is described by a
+each print a white round label with a coloured ring, the number in dark ink as two digits
+(7 is printed 07, so a print that lost a digit never passes for another ball) and a bar
+under it (which tells 6 from 9 and gives the label's orientation). A picture is described by a
 `Scene` (sampled from a `StyleSet`): font, colours, label layout, the ball's pose on the
 sphere and in the image plane, the lights and glare, the camera's homography, blur, noise,
 white balance and JPEG quality. `draw_scene` turns a scene into a BGR frame; the only
@@ -27,6 +28,7 @@ __all__ = [
     "TRAINING",
     "Scene",
     "draw_scene",
+    "printed_digits",
     "render_ball",
     "sample_scene",
     "settle",
@@ -212,6 +214,15 @@ def draw_scene(scene: Scene, rng: np.random.Generator, width: int = 640, height:
 # --- the label --------------------------------------------------------------------------
 
 
+def printed_digits(number: int) -> str:
+    """The digits printed on ball `number`: always two, a leading zero below 10.
+
+    With a constant count, a print that lost a digit (to a glare, or the ball's edge) reads as
+    one digit and is known to be damaged; with one-digit prints, 78 that lost its 7 would be
+    ball 8 to the reader."""
+    return f"{number:02d}"
+
+
 def label_texture(scene: Scene) -> np.ndarray:
     """The printed label as a BGRA float32 image (alpha: the label disc)."""
     assert scene.number is not None
@@ -236,7 +247,7 @@ def _ink_mask(scene: Scene) -> np.ndarray:
     spread = int(abs(scene.ink_spread) * stroke_share(scene.font) * height)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * spread + 1, 2 * spread + 1))
     scaled = []
-    for digit in str(scene.number):
+    for digit in printed_digits(scene.number):
         g = glyphs[int(digit)]
         w = max(1, round(g.shape[1] * height / g.shape[0]))
         g = cv2.resize(g, (w, round(height)), interpolation=cv2.INTER_AREA)

@@ -53,7 +53,7 @@ from bingo_hall.vision.recognise import (
     number_scores_batch,
     read_labels,
 )
-from bingo_hall.vision.render import draw_scene, sample_scene, settle
+from bingo_hall.vision.render import draw_scene, printed_digits, sample_scene, settle
 from bingo_hall.vision.styles import TRAINING, TRAINING_FONT_PACKAGES, Font
 
 MIN_THRESHOLD = 0.99
@@ -86,7 +86,7 @@ def _training_chunk(job: tuple[int, int]) -> TrainingData:
         truth = int(rng.integers(1, 91))
         scene = sample_scene(truth, rng, TRAINING)
         frame = draw_scene(scene, rng)
-        digits = [int(c) for c in str(truth)]
+        digits = [int(c) for c in printed_digits(truth)]
         for label in _label_reads(frame):
             if len(label.features) == len(digits):
                 rows.append(label.features)

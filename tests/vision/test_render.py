@@ -13,6 +13,7 @@ from bingo_hall.vision.render import (
     TRAINING,
     _ink_mask,
     draw_scene,
+    printed_digits,
     render_ball,
     sample_scene,
 )
@@ -35,8 +36,8 @@ def test_frame_size_and_type(width: int, height: int) -> None:
 
 
 def test_the_number_is_what_is_printed() -> None:
-    """The label's ink: the digits of the number side by side, and the bar under them, at
-    least as long as the number is wide."""
+    """The label's ink: the number's two digits side by side (7 is printed 07), and the bar
+    under them, at least as long as the number is wide."""
     rng = np.random.default_rng(3)
     for number in (6, 9, 37, 88, 90):
         scene = sample_scene(number, rng, TRAINING)
@@ -50,12 +51,24 @@ def test_the_number_is_what_is_printed() -> None:
         digit_cols = np.flatnonzero(digits.any(axis=0))
         bar_cols = np.flatnonzero(bar.any(axis=0))
         assert bar_cols[-1] - bar_cols[0] >= digit_cols[-1] - digit_cols[0]
-        # one or two digits: columns of ink separated by a gap
+        # two digits: columns of ink separated by a gap
         runs = 1 + int(np.sum(np.diff(digit_cols) > 1))
-        assert runs >= len(str(number))
+        assert runs >= 2
     six = _ink_mask(replace(sample_scene(6, np.random.default_rng(8), TRAINING), number=6))
     nine = _ink_mask(replace(sample_scene(6, np.random.default_rng(8), TRAINING), number=9))
     assert not np.array_equal(six, nine)
+
+
+def test_every_ball_is_printed_with_two_digits() -> None:
+    assert [printed_digits(n) for n in (1, 7, 9, 10, 66, 90)] == [
+        "01",
+        "07",
+        "09",
+        "10",
+        "66",
+        "90",
+    ]
+    assert len({printed_digits(n) for n in range(1, 91)}) == 90
 
 
 def test_each_ball_shows_its_print_and_the_empty_exit_none() -> None:
