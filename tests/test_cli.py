@@ -87,8 +87,10 @@ def demos(tmp_path_factory) -> dict[str, Demo]:
         name: tmp_path_factory.mktemp(f"demo-{name}") / "x.sqlite" for name in ("text", "json")
     }
     urls = {name: f"sqlite:///{path}" for name, path in paths.items()}
+    # a demo reads every ball on camera (about 35 s alone); the limit only guards against a hang
     results = cli_many(
-        {"text": ("demo", "--db", urls["text"]), "json": ("demo", "--db", urls["json"], "--json")}
+        {"text": ("demo", "--db", urls["text"]), "json": ("demo", "--db", urls["json"], "--json")},
+        timeout=240,
     )
     return {name: Demo(urls[name], paths[name], results[name]) for name in paths}
 
