@@ -21,11 +21,14 @@ Usage: python bench/bench_vision.py [--frames N] [--bursts N] [--seed S] [--styl
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
 from collections import Counter
 from pathlib import Path
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one core: numpy's BLAS too, not only OpenCV
 
 import cv2
 import numpy as np
