@@ -3,7 +3,9 @@
 The bar printed under the number is the longest straight stroke on the label, longer than
 any digit is tall; the digits are on one side of it. Turning the label so that the bar is
 horizontal with the digits above it makes the number upright (and tells 6 from 9). The ink
-above the bar then splits into one or two digits by columns.
+above the bar then splits into its two digits by columns (one, when a digit was lost).
+`printed_digits` says what is printed: the renderer prints it, training labels with it, the
+reader scores numbers by it.
 """
 
 from __future__ import annotations
@@ -23,6 +25,15 @@ MAX_OFF_CENTRE = 0.3  # of the bar's length, between the bar's middle and the nu
 ONE_DIGIT_SPAN = 0.5  # a number narrower than this, of the bar's length, is one digit
 TWO_DIGIT_SPAN = 0.76  # ... and wider than this, two
 MAX_OFF_CENTRE_ONE = 0.15  # ... when one digit is read (the other one may have been lost)
+
+
+def printed_digits(number: int) -> str:
+    """The digits printed on ball `number`: always two, a leading zero below 10.
+
+    With a constant count, a print that lost a digit (to a glare, or the ball's edge) reads as
+    one digit and is known to be damaged; with one-digit prints, 78 that lost its 7 would be
+    ball 8 to the reader."""
+    return f"{number:02d}"
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from bingo_hall.vision.digits import Number, read_number
+from bingo_hall.vision.digits import Number, printed_digits, read_number
 from bingo_hall.vision.features import digit_features
 from bingo_hall.vision.locate import Circle, find_ball
 from bingo_hall.vision.model import MODEL_PATH, DigitModel, load_model
@@ -86,7 +86,7 @@ def as_bgr(frame: object) -> np.ndarray | None:
     return np.ascontiguousarray(frame)
 
 
-_TENS, _UNITS = NUMBERS // 10, NUMBERS % 10  # as printed: 7 is 07
+_TENS, _UNITS = np.array([[int(d) for d in printed_digits(n)] for n in NUMBERS]).T
 
 
 def label_features(number: Number) -> np.ndarray:

@@ -20,6 +20,7 @@ from statistics import NormalDist
 import cv2
 import numpy as np
 
+from bingo_hall.vision.digits import printed_digits
 from bingo_hall.vision.glyphs import digit_masks, stroke_share
 from bingo_hall.vision.styles import BGR, HELD_OUT, TRAINING, BallColour, Font, StyleSet
 
@@ -28,7 +29,6 @@ __all__ = [
     "TRAINING",
     "Scene",
     "draw_scene",
-    "printed_digits",
     "render_ball",
     "sample_scene",
     "settle",
@@ -212,15 +212,6 @@ def draw_scene(scene: Scene, rng: np.random.Generator, width: int = 640, height:
 
 
 # --- the label --------------------------------------------------------------------------
-
-
-def printed_digits(number: int) -> str:
-    """The digits printed on ball `number`: always two, a leading zero below 10.
-
-    With a constant count, a print that lost a digit (to a glare, or the ball's edge) reads as
-    one digit and is known to be damaged; with one-digit prints, 78 that lost its 7 would be
-    ball 8 to the reader."""
-    return f"{number:02d}"
 
 
 def label_texture(scene: Scene) -> np.ndarray:

@@ -38,6 +38,7 @@ import cv2
 import numpy as np
 
 from bingo_hall.vision.convnet import INPUT, forward
+from bingo_hall.vision.digits import printed_digits
 from bingo_hall.vision.fit import fit
 from bingo_hall.vision.locate import find_ball
 from bingo_hall.vision.model import (
@@ -53,7 +54,7 @@ from bingo_hall.vision.recognise import (
     number_scores_batch,
     read_labels,
 )
-from bingo_hall.vision.render import draw_scene, printed_digits, sample_scene, settle
+from bingo_hall.vision.render import draw_scene, sample_scene, settle
 from bingo_hall.vision.styles import TRAINING, TRAINING_FONT_PACKAGES, Font
 
 MIN_THRESHOLD = 0.99

@@ -8,12 +8,12 @@ import cv2
 import numpy as np
 import pytest
 
+from bingo_hall.vision.digits import printed_digits
 from bingo_hall.vision.render import (
     HELD_OUT,
     TRAINING,
     _ink_mask,
     draw_scene,
-    printed_digits,
     render_ball,
     sample_scene,
 )
