@@ -4,7 +4,7 @@
 #               there and running (scripts/ensure-services.sh), run pytest.
 #               Extra pytest arguments: make test PYTEST_ARGS='-k draw -x'
 #   make lint   ruff check .
-#   make train  retrain the CCTV digit reader (docs/vision.md)
+#   make train  retrain the CCTV label reader (docs/vision.md)
 
 PYTHON ?= python3
 VENV   := .venv
@@ -21,6 +21,7 @@ demo: $(VENV)/.installed-demo
 	$(BIN)/bingo-hall demo
 
 test: $(VENV)/.installed-test
+	ENSURE_EXTRA_PACKAGES="$$($(BIN)/python -c 'from bingo_hall.vision.styles import TRAINING_FONT_PACKAGES as p; print(*p)')" \
 	scripts/ensure-services.sh
 	BINGO_TEST_PG_ADMIN_URL='$(BINGO_TEST_PG_ADMIN_URL)' \
 	BINGO_TEST_MQTT_URL='$(BINGO_TEST_MQTT_URL)' \
@@ -42,12 +43,17 @@ $(VENV)/.installed-demo: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e .
 	touch $@
 
+# The tests include a small real training run, so they install the training extra too.
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q -e '.[test]'
+	$(BIN)/pip install -q -e '.[test,train]'
 	touch $@
 
-# Retrain the CCTV digit reader into bingo_hall/vision/model/ (about 25 minutes on two
-# cores). Needs the Debian font packages named in bingo_hall/vision/styles.py
+$(VENV)/.installed-train: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e '.[train]'
+	touch $@
+
+# Retrain the CCTV label reader into bingo_hall/vision/model/ (docs/vision.md gives the
+# time on two cores). Needs the Debian font packages named in bingo_hall/vision/styles.py
 # (TRAINING_FONT_PACKAGES); the script says which are missing.
-train: $(VENV)/.installed-demo
+train: $(VENV)/.installed-train
 	OPENBLAS_NUM_THREADS=1 $(BIN)/python -m bingo_hall.vision.train

@@ -5,6 +5,8 @@
 #   - Chromium (/usr/bin/chromium) for the browser tests
 #   - poppler-utils (pdftoppm) for the printing tests
 #   - espeak-ng for the spoken numbers (scripts/prepare_audio.py; the browser tests)
+#   - the Debian packages named in ENSURE_EXTRA_PACKAGES (the Makefile passes the
+#     typefaces the CCTV reader's training run needs)
 #
 # Idempotent and quiet: prints nothing when everything is already in place;
 # otherwise each step it takes logs one line to stderr. There is no systemd on
@@ -70,6 +72,11 @@ fi
 if ! command -v espeak-ng >/dev/null 2>&1; then
   missing+=(espeak-ng)
 fi
+for package in ${ENSURE_EXTRA_PACKAGES:-}; do
+  if ! dpkg-query -W -f='${Status}' "${package}" 2>/dev/null | grep -q 'ok installed'; then
+    missing+=("${package}")
+  fi
+done
 
 if ((${#missing[@]})); then
   log "installing ${missing[*]} with apt-get"

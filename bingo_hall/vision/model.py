@@ -1,77 +1,91 @@
-"""The digit classifier: a small ensemble of convolutional networks and the calibrated settings.
+"""The label reader's model: its two networks and the calibrated settings.
 
-The artefact (`model/digits.npz`) holds the networks' weights (float16, to keep it small),
-the calibrated softmax temperature, faintness factor, miscount rate and frame-fusion
-exponent, and the acceptance threshold chosen by `bingo_hall.vision.train`.
+The artefact (`model/labels.npz`) holds the orientation and reading networks' weights
+(float16, to keep it small), the calibrated softmax temperature, the label- and
+frame-fusion exponents, and the acceptance threshold chosen by `bingo_hall.vision.train`.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from bingo_hall.vision.convnet import LAYERS, NOT_A_DIGIT, forward
+from bingo_hall.vision.digits import printed_digits
+from bingo_hall.vision.labelnet import (
+    ORIENTATION,
+    READING,
+    Weights,
+    forward,
+    standardise,
+    text_angles,
+    upright,
+)
 
-MODEL_PATH = Path(__file__).resolve().parent / "model" / "digits.npz"
-FULL_CONTRAST = 0.8  # prints at least this dark are read at the plain temperature
-SETTINGS = ("temperature", "faintness", "miscount", "fusion", "threshold")
+MODEL_PATH = Path(__file__).resolve().parent / "model" / "labels.npz"
+SETTINGS = ("temperature", "label_fusion", "fusion", "threshold")
+NUMBERS = np.arange(1, 91)
+TENS, UNITS = np.array([[int(d) for d in printed_digits(int(n))] for n in NUMBERS]).T
 
 
 @dataclass(frozen=True)
-class DigitModel:
-    members: tuple[dict[str, np.ndarray], ...] = field(repr=False)
-    temperature: float = 1.0
-    faintness: float = 0.0  # how much a faint print raises the temperature
-    miscount: float = 0.02  # how often a label's digits are counted wrong
-    fusion: float = 1.0  # k frames of one ball weigh k**(1 - fusion) frames' worth
+class LabelModel:
+    orientation: Weights = field(repr=False)
+    reading: Weights = field(repr=False)
+    temperature: float = 1.0  # divides the digit scores
+    label_fusion: float = 1.0  # k labels of one frame weigh k**(1 - label_fusion) labels
+    fusion: float = 0.5  # k frames of one ball weigh k**(1 - fusion) frames
     threshold: float = 0.999
 
-    def logits(self, features: np.ndarray) -> np.ndarray:
-        """Raw class scores, one row per input row: the mean of the ensemble's networks
-        (trained from different starting points, they disagree where a digit is doubtful)."""
-        rows = features.astype(np.float32)
-        return np.mean([forward(params, rows)[0] for params in self.members], axis=0)
+    def outputs(self, grey_patches: list[np.ndarray]) -> np.ndarray:
+        """The reading network's raw outputs (tens, units, upside down), one row per label.
 
-    def log_probs(self, features: np.ndarray, contrast: float = 1.0) -> np.ndarray:
-        """Calibrated log-probabilities of the ten digits, one row per input row, for a print
-        of the given contrast (the median darkness of its faintest digit, 0..1): the fainter
-        the print, the less sure the classifier is allowed to be."""
-        faint = max(0.0, FULL_CONTRAST - contrast) / FULL_CONTRAST
-        return digit_log_probs(
-            self.logits(features), self.temperature * (1 + self.faintness * faint)
+        A label the network takes for upside down (the orientation network mistook the bar
+        for the top) is turned round and read again; the way it looks more upright is kept."""
+        angles = text_angles(self.orientation, grey_patches)
+        out = self._read(grey_patches, angles)
+        doubtful = np.flatnonzero(out[:, 20] > 0)
+        if len(doubtful):
+            again = self._read([grey_patches[i] for i in doubtful], angles[doubtful] + math.pi)
+            better = again[:, 20] < out[doubtful, 20]
+            out[doubtful[better]] = again[better]
+        return out
+
+    def _read(self, grey_patches: list[np.ndarray], angles: np.ndarray) -> np.ndarray:
+        x = standardise(
+            np.stack([upright(g, float(a)) for g, a in zip(grey_patches, angles, strict=True)])
         )
+        return forward(self.reading, READING, x)
 
     def save(self, path: Path = MODEL_PATH) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        weights = {
-            f"{k}_{m}": params[k].astype(np.float16)
-            for m, params in enumerate(self.members)
-            for k in LAYERS
-        }
+        weights = {f"orientation/{k}": v.astype(np.float16) for k, v in self.orientation.items()}
+        weights |= {f"reading/{k}": v.astype(np.float16) for k, v in self.reading.items()}
         settings = {k: np.float64(getattr(self, k)) for k in SETTINGS}
-        np.savez_compressed(path, members=np.int64(len(self.members)), **weights, **settings)
+        np.savez_compressed(path, **weights, **settings)
 
 
-def digit_log_probs(logits: np.ndarray, temperature: float | np.ndarray) -> np.ndarray:
-    """The ten digits' log-probabilities from the network's scores (last axis) at a temperature.
-
-    What may not be a digit at all says nothing about which digit it is: its probability is
-    shared evenly among the ten, so a blot never reads as a confident digit."""
-    z = logits / temperature
-    z = z - z.max(axis=-1, keepdims=True)
-    p = np.exp(z)
-    p /= p.sum(axis=-1, keepdims=True)
-    digits = np.delete(p, NOT_A_DIGIT, axis=-1) + p[..., NOT_A_DIGIT : NOT_A_DIGIT + 1] / 10
-    return np.log(np.maximum(digits, 1e-300))
+def number_log_likelihoods(outputs: np.ndarray, temperature: float) -> np.ndarray:
+    """Log-likelihood of each of the 90 numbers, one row per label, from the reading
+    network's outputs: tens and units as printed (7 is 07) if the label was upright; if it was
+    upside down, nothing (the same for every number)."""
+    tens = _log_softmax(outputs[:, :10] / temperature)
+    units = _log_softmax(outputs[:, 10:20] / temperature)
+    upright_lp = -np.logaddexp(0.0, outputs[:, 20])[:, None]  # log sigmoid(-x)
+    upside_lp = -np.logaddexp(0.0, -outputs[:, 20])[:, None]
+    return np.logaddexp(upright_lp + tens[:, TENS] + units[:, UNITS], upside_lp - math.log(90))
 
 
-def load_model(path: Path = MODEL_PATH) -> DigitModel:
+def _log_softmax(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(axis=1, keepdims=True)
+    return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+
+
+def load_model(path: Path = MODEL_PATH) -> LabelModel:
     with np.load(path) as data:
-        count = int(data["members"])
-        members = tuple(
-            {k: data[f"{k}_{m}"].astype(np.float32) for k in LAYERS} for m in range(count)
-        )
+        orientation = {k: data[f"orientation/{k}"].astype(np.float32) for k in ORIENTATION.shapes()}
+        reading = {k: data[f"reading/{k}"].astype(np.float32) for k in READING.shapes()}
         settings = {k: float(data[k]) for k in SETTINGS}
-    return DigitModel(members, **settings)
+    return LabelModel(orientation, reading, **settings)

@@ -36,6 +36,9 @@ class Label:
     tilt_deg: float
     patch: np.ndarray
     cut: bool = False
+    # the label's centre on the sphere (crop axes: x right, y down, z towards the camera);
+    # the patch's x and y axes are `tangents(normal)`
+    normal: tuple[float, float, float] = (0.0, 0.0, 1.0)
 
 
 def ball_crop(frame: np.ndarray, ball: Circle) -> np.ndarray:
@@ -161,7 +164,7 @@ def _flatten(crop: np.ndarray, blob: _Blob) -> Label | None:
             break
         # from patch pixels back to the sphere: the block's centre becomes the patch's
         u, v = (bx - middle) / half * span, (by - middle) / half * span
-        e1, e2 = _tangents(centre)
+        e1, e2 = tangents(centre)
         centre = math.sqrt(max(0.0, 1 - u * u - v * v)) * centre + u * e1 + v * e2
         centre /= np.linalg.norm(centre)
         span = min(0.95, span * fill / BLOCK_FILL * (1.3 if touches else 1.0))
@@ -169,7 +172,8 @@ def _flatten(crop: np.ndarray, blob: _Blob) -> Label | None:
     tilt = math.degrees(math.acos(min(1.0, max(-1.0, float(centre[2])))))
     if tilt > MAX_TILT_DEG:
         return None
-    return Label(tilt, patch, bool(np.any(hidden & _NEAR_PRINT)))
+    normal = (float(centre[0]), float(centre[1]), float(centre[2]))
+    return Label(tilt, patch, bool(np.any(hidden & _NEAR_PRINT)), normal)
 
 
 BLOCK_FILL = 0.7  # the printed block's enclosing circle, as a share of the patch's half side
@@ -177,7 +181,7 @@ BLOCK_FILL = 0.7  # the printed block's enclosing circle, as a share of the patc
 _NEAR_PRINT = np.hypot(*(np.mgrid[:PATCH, :PATCH] - (PATCH - 1) / 2)) <= PATCH / 2
 
 
-def _tangents(normal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def tangents(normal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     e1 = np.array([1.0, 0.0, 0.0]) - normal[0] * normal
     e1 /= np.linalg.norm(e1)
     return e1, np.cross(normal, e1)
@@ -186,7 +190,7 @@ def _tangents(normal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _resample(crop: np.ndarray, normal: np.ndarray, span: float) -> tuple[np.ndarray, np.ndarray]:
     """The sphere round `normal` as a flat PATCH×PATCH colour image, ±span in the tangent
     plane, and where it is hidden (beyond the ball's edge: black there)."""
-    e1, e2 = _tangents(normal)
+    e1, e2 = tangents(normal)
     grid = (np.arange(PATCH, dtype=np.float64) - (PATCH - 1) / 2) / (PATCH / 2) * span
     u, v = np.meshgrid(grid, grid)
     depth = np.sqrt(np.clip(1 - u * u - v * v, 0, 1))

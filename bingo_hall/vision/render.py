@@ -288,7 +288,7 @@ def _ink_mask(scene: Scene) -> np.ndarray:
 # --- the ball ---------------------------------------------------------------------------
 
 
-def _rotation(scene: Scene) -> np.ndarray:
+def rotation(scene: Scene) -> np.ndarray:
     """Camera ← ball rotation (camera: x right, y down, z towards the viewer)."""
     cs, ss = math.cos(scene.spin), math.sin(scene.spin)
     ct, st = math.cos(scene.tilt), math.sin(scene.tilt)
@@ -322,7 +322,7 @@ def _draw_ball(image: np.ndarray, scene: Scene, cx: float, cy: float, radius: fl
     alpha = np.clip((1 - rr) * radius + 0.5, 0, 1)
     zn = np.sqrt(np.clip(1 - rr * rr, 0, 1))
     normals = np.stack([xn, yn, zn], axis=-1)
-    rot = _rotation(scene).astype(np.float32)
+    rot = rotation(scene).astype(np.float32)
     q = normals @ rot  # ball coordinates of each visible surface point
     centres, rights, downs = print_frames()
     dots = q @ centres.T.astype(np.float32)

@@ -1,0 +1,139 @@
+"""Calibrating the label reader on rendered bursts, and choosing the acceptance threshold.
+
+The readings are what `BallReader.decide` computes (without candidates) for the first frame
+of each ball and for its whole burst. The softmax temperature and the label- and
+frame-fusion exponents are chosen by the log-loss of those readings; the threshold lies above
+every wrong reading, with a margin of a factor of a hundred in the odds, and never below 0.99.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import replace
+
+import numpy as np
+
+from bingo_hall.vision.label_data import Burst
+from bingo_hall.vision.model import LabelModel, number_log_likelihoods
+
+MIN_THRESHOLD = 0.99
+MARGIN = math.log(100.0)  # in log-odds above the most confident wrong reading
+LABELS_PER_FRAME = 2
+
+ReadingRow = tuple[int, float, int | None]  # truth, confidence, best guess (None: no reading)
+
+
+class Calibration:
+    """The calibration bursts' network outputs, computed once, and the readings they give
+    under any setting."""
+
+    def __init__(self, model: LabelModel, bursts: list[Burst]) -> None:
+        self.truth = np.array([t for t, _, _ in bursts])
+        patches: list[np.ndarray] = []
+        label_frame: list[int] = []
+        ball_of: list[int] = []
+        for b, (_, _, frames) in enumerate(bursts):
+            for labels in frames:
+                for patch in labels[:LABELS_PER_FRAME]:
+                    patches.append(patch)
+                    label_frame.append(len(ball_of))
+                ball_of.append(b)
+        self.outputs = np.concatenate(
+            [model.outputs(patches[i : i + 512]) for i in range(0, len(patches), 512)]
+        )
+        self.label_frame = np.array(label_frame)
+        self.ball_of = np.array(ball_of)
+        self.frames = len(ball_of)
+        self.labels_in = np.bincount(self.label_frame, minlength=self.frames)
+        starts = np.r_[True, self.ball_of[1:] != self.ball_of[:-1]]
+        self.first = np.flatnonzero(starts)
+
+    def readings(self, model: LabelModel) -> list[ReadingRow]:
+        label_scores = number_log_likelihoods(self.outputs, model.temperature)
+        scores = np.zeros((self.frames, 90))
+        np.add.at(scores, self.label_frame, label_scores)
+        has = self.labels_in > 0
+        scores[has] /= (self.labels_in[has] ** model.label_fusion)[:, None]
+        lp = scores - _logsumexp(scores)
+        lp[~has] = 0.0
+        out: list[ReadingRow] = []
+        for picked in (self.first, np.arange(self.frames)):
+            use = picked[has[picked]]
+            sums = np.zeros((len(self.truth), 90))
+            counts = np.bincount(self.ball_of[use], minlength=len(self.truth))
+            np.add.at(sums, self.ball_of[use], lp[use])
+            fused = sums / (np.maximum(counts, 1) ** model.fusion)[:, None]
+            post = np.exp(fused - _logsumexp(fused))
+            guess, confidence = post.argmax(axis=1) + 1, post.max(axis=1)
+            for b, truth in enumerate(self.truth):
+                found = counts[b] > 0
+                out.append(
+                    (
+                        int(truth),
+                        float(confidence[b]) if found else 0.0,
+                        int(guess[b]) if found else None,
+                    )
+                )
+        return out
+
+
+def _logsumexp(rows: np.ndarray) -> np.ndarray:
+    top = rows.max(axis=1, keepdims=True)
+    return top + np.log(np.exp(rows - top).sum(axis=1, keepdims=True))
+
+
+def log_loss(readings: list[ReadingRow]) -> float:
+    total = 0.0
+    for truth, confidence, guess in readings:
+        if guess is None:
+            continue
+        p = confidence if guess == truth else (1 - confidence) / 89
+        total -= math.log(max(p, 1e-12))
+    return total / max(1, len(readings))
+
+
+def threshold_above(readings: list[ReadingRow]) -> tuple[float, list[float]]:
+    """Above the most confident wrong reading, with a margin, and never below MIN_THRESHOLD."""
+    wrong = sorted((c for t, c, g in readings if g is not None and g != t), reverse=True)
+    worst = wrong[0] if wrong else 0.0
+    odds = math.log(max(worst, 1e-9) / max(1 - worst, 1e-12)) + MARGIN
+    return min(max(MIN_THRESHOLD, 1 / (1 + math.exp(-odds))), 0.999999), wrong
+
+
+def accepted(readings: list[ReadingRow], threshold: float) -> int:
+    return sum(1 for t, c, g in readings if g == t and c >= threshold)
+
+
+def calibrate(model: LabelModel, bursts: list[Burst]) -> tuple[LabelModel, dict[str, object]]:
+    """The setting with the best log-loss on the calibration readings, and its threshold."""
+    data = Calibration(model, bursts)
+    tried = []
+    settings = itertools.product(
+        np.exp(np.linspace(math.log(0.5), math.log(4.0), 19)),  # temperature
+        (0.5, 0.75, 1.0),  # label fusion
+        (0.5, 0.75, 1.0),  # frame fusion
+    )
+    for temperature, label_fusion, fusion in settings:
+        candidate = replace(
+            model, temperature=float(temperature), label_fusion=label_fusion, fusion=fusion
+        )
+        tried.append((log_loss(data.readings(candidate)), candidate))
+    loss, model = min(tried, key=lambda t: t[0])
+    readings = data.readings(model)
+    threshold, wrong = threshold_above(readings)
+    first = readings[: len(bursts)]
+    stats: dict[str, object] = {
+        "temperature": round(model.temperature, 4),
+        "label fusion": model.label_fusion,
+        "frame fusion": model.fusion,
+        "log loss": round(loss, 5),
+        "readings (single frames and bursts)": len(readings),
+        "single frames: best guess right": sum(1 for t, _, g in first if g == t) / len(first),
+        "wrong guesses": len(wrong),
+        "most confident wrong guesses": [round(c, 6) for c in wrong[:5]],
+        "threshold": threshold,
+        "single frames accepted": accepted(first, threshold) / len(first),
+        "correct and accepted": accepted(readings, threshold),
+    }
+    return replace(model, threshold=threshold), stats

@@ -1,0 +1,146 @@
+"""Reading a flattened label with two small convolutional networks (numpy at run time).
+
+1. The *orientation* network looks at the label (grey, 32×32) and gives the direction in
+   which its text runs, as a unit vector (cos, sin) in the patch's axes.
+2. The label is turned upright along that direction (`upright`, 48×48 around its centre)
+   and the *reading* network gives the tens digit and the units digit as printed (7 is 07),
+   ten scores each, and one score for "this label is upside down" (the orientation
+   network took the bar for the top): a label it thinks upside down says little.
+
+Both are trained by `bingo_hall.vision.train` on labels flattened by the reader's own
+pipeline from rendered balls whose pose, and so the true direction of each print, is known.
+The architecture is fixed here and mirrored by the trainer; the weights are in the model
+file, as float16.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+ORIENT_SIDE = 32
+READ_SIDE = 48
+READ_SCALE = 1.15  # patch pixels per input pixel: the 48 inputs span ±27.6 patch pixels
+ORIENT_CHANNELS = (12, 24, 48)
+ORIENT_HIDDEN = 64
+READ_CHANNELS = (16, 32, 64, 96)
+READ_HIDDEN = 128
+ORIENT_OUTPUTS = 2  # cos, sin of the text's direction
+READ_OUTPUTS = 21  # tens (10), units (10), upside down (1)
+
+
+@dataclass(frozen=True)
+class Architecture:
+    """A stack of (3×3 convolution, ReLU, 2×2 max-pooling) blocks, then one hidden layer."""
+
+    side: int
+    channels: tuple[int, ...]
+    hidden: int
+    outputs: int
+
+    @property
+    def flat(self) -> int:
+        last = self.side >> len(self.channels)
+        return self.channels[-1] * last * last
+
+    def shapes(self) -> dict[str, tuple[int, ...]]:
+        out: dict[str, tuple[int, ...]] = {}
+        before = 1
+        for i, width in enumerate(self.channels):
+            out[f"conv{i}.weight"] = (width, before, 3, 3)
+            out[f"conv{i}.bias"] = (width,)
+            before = width
+        out["hidden.weight"] = (self.hidden, self.flat)
+        out["hidden.bias"] = (self.hidden,)
+        out["out.weight"] = (self.outputs, self.hidden)
+        out["out.bias"] = (self.outputs,)
+        return out
+
+
+ORIENTATION = Architecture(ORIENT_SIDE, ORIENT_CHANNELS, ORIENT_HIDDEN, ORIENT_OUTPUTS)
+READING = Architecture(READ_SIDE, READ_CHANNELS, READ_HIDDEN, READ_OUTPUTS)
+
+Weights = dict[str, np.ndarray]
+
+
+def grey(patch: np.ndarray) -> np.ndarray:
+    """A flattened colour label as grey levels."""
+    return cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
+
+
+def orientation_input(grey_patch: np.ndarray) -> np.ndarray:
+    side = (ORIENT_SIDE, ORIENT_SIDE)
+    return cv2.resize(grey_patch, side, interpolation=cv2.INTER_AREA)
+
+
+def upright(
+    grey_patch: np.ndarray,
+    angle: float,
+    scale: float = READ_SCALE,
+    shift: tuple[float, float] = (0.0, 0.0),
+) -> np.ndarray:
+    """The READ_SIDE square round the patch's centre (moved by `shift` patch pixels), turned
+    so that the text, running at `angle` (radians, from the patch's x axis towards its y
+    axis), runs along the input's x axis, `scale` patch pixels per input pixel."""
+    c = (grey_patch.shape[0] - 1) / 2
+    o = (READ_SIDE - 1) / 2
+    rx, ry = math.cos(angle) * scale, math.sin(angle) * scale  # text right, in the patch
+    dx, dy = -ry, rx  # text down
+    m = np.array(
+        [
+            [rx, dx, c + shift[0] - o * (rx + dx)],
+            [ry, dy, c + shift[1] - o * (ry + dy)],
+        ],
+        np.float32,
+    )
+    return cv2.warpAffine(
+        grey_patch,
+        m,
+        (READ_SIDE, READ_SIDE),
+        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+        borderMode=cv2.BORDER_CONSTANT,
+        borderValue=0,
+    )
+
+
+def standardise(images: np.ndarray) -> np.ndarray:
+    """(N, H, W) grey levels → (N, 1, H, W) float32, each image to zero mean and about unit
+    spread (lighting and exposure differ from ball to ball)."""
+    x = images.astype(np.float32)
+    mean = x.mean(axis=(1, 2), keepdims=True)
+    spread = x.std(axis=(1, 2), keepdims=True) + 8.0
+    return ((x - mean) / spread)[:, None]
+
+
+def forward(weights: Weights, arch: Architecture, x: np.ndarray) -> np.ndarray:
+    """The network's outputs for inputs (N, 1, side, side), as PyTorch computes them."""
+    for i in range(len(arch.channels)):
+        x = _pool(np.maximum(_conv3x3(x, weights[f"conv{i}.weight"], weights[f"conv{i}.bias"]), 0))
+    x = x.reshape(len(x), -1)
+    x = np.maximum(x @ weights["hidden.weight"].T + weights["hidden.bias"], 0)
+    return x @ weights["out.weight"].T + weights["out.bias"]
+
+
+def _conv3x3(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+    n, c, h, wd = x.shape
+    padded = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    windows = sliding_window_view(padded, (3, 3), axis=(2, 3))  # n, c, h, w, 3, 3
+    columns = windows.transpose(0, 2, 3, 1, 4, 5).reshape(n * h * wd, c * 9)
+    out = columns @ w.reshape(len(w), -1).T + b
+    return out.reshape(n, h, wd, len(w)).transpose(0, 3, 1, 2)
+
+
+def _pool(x: np.ndarray) -> np.ndarray:
+    n, c, h, w = x.shape
+    return x.reshape(n, c, h // 2, 2, w // 2, 2).max(axis=(3, 5))
+
+
+def text_angles(weights: Weights, grey_patches: list[np.ndarray]) -> np.ndarray:
+    """The direction of the text on each label, radians."""
+    x = standardise(np.stack([orientation_input(g) for g in grey_patches]))
+    out = forward(weights, ORIENTATION, x)
+    return np.arctan2(out[:, 1], out[:, 0])

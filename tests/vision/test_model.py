@@ -1,0 +1,83 @@
+"""From the reading network's outputs to the 90 numbers, and the model file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from bingo_hall.vision.labelnet import ORIENTATION, READING
+from bingo_hall.vision.model import LabelModel, load_model, number_log_likelihoods
+
+scores = arrays(np.float64, 10, elements=st.floats(-8.0, 8.0))
+
+
+def posterior(log_likelihood: np.ndarray) -> np.ndarray:
+    p = np.exp(log_likelihood - log_likelihood.max())
+    return p / p.sum()
+
+
+def softmax(z: np.ndarray) -> np.ndarray:
+    p = np.exp(z - z.max())
+    return p / p.sum()
+
+
+@given(tens=scores, units=scores, temperature=st.floats(0.5, 4.0))
+def test_an_upright_label_reads_tens_and_units_as_printed(
+    tens: np.ndarray, units: np.ndarray, temperature: float
+) -> None:
+    outputs = np.concatenate([tens, units, [-40.0]])[None]
+    got = posterior(number_log_likelihoods(outputs, temperature)[0])
+    t, u = softmax(tens / temperature), softmax(units / temperature)
+    printed = [(n // 10, n % 10) for n in range(1, 91)]  # 01 … 09, 10 … 90
+    expected = np.array([t[a] * u[b] for a, b in printed])
+    assert np.allclose(got, expected / expected.sum(), atol=1e-9)
+
+
+@given(tens=scores, units=scores, upside=st.floats(-8.0, 8.0))
+def test_a_label_seen_upside_down_says_less(
+    tens: np.ndarray, units: np.ndarray, upside: float
+) -> None:
+    """The more the network believes the label upside down, the flatter its reading: a
+    68 read upside down must not become a confident 89."""
+    sure = posterior(number_log_likelihoods(np.concatenate([tens, units, [upside]])[None], 1)[0])
+    doubt = posterior(
+        number_log_likelihoods(np.concatenate([tens, units, [upside + 2]])[None], 1)[0]
+    )
+    assert doubt.max() <= sure.max() + 1e-12
+    flipped = posterior(number_log_likelihoods(np.concatenate([tens, units, [30.0]])[None], 1)[0])
+    assert np.allclose(flipped, 1 / 90, atol=1e-9)
+
+
+@given(digit=st.integers(0, 9))
+def test_a_clear_print_reads_as_its_ball(digit: int) -> None:
+    for tens in range(10):
+        number = 10 * tens + digit
+        if not 1 <= number <= 90:
+            continue
+        outputs = np.full((1, 21), -10.0)
+        outputs[0, tens] = outputs[0, 10 + digit] = 10.0
+        assert int(np.argmax(number_log_likelihoods(outputs, 1.0))) + 1 == number
+
+
+def test_the_model_file_round_trips(tmp_path: Path) -> None:
+    rng = np.random.default_rng(6)
+
+    def weights(arch):
+        return {k: rng.normal(size=s).astype(np.float32) for k, s in arch.shapes().items()}
+
+    model = LabelModel(weights(ORIENTATION), weights(READING), 1.7, 0.75, 0.5, 0.9993)
+    path = tmp_path / "labels.npz"
+    model.save(path)
+    loaded = load_model(path)
+    assert (loaded.temperature, loaded.label_fusion, loaded.fusion, loaded.threshold) == (
+        1.7,
+        0.75,
+        0.5,
+        0.9993,
+    )
+    for name, value in model.reading.items():  # float16 in the file
+        assert np.allclose(loaded.reading[name], value, rtol=1e-3, atol=1e-3)
