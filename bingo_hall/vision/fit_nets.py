@@ -82,7 +82,8 @@ def export(module, arch: Architecture) -> Weights:
 def _photometric(images: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Damage as the exit camera does it, beyond what the rendered training conditions hold:
     blur, a glare washing out part of the print, the ball's dark edge across the label,
-    faded contrast, sensor noise."""
+    faded contrast, sensor noise. A print damaged until it looks like another number keeps
+    its own: the networks learn that such a print is doubtful."""
     out = images.astype(np.float32)
     n, h, w = out.shape
     ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)

@@ -1,8 +1,9 @@
-"""Strokes of ink on a flattened label, and which of them is the bar under the number.
+"""Strokes of ink on a flattened label, and which of them are the print: the bar under the
+number and the digits over it (`print_points`), so that the flattening can centre and size
+the label on its print rather than on stray ink (the ring's rim, a glare's edge).
 
 The bar printed under the number is a long, straight, solid stroke that underlines the
-whole number; the digits are all on one side of it. It gives the label's orientation, so
-it tells 6 from 9.
+whole number; the digits are all on one side of it.
 """
 
 from __future__ import annotations

@@ -14,12 +14,11 @@ from bingo_hall.vision.render import render_ball
 from bingo_hall.vision.styles import HELD_OUT
 
 FRAMES = 300
-# Single frames read and accepted, of held-out frames. The target is 99.9 %; the reader
-# reaches about two thirds of single frames (188 of these 300) at the packaged threshold
-# (docs/vision.md, docs/benchmarks.md): these floors guard against regressions, the
-# zero-wrong assertion is the one that matters.
-ACCEPTED_FLOOR = 0.6
-GUESSED_FLOOR = 0.95  # best guess right, accepted or not (290 of 300)
+# Single frames read and accepted, of held-out frames. The target is 99.9 %; the packaged
+# reader accepts 251 of these 300 at its threshold (docs/vision.md, docs/benchmarks.md):
+# these floors guard against regressions, the zero-wrong assertion is the one that matters.
+ACCEPTED_FLOOR = 0.8
+GUESSED_FLOOR = 0.97  # best guess right, accepted or not (296 of 300)
 
 
 @pytest.fixture(scope="module")
@@ -102,12 +101,13 @@ def test_several_frames_are_read_at_least_as_well_as_one(reader: BallReader) -> 
         fused += many.number == truth
         single_guess += one.guess == truth
         fused_guess += many.guess == truth
-    # the frames of one ball add up (divided by the square root of their number, the fusion
-    # chosen in calibration): three frames are read more often than the first alone
+    # the frames of one ball add up (divided by k**fusion, the exponent chosen in
+    # calibration): three frames are read at least as often as the first alone
+    # (37 of these 40 balls from the first frame, 39 from three)
     assert fused_guess >= single_guess
-    assert fused_guess >= 0.85 * balls
+    assert fused_guess >= 0.95 * balls
     assert fused >= single
-    assert fused >= 0.75 * balls
+    assert fused >= 0.9 * balls
 
 
 def test_an_empty_exit_is_no_ball(reader: BallReader) -> None:
