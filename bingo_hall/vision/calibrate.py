@@ -15,11 +15,11 @@ from dataclasses import replace
 import numpy as np
 
 from bingo_hall.vision.label_data import Burst
-from bingo_hall.vision.model import LabelModel, number_log_likelihoods
+from bingo_hall.vision.model import LabelModel, log_normalise, number_log_likelihoods
+from bingo_hall.vision.recognise import LABELS_PER_FRAME
 
 MIN_THRESHOLD = 0.99
 MARGIN = math.log(100.0)  # in log-odds above the most confident wrong reading
-LABELS_PER_FRAME = 2
 
 ReadingRow = tuple[int, float, int | None]  # truth, confidence, best guess (None: no reading)
 
@@ -55,7 +55,7 @@ class Calibration:
         np.add.at(scores, self.label_frame, label_scores)
         has = self.labels_in > 0
         scores[has] /= (self.labels_in[has] ** model.label_fusion)[:, None]
-        lp = scores - _logsumexp(scores)
+        lp = log_normalise(scores)
         lp[~has] = 0.0
         out: list[ReadingRow] = []
         for picked in (self.first, np.arange(self.frames)):
@@ -64,7 +64,7 @@ class Calibration:
             counts = np.bincount(self.ball_of[use], minlength=len(self.truth))
             np.add.at(sums, self.ball_of[use], lp[use])
             fused = sums / (np.maximum(counts, 1) ** model.fusion)[:, None]
-            post = np.exp(fused - _logsumexp(fused))
+            post = np.exp(log_normalise(fused))
             guess, confidence = post.argmax(axis=1) + 1, post.max(axis=1)
             for b, truth in enumerate(self.truth):
                 found = counts[b] > 0
@@ -76,11 +76,6 @@ class Calibration:
                     )
                 )
         return out
-
-
-def _logsumexp(rows: np.ndarray) -> np.ndarray:
-    top = rows.max(axis=1, keepdims=True)
-    return top + np.log(np.exp(rows - top).sum(axis=1, keepdims=True))
 
 
 def log_loss(readings: list[ReadingRow]) -> float:

@@ -15,10 +15,10 @@ import math
 import cv2
 import numpy as np
 
-from bingo_hall.vision.digits import printed_digits
 from bingo_hall.vision.label_data import LabelSet
 from bingo_hall.vision.labelnet import (
     ORIENTATION,
+    READ_SCALE,
     READING,
     Architecture,
     Weights,
@@ -26,6 +26,7 @@ from bingo_hall.vision.labelnet import (
     standardise,
     upright,
 )
+from bingo_hall.vision.model import TENS, UNITS
 
 UPSIDE_DOWN_SHARE = 0.15
 ANGLE_ERROR_DEG = 6.0  # standard deviation of the direction's error while training
@@ -157,8 +158,8 @@ def fit_orientation(data: LabelSet, seed: int, epochs: int) -> Weights:
 
 def digit_targets(numbers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Tens and units as printed (7 is 07)."""
-    digits = np.array([[int(d) for d in printed_digits(int(n))] for n in numbers])
-    return digits[:, 0], digits[:, 1]
+    rows = numbers.astype(np.int64) - 1
+    return TENS[rows], UNITS[rows]
 
 
 def reading_inputs(data: LabelSet, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -171,7 +172,7 @@ def reading_inputs(data: LabelSet, rng: np.random.Generator) -> tuple[np.ndarray
     shifts = rng.uniform(-2, 2, (len(data), 2))
     images = np.stack(
         [
-            upright(g, float(a), 1.15 * float(s), (float(dx), float(dy)))
+            upright(g, float(a), READ_SCALE * float(s), (float(dx), float(dy)))
             for g, a, s, (dx, dy) in zip(data.grey, angles, scales, shifts, strict=True)
         ]
     )

@@ -34,7 +34,6 @@ class LabelSet:
     angle: np.ndarray  # text direction in the patch, radians
     number: np.ndarray
     font: np.ndarray  # the font's index in the style set
-    frame: np.ndarray  # which frame the label came from (unique within the set)
     rank: np.ndarray  # 0 for the most frontal label of its frame
     tilt: np.ndarray  # degrees
     cut: np.ndarray  # bool
@@ -50,7 +49,7 @@ class LabelSet:
         return len(self.number)
 
 
-_FIELDS = ("grey", "angle", "number", "font", "frame", "rank", "tilt", "cut")
+_FIELDS = ("grey", "angle", "number", "font", "rank", "tilt", "cut")
 
 
 def text_direction(scene: Scene, normal: tuple[float, float, float]) -> float:
@@ -77,32 +76,31 @@ def frame_labels(scene: Scene, frame: np.ndarray) -> list[tuple[np.ndarray, floa
     return out
 
 
-def render_labels(job: tuple[int, int, int, StyleSet]) -> LabelSet:
-    """The labels of `count` rendered balls (seeded), frames numbered from `first`."""
-    seed, count, first, style_set = job
+def render_labels(job: tuple[int, int, StyleSet]) -> LabelSet:
+    """The labels of `count` rendered balls (seeded)."""
+    seed, count, style_set = job
     cv2.setNumThreads(1)
     rng = np.random.default_rng(seed)
     rows: list[tuple] = []
-    for f in range(count):
+    for _ in range(count):
         truth = int(rng.integers(1, 91))
         scene = sample_scene(truth, rng, style_set)
         frame = draw_scene(scene, rng)
         font = style_set.fonts.index(scene.font)
         for rank, (patch, direction, tilt, cut) in enumerate(frame_labels(scene, frame)):
-            rows.append((patch, direction, truth, font, first + f, rank, tilt, cut))
+            rows.append((patch, direction, truth, font, rank, tilt, cut))
     if not rows:
         empty = np.zeros(0)
-        return LabelSet(np.zeros((0, 64, 64), np.uint8), *(empty,) * 7)
+        return LabelSet(np.zeros((0, 64, 64), np.uint8), *(empty,) * 6)
     columns = list(zip(*rows, strict=True))
     return LabelSet(
         np.stack(columns[0]),
         np.array(columns[1], np.float32),
         np.array(columns[2], np.int16),
         np.array(columns[3], np.int16),
-        np.array(columns[4], np.int32),
-        np.array(columns[5], np.int8),
-        np.array(columns[6], np.float32),
-        np.array(columns[7], bool),
+        np.array(columns[4], np.int8),
+        np.array(columns[5], np.float32),
+        np.array(columns[6], bool),
     )
 
 

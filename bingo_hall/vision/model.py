@@ -71,16 +71,18 @@ def number_log_likelihoods(outputs: np.ndarray, temperature: float) -> np.ndarra
     """Log-likelihood of each of the 90 numbers, one row per label, from the reading
     network's outputs: tens and units as printed (7 is 07) if the label was upright; if it was
     upside down, nothing (the same for every number)."""
-    tens = _log_softmax(outputs[:, :10] / temperature)
-    units = _log_softmax(outputs[:, 10:20] / temperature)
+    tens = log_normalise(outputs[:, :10] / temperature)
+    units = log_normalise(outputs[:, 10:20] / temperature)
     upright_lp = -np.logaddexp(0.0, outputs[:, 20])[:, None]  # log sigmoid(-x)
     upside_lp = -np.logaddexp(0.0, -outputs[:, 20])[:, None]
     return np.logaddexp(upright_lp + tens[:, TENS] + units[:, UNITS], upside_lp - math.log(90))
 
 
-def _log_softmax(z: np.ndarray) -> np.ndarray:
-    z = z - z.max(axis=1, keepdims=True)
-    return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+def log_normalise(values: np.ndarray) -> np.ndarray:
+    """Scores made log-probabilities along the last axis (minus their log-sum-exp); a score
+    of -inf stays -inf, a probability of zero."""
+    top = values.max(axis=-1, keepdims=True)
+    return values - (top + np.log(np.exp(values - top).sum(axis=-1, keepdims=True)))
 
 
 def load_model(path: Path = MODEL_PATH) -> LabelModel:

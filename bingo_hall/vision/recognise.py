@@ -18,7 +18,6 @@ frame: None, empty, not 8-bit, not an image).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +27,13 @@ import numpy as np
 
 from bingo_hall.vision.labelnet import grey
 from bingo_hall.vision.locate import Circle, find_ball
-from bingo_hall.vision.model import MODEL_PATH, LabelModel, load_model, number_log_likelihoods
+from bingo_hall.vision.model import (
+    MODEL_PATH,
+    LabelModel,
+    load_model,
+    log_normalise,
+    number_log_likelihoods,
+)
 from bingo_hall.vision.prints import ball_crop, find_labels
 from bingo_hall.vision.reading import Reading
 
@@ -92,7 +97,7 @@ def evidence_from_labels(model: LabelModel, labels: Sequence[np.ndarray]) -> Fra
         return FrameEvidence(None, "unsure", ball=True)
     scores = number_log_likelihoods(model.outputs(list(labels)), model.temperature)
     total = scores.sum(axis=0) / len(labels) ** model.label_fusion
-    return FrameEvidence(total - _logsumexp(total), None, ball=True)
+    return FrameEvidence(log_normalise(total), None, ball=True)
 
 
 class BallReader:
@@ -134,7 +139,7 @@ class BallReader:
             return Reading(None, 0.0, None, "unsure")
         fused = np.sum(scored, axis=0) / len(scored) ** self.model.fusion
         fused = np.where(allowed, fused, -np.inf)
-        posterior = np.exp(fused - _logsumexp(fused))
+        posterior = np.exp(log_normalise(fused))
         best = int(np.argmax(posterior))
         confidence = float(posterior[best])
         if confidence >= self.threshold:
@@ -151,10 +156,3 @@ def _allowed(candidates: Collection[int] | None) -> np.ndarray:
             raise ValueError(f"no ball {number}: balls are numbered 1 to 90")
         allowed[int(number) - 1] = True
     return allowed
-
-
-def _logsumexp(values: np.ndarray) -> float:
-    top = float(np.max(values))
-    if not math.isfinite(top):
-        return top
-    return top + math.log(float(np.sum(np.exp(values - top))))

@@ -56,15 +56,11 @@ def _pool(workers: int) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
 
 
-def _jobs(seed: int, total: int, parts: int) -> list[tuple[int, int, int]]:
-    """(seed, count, first index) per chunk."""
+def _jobs(seed: int, total: int, parts: int) -> list[tuple[int, int]]:
+    """(seed, count) per chunk."""
     seeds = np.random.SeedSequence(seed).generate_state(parts)
     size = -(-total // parts)
-    return [
-        (int(s), min(size, total - i * size), i * size)
-        for i, s in enumerate(seeds)
-        if total > i * size
-    ]
+    return [(int(s), min(size, total - i * size)) for i, s in enumerate(seeds) if total > i * size]
 
 
 def render_data(
@@ -73,11 +69,9 @@ def render_data(
     seeds = np.random.SeedSequence(seed).generate_state(2)
     calibration_styles = unseen_fonts()
     with _pool(workers) as pool:
-        jobs = [(s, c, first, TRAINING) for s, c, first in _jobs(int(seeds[0]), frames, CHUNKS)]
+        jobs = [(s, c, TRAINING) for s, c in _jobs(int(seeds[0]), frames, CHUNKS)]
         labels = LabelSet.concatenate(list(pool.map(render_labels, jobs)))
-        jobs = [
-            (s, c, burst, calibration_styles) for s, c, _ in _jobs(int(seeds[1]), balls, CHUNKS)
-        ]
+        jobs = [(s, c, burst, calibration_styles) for s, c in _jobs(int(seeds[1]), balls, CHUNKS)]
         bursts = [b for part in pool.map(render_bursts, jobs) for b in part]
     return labels, bursts
 

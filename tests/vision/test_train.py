@@ -19,7 +19,7 @@ def test_calibration_fonts_are_never_seen_by_the_networks() -> None:
     fonts = np.arange(len(TRAINING.fonts)).repeat(3)
     n = len(fonts)
     labels = LabelSet(
-        np.zeros((n, 64, 64), np.uint8), *(np.zeros(n),) * 2, fonts, *(np.zeros(n),) * 4
+        np.zeros((n, 64, 64), np.uint8), *(np.zeros(n),) * 2, fonts, *(np.zeros(n),) * 3
     )
     seen = {TRAINING.fonts[i] for i in seen_by_networks(labels).font}
     kept_out = set(unseen_fonts().fonts)
