@@ -1,8 +1,13 @@
-"""The label reader's model: its two networks and the calibrated settings.
+"""The label reader's model: its networks and the calibrated settings.
 
-The artefact (`model/labels.npz`) holds the orientation and reading networks' weights
-(float16, to keep it small), the calibrated softmax temperature, the label- and
-frame-fusion exponents, and the acceptance threshold chosen by `bingo_hall.vision.train`.
+The artefact (`model/labels.npz`) holds the weights of the orientation network and of the
+reading networks (float16, to keep it small), the calibrated softmax temperature, the
+label- and frame-fusion exponents, and the acceptance threshold chosen by
+`bingo_hall.vision.train`.
+
+The reading networks are an ensemble: fitted alike from different seeds, they agree on a
+clear print and disagree on a damaged one more often than any one of them doubts it, so
+their mixture is surer where it may be and less sure where it may not.
 """
 
 from __future__ import annotations
@@ -33,14 +38,15 @@ TENS, UNITS = np.array([[int(d) for d in printed_digits(int(n))] for n in NUMBER
 @dataclass(frozen=True)
 class LabelModel:
     orientation: Weights = field(repr=False)
-    reading: Weights = field(repr=False)
+    readers: tuple[Weights, ...] = field(repr=False)  # the reading networks
     temperature: float = 1.0  # divides the digit scores
     label_fusion: float = 1.0  # k labels of one frame weigh k**(1 - label_fusion) labels
     fusion: float = 0.5  # k frames of one ball weigh k**(1 - fusion) frames
     threshold: float = 0.999
 
     def outputs(self, grey_patches: list[np.ndarray]) -> np.ndarray:
-        """The reading network's raw outputs (tens, units, upside down), one row per label.
+        """The reading networks' scores (tens, units, upside down), one row per label, as
+        one network's would be (`mixture`).
 
         A label the network takes for upside down (the orientation network mistook the bar
         for the top) is turned round and read again; the way it looks more upright is kept."""
@@ -57,14 +63,30 @@ class LabelModel:
         x = standardise(
             np.stack([upright(g, float(a)) for g, a in zip(grey_patches, angles, strict=True)])
         )
-        return forward(self.reading, READING, x)
+        return mixture([forward(weights, READING, x) for weights in self.readers])
 
     def save(self, path: Path = MODEL_PATH) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         weights = {f"orientation/{k}": v.astype(np.float16) for k, v in self.orientation.items()}
-        weights |= {f"reading/{k}": v.astype(np.float16) for k, v in self.reading.items()}
+        for i, reader in enumerate(self.readers):
+            weights |= {f"reading{i}/{k}": v.astype(np.float16) for k, v in reader.items()}
         settings = {k: np.float64(getattr(self, k)) for k in SETTINGS}
-        np.savez_compressed(path, **weights, **settings)
+        np.savez_compressed(path, **weights, **settings, readers=np.int64(len(self.readers)))
+
+
+def mixture(outputs: list[np.ndarray]) -> np.ndarray:
+    """Several reading networks' outputs as one network's: for each digit, the log of the
+    mean of their probabilities, and the upside-down score whose sigmoid is the mean of
+    theirs. Where the networks disagree the mixture doubts; one network is left as it is
+    (its digit scores shifted by a constant, which changes no probability)."""
+    stack = np.stack(outputs)
+    mean = -math.log(len(outputs))
+    tens = np.logaddexp.reduce(log_normalise(stack[..., :10]), axis=0) + mean
+    units = np.logaddexp.reduce(log_normalise(stack[..., 10:20]), axis=0) + mean
+    upside = stack[..., 20]
+    log_p = np.logaddexp.reduce(-np.logaddexp(0.0, -upside), axis=0) + mean  # log mean sigmoid
+    log_q = np.logaddexp.reduce(-np.logaddexp(0.0, upside), axis=0) + mean
+    return np.concatenate([tens, units, (log_p - log_q)[:, None]], axis=1)
 
 
 def number_log_likelihoods(outputs: np.ndarray, temperature: float) -> np.ndarray:
@@ -88,6 +110,9 @@ def log_normalise(values: np.ndarray) -> np.ndarray:
 def load_model(path: Path = MODEL_PATH) -> LabelModel:
     with np.load(path) as data:
         orientation = {k: data[f"orientation/{k}"].astype(np.float32) for k in ORIENTATION.shapes()}
-        reading = {k: data[f"reading/{k}"].astype(np.float32) for k in READING.shapes()}
+        readers = tuple(
+            {k: data[f"reading{i}/{k}"].astype(np.float32) for k in READING.shapes()}
+            for i in range(int(data["readers"]))
+        )
         settings = {k: float(data[k]) for k in SETTINGS}
-    return LabelModel(orientation, reading, **settings)
+    return LabelModel(orientation, readers, **settings)

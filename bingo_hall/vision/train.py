@@ -5,9 +5,10 @@
 1. Render balls in the TRAINING styles only and run the reader's own pipeline on them (find
    the ball, find and flatten its labels); every label flattened is kept with the truth the
    renderer knows: the number, and the direction in which the print's text runs in the patch.
-2. Fit the orientation and reading networks (PyTorch, a training-only dependency) on the
-   labels of two thirds of the training fonts: the fonts whose place in the list is a
-   multiple of three are kept out, for the calibration.
+2. Fit the orientation network and the reading networks (an ensemble of `--readers`, the
+   same fit from different seeds; PyTorch, a training-only dependency) on the labels of two
+   thirds of the training fonts: the fonts whose place in the list is a multiple of three
+   are kept out, for the calibration.
 3. Render the calibration set in those unseen fonts (another seed): bursts of three frames
    of one ball as the simulated camera gives them. Fit the softmax temperature and the
    label- and frame-fusion exponents to the log-loss of the readings of first frames and
@@ -84,6 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     parser.add_argument("--seed", type=int, default=20261125)
     parser.add_argument("--epochs", type=int, default=18)
+    parser.add_argument("--readers", type=int, default=3, help="reading networks (ensemble)")
     parser.add_argument("--output", type=Path, default=MODEL_PATH, help="where to write the model")
     parser.add_argument("--cache", help="keep the rendered data in this file (development)")
     args = parser.parse_args(argv)
@@ -116,9 +118,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     set_threads(args.workers)
     orientation = fit_orientation(seen, args.seed, args.epochs)
-    reading = fit_reading(seen, args.seed + 1, args.epochs)
+    readers = tuple(fit_reading(seen, args.seed + 1 + i, args.epochs) for i in range(args.readers))
     print(f"fitted ({time.perf_counter() - started:.0f} s)", flush=True)
-    model, stats = calibrate(LabelModel(orientation, reading), bursts)
+    model, stats = calibrate(LabelModel(orientation, readers), bursts)
     for key, value in stats.items():
         print(f"  {key}: {value}")
     model.save(args.output)

@@ -1,4 +1,4 @@
-"""From the reading network's outputs to the 90 numbers, and the model file."""
+"""From the reading networks' outputs to the 90 numbers, and the model file."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from bingo_hall.vision.labelnet import ORIENTATION, READING
-from bingo_hall.vision.model import LabelModel, load_model, number_log_likelihoods
+from bingo_hall.vision.model import LabelModel, load_model, mixture, number_log_likelihoods
 
 scores = arrays(np.float64, 10, elements=st.floats(-8.0, 8.0))
 
@@ -69,7 +69,8 @@ def test_the_model_file_round_trips(tmp_path: Path) -> None:
     def weights(arch):
         return {k: rng.normal(size=s).astype(np.float32) for k, s in arch.shapes().items()}
 
-    model = LabelModel(weights(ORIENTATION), weights(READING), 1.7, 0.75, 0.5, 0.9993)
+    readers = (weights(READING), weights(READING))
+    model = LabelModel(weights(ORIENTATION), readers, 1.7, 0.75, 0.5, 0.9993)
     path = tmp_path / "labels.npz"
     model.save(path)
     loaded = load_model(path)
@@ -79,5 +80,43 @@ def test_the_model_file_round_trips(tmp_path: Path) -> None:
         0.5,
         0.9993,
     )
-    for name, value in model.reading.items():  # float16 in the file
-        assert np.allclose(loaded.reading[name], value, rtol=1e-3, atol=1e-3)
+    assert len(loaded.readers) == 2
+    for reader, read_back in zip(model.readers, loaded.readers, strict=True):
+        for name, value in reader.items():  # float16 in the file
+            assert np.allclose(read_back[name], value, rtol=1e-3, atol=1e-3)
+
+
+outputs_row = arrays(np.float64, 21, elements=st.floats(-12.0, 12.0))
+
+
+@given(row=outputs_row, temperature=st.floats(0.5, 4.0))
+def test_one_reading_network_is_its_own_mixture(row: np.ndarray, temperature: float) -> None:
+    alone = number_log_likelihoods(row[None], temperature)
+    mixed = number_log_likelihoods(mixture([row[None]]), temperature)
+    assert np.allclose(posterior(alone[0]), posterior(mixed[0]), atol=1e-9)
+
+
+@given(first=outputs_row, second=outputs_row)
+def test_the_mixture_averages_the_networks_probabilities(
+    first: np.ndarray, second: np.ndarray
+) -> None:
+    mixed = mixture([first[None], second[None]])[0]
+    for head in (slice(0, 10), slice(10, 20)):
+        expected = (softmax(first[head]) + softmax(second[head])) / 2
+        assert np.allclose(softmax(mixed[head]), expected, atol=1e-9)
+    sigmoid = 1 / (1 + np.exp(-np.array([first[20], second[20], mixed[20]])))
+    assert np.isclose(sigmoid[2], sigmoid[:2].mean(), atol=1e-9)
+
+
+def test_networks_that_disagree_make_a_doubtful_reading() -> None:
+    """Each network sure of its own number, one of 43 and the other of 48: the mixture is
+    sure of neither."""
+    sure_of = {}
+    for number in (43, 48):
+        row = np.full(21, -10.0)
+        row[number // 10] = row[10 + number % 10] = 10.0
+        sure_of[number] = row[None]
+    for number, row in sure_of.items():
+        assert posterior(number_log_likelihoods(row, 1.0)[0])[number - 1] > 0.9999
+    mixed = posterior(number_log_likelihoods(mixture(list(sure_of.values())), 1.0)[0])
+    assert np.allclose(mixed[[43 - 1, 48 - 1]], 0.5, atol=1e-3)
