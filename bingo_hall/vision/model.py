@@ -92,7 +92,9 @@ def mixture(outputs: list[np.ndarray]) -> np.ndarray:
 def number_log_likelihoods(outputs: np.ndarray, temperature: float) -> np.ndarray:
     """Log-likelihood of each of the 90 numbers, one row per label, from the reading
     network's outputs: tens and units as printed (7 is 07) if the label was upright; if it was
-    upside down, nothing (the same for every number)."""
+    upside down, nothing (the same for every number). In float64: the confidences that
+    matter lie within a few 1e-6 of 1, where float32 has little left to say."""
+    outputs = outputs.astype(np.float64)
     tens = log_normalise(outputs[:, :10] / temperature)
     units = log_normalise(outputs[:, 10:20] / temperature)
     upright_lp = -np.logaddexp(0.0, outputs[:, 20])[:, None]  # log sigmoid(-x)

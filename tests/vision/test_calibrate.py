@@ -1,0 +1,58 @@
+"""The calibration: its readings are the reader's, and the threshold lies above every wrong one."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bingo_hall.vision.calibrate import MARGIN, MIN_THRESHOLD, Calibration, threshold_above
+from bingo_hall.vision.label_data import render_bursts
+from bingo_hall.vision.recognise import LABELS_PER_FRAME, BallReader, evidence_from_labels
+from bingo_hall.vision.styles import TRAINING
+
+
+def test_the_calibration_reads_as_the_reader_decides() -> None:
+    """The threshold is chosen on `Calibration.readings`; it is only right if those are the
+    readings the hub's reader gives the same labels, for one frame and for a burst."""
+    bursts = render_bursts((20261125, 8, 3, TRAINING))
+    reader = BallReader()
+    model = reader.model
+    readings = Calibration(model, bursts).readings(model)
+    assert len(readings) == 2 * len(bursts)
+    for b, (truth, _, frames) in enumerate(bursts):
+        evidence = [evidence_from_labels(model, labels[:LABELS_PER_FRAME]) for labels in frames]
+        for row, used in ((readings[b], evidence[:1]), (readings[len(bursts) + b], evidence)):
+            decided = reader.decide(used)
+            assert row[0] == truth
+            assert row[2] == decided.guess
+            assert math.isclose(row[1], decided.confidence, rel_tol=1e-6)  # batches of labels
+
+
+confidence = st.floats(0.0, 0.999, allow_nan=False)
+rows = st.lists(
+    st.tuples(st.integers(1, 90), confidence, st.one_of(st.none(), st.integers(1, 90))),
+    min_size=1,
+    max_size=40,
+)
+
+
+@given(rows)
+def test_the_threshold_lies_above_every_wrong_reading_with_its_margin(rows: list) -> None:
+    threshold, wrong = threshold_above(rows)
+    assert MIN_THRESHOLD <= threshold < 1.0
+    assert wrong == sorted(
+        (c for t, c, g in rows if g is not None and g != t), reverse=True
+    )
+    for worst in wrong[:1]:
+        log_odds = math.log(threshold / (1 - threshold))
+        assert threshold > worst
+        assert log_odds >= math.log(max(worst, 1e-9) / (1 - worst)) + MARGIN - 1e-9
+
+
+def test_no_wrong_reading_leaves_the_floor() -> None:
+    right = [(n, 0.9999, n) for n in range(1, 91)] + [(5, 0.0, None)]
+    assert threshold_above(right) == (MIN_THRESHOLD, [])
+    assert np.isclose(threshold_above([(5, 0.5, 6)])[0], 100 / 101)
