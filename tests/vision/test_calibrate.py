@@ -43,9 +43,7 @@ rows = st.lists(
 def test_the_threshold_lies_above_every_wrong_reading_with_its_margin(rows: list) -> None:
     threshold, wrong = threshold_above(rows)
     assert MIN_THRESHOLD <= threshold < 1.0
-    assert wrong == sorted(
-        (c for t, c, g in rows if g is not None and g != t), reverse=True
-    )
+    assert wrong == sorted((c for t, c, g in rows if g is not None and g != t), reverse=True)
     for worst in wrong[:1]:
         log_odds = math.log(threshold / (1 - threshold))
         assert threshold > worst
