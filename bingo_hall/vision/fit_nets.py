@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import math
 
-import cv2
 import numpy as np
 
+from bingo_hall.vision.damage import damage
 from bingo_hall.vision.label_data import LabelSet
 from bingo_hall.vision.labelnet import (
     ORIENTATION,
@@ -31,7 +31,6 @@ from bingo_hall.vision.model import TENS, UNITS
 UPSIDE_DOWN_SHARE = 0.15
 ANGLE_ERROR_DEG = 6.0  # standard deviation of the direction's error while training
 BATCH = 128
-GLARE_SHARE = 0.45  # of the labels given a highlight (three in ten of them two)
 
 
 def _torch():
@@ -81,43 +80,6 @@ def export(module, arch: Architecture) -> Weights:
     return weights
 
 
-def _photometric(images: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Damage as the exit camera does it, beyond what the rendered training conditions hold:
-    blur, a glare washing out part of the print, the ball's dark edge across the label,
-    faded contrast, sensor noise. A print damaged until it looks like another number keeps
-    its own: the networks learn that such a print is doubtful."""
-    out = images.astype(np.float32)
-    n, h, w = out.shape
-    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
-    for i in np.flatnonzero(rng.random(n) < 0.4):
-        out[i] = cv2.GaussianBlur(out[i], (0, 0), float(rng.uniform(0.5, 1.8)))
-    glared = np.flatnonzero(rng.random(n) < GLARE_SHARE)
-    twice = glared[rng.random(len(glared)) < 0.3]
-    for i in np.concatenate([glared, twice]):
-        out[i] += _glare(xs, ys, rng)
-    for i in np.flatnonzero(rng.random(n) < 0.1):
-        angle = rng.uniform(0, 2 * math.pi)
-        across = (xs - w / 2) * math.cos(angle) + (ys - h / 2) * math.sin(angle)
-        edge = rng.uniform(0.25, 0.5) * w
-        dark = np.clip((across - edge) / rng.uniform(1, 4), 0, 1)
-        out[i] = out[i] * (1 - dark) + float(rng.uniform(0, 40)) * dark
-    for i in np.flatnonzero(rng.random(n) < 0.2):
-        mean = out[i].mean()
-        out[i] = mean + (out[i] - mean) * float(rng.uniform(0.35, 1.0))
-    out += rng.normal(0, rng.uniform(0, 8, (n, 1, 1)), out.shape)
-    return np.clip(out, 0, 255).astype(np.uint8)
-
-
-def _glare(xs: np.ndarray, ys: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A highlight, most often on the print itself and often strong enough to wash out the
-    ink under it: half an 8 gone is a 3, and the networks must have seen such 8s."""
-    h, w = xs.shape
-    cx, cy = rng.uniform(0.2, 0.8) * w, rng.uniform(0.2, 0.8) * h
-    sigma = rng.uniform(0.06, 0.3) * w
-    blob = np.exp(-((xs - cx) ** 2 + (ys - cy) ** 2) / (2 * sigma**2))
-    return float(rng.uniform(60, 320)) * blob
-
-
 def _epochs(module, epochs: int, batches, loss_of, log: str) -> None:
     torch = _torch()
     optimiser = torch.optim.AdamW(module.parameters(), lr=2e-3, weight_decay=1e-4)
@@ -148,7 +110,7 @@ def fit_orientation(data: LabelSet, seed: int, epochs: int) -> Weights:
     def batches(epoch):
         if epoch is None:
             return math.ceil(len(images) / BATCH)
-        x = standardise(_photometric(images, rng))
+        x = standardise(damage(images, rng))
         order = rng.permutation(len(x))
         return [
             (
@@ -186,7 +148,7 @@ def reading_inputs(data: LabelSet, rng: np.random.Generator) -> tuple[np.ndarray
             for g, a, s, (dx, dy) in zip(data.grey, angles, scales, shifts, strict=True)
         ]
     )
-    return _photometric(images, rng), flipped
+    return damage(images, rng), flipped
 
 
 def fit_reading(data: LabelSet, seed: int, epochs: int) -> Weights:

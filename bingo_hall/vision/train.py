@@ -10,11 +10,11 @@
    thirds of the training fonts: the fonts whose place in the list is a multiple of three
    are kept out, for the calibration.
 3. Render the calibration set in those unseen fonts (another seed): bursts of three frames
-   of one ball as the simulated camera gives them. Fit the softmax temperature and the
-   label- and frame-fusion exponents to the log-loss of the readings of first frames and
-   whole bursts, then choose the acceptance threshold: above every wrong reading, with a
-   margin of a factor of a hundred in the odds, and never below 0.99
-   (`bingo_hall.vision.calibrate`).
+   of one ball as the simulated camera gives them, read as rendered and again damaged as
+   the networks were taught. Fit the softmax temperature and the label- and frame-fusion
+   exponents to the log-loss of the readings of first frames and whole bursts, then choose
+   the acceptance threshold: above every wrong reading, with a margin of a factor of a
+   hundred in the odds, and never below 0.99 (`bingo_hall.vision.calibrate`).
 4. Write `bingo_hall/vision/model/labels.npz` (float16 weights).
 """
 
@@ -39,6 +39,7 @@ from bingo_hall.vision.styles import TRAINING, TRAINING_FONT_PACKAGES, StyleSet
 
 CHUNKS = 32  # the rendering is split into this many seeded chunks, whatever the workers
 FONT_GROUPS = 3  # fonts whose index is a multiple of this are unseen by the networks
+CALIBRATION_DAMAGE_SEED = 1000  # added to --seed: the calibration's damage (readers use +1…)
 
 
 def unseen_fonts() -> StyleSet:
@@ -120,7 +121,9 @@ def main(argv: list[str] | None = None) -> int:
     orientation = fit_orientation(seen, args.seed, args.epochs)
     readers = tuple(fit_reading(seen, args.seed + 1 + i, args.epochs) for i in range(args.readers))
     print(f"fitted ({time.perf_counter() - started:.0f} s)", flush=True)
-    model, stats = calibrate(LabelModel(orientation, readers), bursts)
+    model, stats = calibrate(
+        LabelModel(orientation, readers), bursts, args.seed + CALIBRATION_DAMAGE_SEED
+    )
     for key, value in stats.items():
         print(f"  {key}: {value}")
     model.save(args.output)

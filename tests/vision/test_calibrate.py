@@ -8,7 +8,13 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bingo_hall.vision.calibrate import MARGIN, MIN_THRESHOLD, Calibration, threshold_above
+from bingo_hall.vision.calibrate import (
+    MARGIN,
+    MIN_THRESHOLD,
+    Calibration,
+    damaged,
+    threshold_above,
+)
 from bingo_hall.vision.label_data import render_bursts
 from bingo_hall.vision.recognise import LABELS_PER_FRAME, BallReader, evidence_from_labels
 from bingo_hall.vision.styles import TRAINING
@@ -54,3 +60,32 @@ def test_no_wrong_reading_leaves_the_floor() -> None:
     right = [(n, 0.9999, n) for n in range(1, 91)] + [(5, 0.0, None)]
     assert threshold_above(right) == (MIN_THRESHOLD, [])
     assert np.isclose(threshold_above([(5, 0.5, 6)])[0], 100 / 101)
+
+
+def test_damaged_bursts_keep_their_balls_and_repeat_with_their_seed() -> None:
+    bursts = render_bursts((7, 4, 3, TRAINING))
+    hurt = damaged(bursts, 11)
+    assert [(n, f) for n, f, _ in hurt] == [(n, f) for n, f, _ in bursts]
+    changed = 0
+    for (_, _, frames), (_, _, hurt_frames) in zip(bursts, hurt, strict=True):
+        assert [len(labels) for labels in frames] == [len(labels) for labels in hurt_frames]
+        for labels, hurt_labels in zip(frames, hurt_frames, strict=True):
+            for label, hurt_label in zip(labels, hurt_labels, strict=True):
+                assert hurt_label.shape == label.shape and hurt_label.dtype == np.uint8
+                changed += not np.array_equal(label, hurt_label)
+    assert changed > 0
+    again = damaged(bursts, 11)
+    for (_, _, a), (_, _, b) in zip(hurt, again, strict=True):
+        assert all(
+            np.array_equal(x, y)
+            for la, lb in zip(a, b, strict=True)
+            for x, y in zip(la, lb, strict=True)
+        )
+
+
+def test_a_burst_keeps_one_damage_on_all_its_frames() -> None:
+    """A highlight stays where it is while the ball settles: the same label in three frames
+    is damaged alike."""
+    label = render_bursts((3, 1, 1, TRAINING))[0][2][0][0]
+    (_, _, frames), *_ = damaged([(5, 0, [[label], [label], [label]])], 2)
+    assert all(np.array_equal(frames[0][0], frame[0]) for frame in frames[1:])

@@ -1,0 +1,49 @@
+"""The camera's damage to a label, as the networks are taught it and as the calibration
+tests them with it: blur, highlights washing out part of the print, the ball's dark edge,
+faded contrast, sensor noise, beyond what the rendered conditions hold."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+GLARE_SHARE = 0.45  # of the labels given a highlight (three in ten of them two)
+
+
+def damage(images: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Damage as the exit camera does it, beyond what the rendered training conditions hold:
+    blur, a glare washing out part of the print, the ball's dark edge across the label,
+    faded contrast, sensor noise. A print damaged until it looks like another number keeps
+    its own: the networks learn that such a print is doubtful."""
+    out = images.astype(np.float32)
+    n, h, w = out.shape
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    for i in np.flatnonzero(rng.random(n) < 0.4):
+        out[i] = cv2.GaussianBlur(out[i], (0, 0), float(rng.uniform(0.5, 1.8)))
+    glared = np.flatnonzero(rng.random(n) < GLARE_SHARE)
+    twice = glared[rng.random(len(glared)) < 0.3]
+    for i in np.concatenate([glared, twice]):
+        out[i] += _glare(xs, ys, rng)
+    for i in np.flatnonzero(rng.random(n) < 0.1):
+        angle = rng.uniform(0, 2 * math.pi)
+        across = (xs - w / 2) * math.cos(angle) + (ys - h / 2) * math.sin(angle)
+        edge = rng.uniform(0.25, 0.5) * w
+        dark = np.clip((across - edge) / rng.uniform(1, 4), 0, 1)
+        out[i] = out[i] * (1 - dark) + float(rng.uniform(0, 40)) * dark
+    for i in np.flatnonzero(rng.random(n) < 0.2):
+        mean = out[i].mean()
+        out[i] = mean + (out[i] - mean) * float(rng.uniform(0.35, 1.0))
+    out += rng.normal(0, rng.uniform(0, 8, (n, 1, 1)), out.shape)
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def _glare(xs: np.ndarray, ys: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A highlight, most often on the print itself and often strong enough to wash out the
+    ink under it: half an 8 gone is a 3, and the networks must have seen such 8s."""
+    h, w = xs.shape
+    cx, cy = rng.uniform(0.2, 0.8) * w, rng.uniform(0.2, 0.8) * h
+    sigma = rng.uniform(0.06, 0.3) * w
+    blob = np.exp(-((xs - cx) ** 2 + (ys - cy) ** 2) / (2 * sigma**2))
+    return float(rng.uniform(60, 320)) * blob
