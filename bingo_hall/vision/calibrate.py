@@ -110,16 +110,15 @@ def damaged(bursts: list[Burst], seed: int) -> list[Burst]:
     every frame of a burst."""
     seeds = np.random.SeedSequence(seed).generate_state(len(bursts))
     return [
-        (
-            number,
-            font,
-            [
-                [damage(label[None], np.random.default_rng(int(s)))[0] for label in labels]
-                for labels in frames
-            ],
-        )
+        (number, font, [_damaged_labels(labels, int(s)) for labels in frames])
         for (number, font, frames), s in zip(bursts, seeds, strict=True)
     ]
+
+
+def _damaged_labels(labels: list[np.ndarray], seed: int) -> list[np.ndarray]:
+    """Each label damaged by a generator started afresh from the burst's seed: the same
+    damage wherever the label appears in the burst."""
+    return [damage(label[None], np.random.default_rng(seed))[0] for label in labels]
 
 
 def calibrate(

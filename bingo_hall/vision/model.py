@@ -48,7 +48,7 @@ class LabelModel:
         """The reading networks' scores (tens, units, upside down), one row per label, as
         one network's would be (`mixture`).
 
-        A label the network takes for upside down (the orientation network mistook the bar
+        A label the networks take for upside down (the orientation network mistook the bar
         for the top) is turned round and read again; the way it looks more upright is kept."""
         angles = text_angles(self.orientation, grey_patches)
         out = self._read(grey_patches, angles)
@@ -84,8 +84,8 @@ def mixture(outputs: list[np.ndarray]) -> np.ndarray:
     tens = np.logaddexp.reduce(log_normalise(stack[..., :10]), axis=0) + mean
     units = np.logaddexp.reduce(log_normalise(stack[..., 10:20]), axis=0) + mean
     upside = stack[..., 20]
-    log_p = np.logaddexp.reduce(-np.logaddexp(0.0, -upside), axis=0) + mean  # log mean sigmoid
-    log_q = np.logaddexp.reduce(-np.logaddexp(0.0, upside), axis=0) + mean
+    log_p = np.logaddexp.reduce(log_sigmoid(upside), axis=0) + mean  # log of the mean sigmoid
+    log_q = np.logaddexp.reduce(log_sigmoid(-upside), axis=0) + mean
     return np.concatenate([tens, units, (log_p - log_q)[:, None]], axis=1)
 
 
@@ -97,9 +97,14 @@ def number_log_likelihoods(outputs: np.ndarray, temperature: float) -> np.ndarra
     outputs = outputs.astype(np.float64)
     tens = log_normalise(outputs[:, :10] / temperature)
     units = log_normalise(outputs[:, 10:20] / temperature)
-    upright_lp = -np.logaddexp(0.0, outputs[:, 20])[:, None]  # log sigmoid(-x)
-    upside_lp = -np.logaddexp(0.0, -outputs[:, 20])[:, None]
+    upright_lp = log_sigmoid(-outputs[:, 20])[:, None]
+    upside_lp = log_sigmoid(outputs[:, 20])[:, None]
     return np.logaddexp(upright_lp + tens[:, TENS] + units[:, UNITS], upside_lp - math.log(90))
+
+
+def log_sigmoid(x: np.ndarray) -> np.ndarray:
+    """log(1 / (1 + e^-x)), without overflow."""
+    return -np.logaddexp(0.0, -x)
 
 
 def log_normalise(values: np.ndarray) -> np.ndarray:
