@@ -39,6 +39,8 @@ class Label:
     # the label's centre on the sphere (crop axes: x right, y down, z towards the camera);
     # the patch's x and y axes are `tangents(normal)`
     normal: tuple[float, float, float] = (0.0, 0.0, 1.0)
+    # half the window's side on the sphere's tangent plane, in ball radii
+    span: float = 0.0
 
 
 def ball_crop(frame: np.ndarray, ball: Circle) -> np.ndarray:
@@ -167,15 +169,19 @@ def _flatten(crop: np.ndarray, blob: _Blob) -> Label | None:
         e1, e2 = tangents(centre)
         centre = math.sqrt(max(0.0, 1 - u * u - v * v)) * centre + u * e1 + v * e2
         centre /= np.linalg.norm(centre)
-        span = min(0.95, span * fill / BLOCK_FILL * (1.3 if touches else 1.0))
+        span *= fill / BLOCK_FILL * (1.3 if touches else 1.0)
+        span = min(0.95, max(MIN_SPAN * sin_r, span))
         patch, hidden = _resample(crop, centre, span)
     tilt = math.degrees(math.acos(min(1.0, max(-1.0, float(centre[2])))))
     if tilt > MAX_TILT_DEG:
         return None
     normal = (float(centre[0]), float(centre[1]), float(centre[2]))
-    return Label(tilt, patch, bool(np.any(hidden & _NEAR_PRINT)), normal)
+    return Label(tilt, patch, bool(np.any(hidden & _NEAR_PRINT)), normal, span)
 
 
+# The print is a fixed share of its label: a block much smaller than that is a piece of it
+# (one digit, a stroke by a glare) and the window stays wide enough for the whole print.
+MIN_SPAN = 0.85  # of the label's half-width (blob.major); the print's own is about 1.05
 BLOCK_FILL = 0.7  # the printed block's enclosing circle, as a share of the patch's half side
 # the ball's edge this close to the print (the patch's inscribed disc) may have hidden some
 _NEAR_PRINT = np.hypot(*(np.mgrid[:PATCH, :PATCH] - (PATCH - 1) / 2)) <= PATCH / 2
