@@ -80,12 +80,12 @@ def render_data(
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--frames", type=int, default=40000, help="training frames")
+    parser.add_argument("--frames", type=int, default=60000, help="training frames")
     parser.add_argument("--calibration", type=int, default=3000, help="calibration balls")
     parser.add_argument("--burst", type=int, default=3, help="frames per calibration burst")
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     parser.add_argument("--seed", type=int, default=20261125)
-    parser.add_argument("--epochs", type=int, default=18)
+    parser.add_argument("--epochs", type=int, default=22)
     parser.add_argument("--readers", type=int, default=3, help="reading networks (ensemble)")
     parser.add_argument("--output", type=Path, default=MODEL_PATH, help="where to write the model")
     parser.add_argument("--cache", help="keep the rendered data in this file (development)")
