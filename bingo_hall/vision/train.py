@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     parser.add_argument("--seed", type=int, default=20261125)
     parser.add_argument("--epochs", type=int, default=22)
-    parser.add_argument("--readers", type=int, default=3, help="reading networks (ensemble)")
+    parser.add_argument("--readers", type=int, default=4, help="reading networks (ensemble)")
     parser.add_argument("--output", type=Path, default=MODEL_PATH, help="where to write the model")
     parser.add_argument("--cache", help="keep the rendered data in this file (development)")
     args = parser.parse_args(argv)

@@ -37,7 +37,7 @@ def test_a_small_training_run_writes_a_calibrated_model(tmp_path: Path, capsys) 
     assert 0.99 <= model.threshold < 1.0
     assert model.temperature > 0
     assert 0 < model.fusion <= 1 and 0 < model.label_fusion <= 1
-    assert output.stat().st_size < 2 * 2**20  # three reading networks in float16
+    assert output.stat().st_size < 2 * 2**20  # four reading networks in float16
     printed = capsys.readouterr().out
     assert "threshold" in printed and str(output) in printed
 
