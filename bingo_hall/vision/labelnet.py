@@ -20,7 +20,6 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 ORIENT_SIDE = 32
 READ_SIDE = 48
@@ -117,26 +116,32 @@ def standardise(images: np.ndarray) -> np.ndarray:
 
 
 def forward(weights: Weights, arch: Architecture, x: np.ndarray) -> np.ndarray:
-    """The network's outputs for inputs (N, 1, side, side), as PyTorch computes them."""
+    """The network's outputs for inputs (N, 1, side, side), as PyTorch computes them.
+
+    Computed channels-last (each convolution one matrix product over the nine shifted
+    copies of its input, with no transposes between layers), then flattened in PyTorch's
+    channels-first order for the hidden layer."""
+    x = x.transpose(0, 2, 3, 1)
     for i in range(len(arch.channels)):
         x = _pool(np.maximum(_conv3x3(x, weights[f"conv{i}.weight"], weights[f"conv{i}.bias"]), 0))
-    x = x.reshape(len(x), -1)
+    x = x.transpose(0, 3, 1, 2).reshape(len(x), -1)
     x = np.maximum(x @ weights["hidden.weight"].T + weights["hidden.bias"], 0)
     return x @ weights["out.weight"].T + weights["out.bias"]
 
 
 def _conv3x3(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
-    n, c, h, wd = x.shape
-    padded = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
-    windows = sliding_window_view(padded, (3, 3), axis=(2, 3))  # n, c, h, w, 3, 3
-    columns = windows.transpose(0, 2, 3, 1, 4, 5).reshape(n * h * wd, c * 9)
-    out = columns @ w.reshape(len(w), -1).T + b
-    return out.reshape(n, h, wd, len(w)).transpose(0, 3, 1, 2)
+    """3×3 convolution with zero padding, channels last: (N, H, W, C) → (N, H, W, out)."""
+    n, h, wd, c = x.shape
+    padded = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
+    shifted = [padded[:, i : i + h, j : j + wd] for i in range(3) for j in range(3)]
+    columns = np.concatenate(shifted, axis=3).reshape(n * h * wd, 9 * c)
+    kernel = w.transpose(2, 3, 1, 0).reshape(9 * c, len(w))  # (row, column, channel) → out
+    return (columns @ kernel + b).reshape(n, h, wd, len(w))
 
 
 def _pool(x: np.ndarray) -> np.ndarray:
-    n, c, h, w = x.shape
-    return x.reshape(n, c, h // 2, 2, w // 2, 2).max(axis=(3, 5))
+    n, h, w, c = x.shape
+    return x.reshape(n, h // 2, 2, w // 2, 2, c).max(axis=(2, 4))
 
 
 def text_angles(weights: Weights, grey_patches: list[np.ndarray]) -> np.ndarray:
