@@ -12,7 +12,6 @@ import numpy as np
 GLARE_SHARE = 0.45  # of the labels given a highlight (three in ten of them two)
 INK_SHARE = 0.3  # of the labels printed bolder or lighter than rendered
 _NEIGHBOURS = np.ones((3, 3), np.uint8)
-_PAPER_WINDOW = np.ones((9, 9), np.uint8)  # wider than a stroke of the upright print
 
 
 def damage(images: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -21,15 +20,6 @@ def damage(images: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     the print, the ball's dark edge across the label, faded contrast, sensor noise. A print
     damaged until it looks like another number keeps its own: the networks learn that such a
     print is doubtful."""
-    return damage_with_contrast(images, rng)[0]
-
-
-def damage_with_contrast(
-    images: np.ndarray, rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray]:
-    """`damage`, and every pixel's contrast with the paper round it once damaged, before the
-    sensor noise (grey levels; what is left of the ink under a glare clipped at white, the
-    ball's dark edge, blur and fading). The same generator draws give the same damage."""
     out = images.astype(np.float32)
     n, h, w = out.shape
     ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
@@ -50,15 +40,8 @@ def damage_with_contrast(
     for i in np.flatnonzero(rng.random(n) < 0.2):
         mean = out[i].mean()
         out[i] = mean + (out[i] - mean) * float(rng.uniform(0.35, 1.0))
-    clean = np.clip(out, 0, 255)
-    contrast = np.stack([np.maximum(paper_round(image) - image, 0.0) for image in clean])
     out += rng.normal(0, rng.uniform(0, 8, (n, 1, 1)), out.shape)
-    return np.clip(out, 0, 255).astype(np.uint8), contrast
-
-
-def paper_round(image: np.ndarray) -> np.ndarray:
-    """The paper's grey round every pixel: the image closed by a window wider than a stroke."""
-    return cv2.morphologyEx(image.astype(np.float32), cv2.MORPH_CLOSE, _PAPER_WINDOW)
+    return np.clip(out, 0, 255).astype(np.uint8)
 
 
 def ink_weight(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -5,9 +5,7 @@ Every epoch, each label is turned upright afresh by the reader's own `upright`, 
 true direction plus a small error (the orientation network's is a few degrees), at a
 slightly different scale and place, and some labels are turned upside down on purpose (the
 reading network must say so rather than read a 68 as 89). The grey levels are damaged as a
-camera damages them (`bingo_hall.vision.damage`), and a digit the damage washed out is taught
-as doubtful in proportion (`bingo_hall.vision.legibility`): its target is spread over the ten
-digits rather than kept on one that the label no longer shows.
+camera damages them (`_photometric`).
 """
 
 from __future__ import annotations
@@ -16,7 +14,7 @@ import math
 
 import numpy as np
 
-from bingo_hall.vision.damage import damage, damage_with_contrast
+from bingo_hall.vision.damage import damage
 from bingo_hall.vision.label_data import LabelSet
 from bingo_hall.vision.labelnet import (
     ORIENTATION,
@@ -28,7 +26,6 @@ from bingo_hall.vision.labelnet import (
     standardise,
     upright,
 )
-from bingo_hall.vision.legibility import certainty, digit_legibility
 from bingo_hall.vision.model import TENS, UNITS
 
 UPSIDE_DOWN_SHARE = 0.15
@@ -137,12 +134,9 @@ def digit_targets(numbers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return TENS[rows], UNITS[rows]
 
 
-def reading_inputs(
-    data: LabelSet, rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One epoch's upright labels, damaged (with their errors of direction, scale and place),
-    which of them were turned upside down, and how sure each one's tens and units may be
-    read (`legibility.certainty`, one row per label)."""
+def reading_inputs(data: LabelSet, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """One epoch's upright labels (with their errors of direction, scale and place) and
+    which of them were turned upside down."""
     flipped = rng.random(len(data)) < UPSIDE_DOWN_SHARE
     error = np.radians(rng.normal(0, ANGLE_ERROR_DEG, len(data)))
     angles = data.angle + error + np.where(flipped, math.pi, 0.0)
@@ -154,16 +148,7 @@ def reading_inputs(
             for g, a, s, (dx, dy) in zip(data.grey, angles, scales, shifts, strict=True)
         ]
     )
-    damaged, contrast = damage_with_contrast(images, rng)
-    return damaged, flipped, certainty(digit_legibility(images, contrast))
-
-
-def digit_target(digits: np.ndarray, sure: np.ndarray) -> np.ndarray:
-    """The probabilities a digit's scores are taught: its own class weighted by how sure it
-    may be read, the rest spread evenly over the ten."""
-    target = np.repeat(((1 - sure) / 10)[:, None], 10, axis=1)
-    target[np.arange(len(digits)), digits] += sure
-    return target.astype(np.float32)
+    return damage(images, rng), flipped
 
 
 def fit_reading(data: LabelSet, seed: int, epochs: int) -> Weights:
@@ -178,10 +163,8 @@ def fit_reading(data: LabelSet, seed: int, epochs: int) -> Weights:
     def batches(epoch):
         if epoch is None:
             return math.ceil(len(data) / BATCH)
-        images, flipped, sure = reading_inputs(data, rng)
+        images, flipped = reading_inputs(data, rng)
         x = standardise(images)
-        tens_target = digit_target(tens, sure[:, 0])
-        units_target = digit_target(units, sure[:, 1])
         order = rng.permutation(len(x))
         out = []
         for i in range(0, len(x), BATCH):
@@ -189,8 +172,8 @@ def fit_reading(data: LabelSet, seed: int, epochs: int) -> Weights:
             out.append(
                 (
                     torch.from_numpy(x[rows]),
-                    torch.from_numpy(tens_target[rows]),
-                    torch.from_numpy(units_target[rows]),
+                    torch.from_numpy(tens[rows]),
+                    torch.from_numpy(units[rows]),
                     torch.from_numpy(flipped[rows].astype(np.float32)),
                 )
             )
