@@ -16,6 +16,7 @@ file, as float16.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -115,28 +116,44 @@ def standardise(images: np.ndarray) -> np.ndarray:
     return ((x - mean) / spread)[:, None]
 
 
-def forward(weights: Weights, arch: Architecture, x: np.ndarray) -> np.ndarray:
+def forward(
+    weights: Weights,
+    arch: Architecture,
+    x: np.ndarray,
+    kernels: Sequence[np.ndarray] | None = None,
+) -> np.ndarray:
     """The network's outputs for inputs (N, 1, side, side), as PyTorch computes them.
 
     Computed channels-last (each convolution one matrix product over the nine shifted
     copies of its input, with no transposes between layers), then flattened in PyTorch's
-    channels-first order for the hidden layer."""
+    channels-first order for the hidden layer. `kernels` are the weights' `conv_kernels`,
+    arranged once by a caller that runs the network often."""
+    if kernels is None:
+        kernels = conv_kernels(weights, arch)
     x = x.transpose(0, 2, 3, 1)
-    for i in range(len(arch.channels)):
-        x = _pool(np.maximum(_conv3x3(x, weights[f"conv{i}.weight"], weights[f"conv{i}.bias"]), 0))
+    for i, kernel in enumerate(kernels):
+        x = _pool(np.maximum(_conv3x3(x, kernel, weights[f"conv{i}.bias"]), 0))
     x = x.transpose(0, 3, 1, 2).reshape(len(x), -1)
     x = np.maximum(x @ weights["hidden.weight"].T + weights["hidden.bias"], 0)
     return x @ weights["out.weight"].T + weights["out.bias"]
 
 
-def _conv3x3(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+def conv_kernels(weights: Weights, arch: Architecture) -> tuple[np.ndarray, ...]:
+    """Each convolution's weights (out, in, 3, 3) as the matrix (9·in, out) that multiplies
+    the nine shifted copies of a channels-last input (row, column, channel)."""
+    return tuple(
+        np.ascontiguousarray(weights[f"conv{i}.weight"].transpose(2, 3, 1, 0).reshape(-1, width))
+        for i, width in enumerate(arch.channels)
+    )
+
+
+def _conv3x3(x: np.ndarray, kernel: np.ndarray, b: np.ndarray) -> np.ndarray:
     """3×3 convolution with zero padding, channels last: (N, H, W, C) → (N, H, W, out)."""
     n, h, wd, c = x.shape
     padded = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
     shifted = [padded[:, i : i + h, j : j + wd] for i in range(3) for j in range(3)]
     columns = np.concatenate(shifted, axis=3).reshape(n * h * wd, 9 * c)
-    kernel = w.transpose(2, 3, 1, 0).reshape(9 * c, len(w))  # (row, column, channel) → out
-    return (columns @ kernel + b).reshape(n, h, wd, len(w))
+    return (columns @ kernel + b).reshape(n, h, wd, kernel.shape[1])
 
 
 def _pool(x: np.ndarray) -> np.ndarray:
@@ -144,8 +161,12 @@ def _pool(x: np.ndarray) -> np.ndarray:
     return x.reshape(n, h // 2, 2, w // 2, 2, c).max(axis=(2, 4))
 
 
-def text_angles(weights: Weights, grey_patches: list[np.ndarray]) -> np.ndarray:
+def text_angles(
+    weights: Weights,
+    grey_patches: list[np.ndarray],
+    kernels: Sequence[np.ndarray] | None = None,
+) -> np.ndarray:
     """The direction of the text on each label, radians."""
     x = standardise(np.stack([orientation_input(g) for g in grey_patches]))
-    out = forward(weights, ORIENTATION, x)
+    out = forward(weights, ORIENTATION, x, kernels)
     return np.arctan2(out[:, 1], out[:, 0])

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +24,7 @@ from bingo_hall.vision.labelnet import (
     ORIENTATION,
     READING,
     Weights,
+    conv_kernels,
     forward,
     standardise,
     text_angles,
@@ -50,7 +52,7 @@ class LabelModel:
 
         A label the networks take for upside down (the orientation network mistook the bar
         for the top) is turned round and read again; the way it looks more upright is kept."""
-        angles = text_angles(self.orientation, grey_patches)
+        angles = text_angles(self.orientation, grey_patches, self._orientation_kernels)
         out = self._read(grey_patches, angles)
         doubtful = np.flatnonzero(out[:, 20] > 0)
         if len(doubtful):
@@ -63,7 +65,21 @@ class LabelModel:
         x = standardise(
             np.stack([upright(g, float(a)) for g, a in zip(grey_patches, angles, strict=True)])
         )
-        return mixture([forward(weights, READING, x) for weights in self.readers])
+        return mixture(
+            [
+                forward(weights, READING, x, kernels)
+                for weights, kernels in zip(self.readers, self._reader_kernels, strict=True)
+            ]
+        )
+
+    @cached_property
+    def _orientation_kernels(self) -> tuple[np.ndarray, ...]:
+        """The convolutions' weights arranged once for the forward pass, not every frame."""
+        return conv_kernels(self.orientation, ORIENTATION)
+
+    @cached_property
+    def _reader_kernels(self) -> tuple[tuple[np.ndarray, ...], ...]:
+        return tuple(conv_kernels(weights, READING) for weights in self.readers)
 
     def save(self, path: Path = MODEL_PATH) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
