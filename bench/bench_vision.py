@@ -26,6 +26,7 @@ import statistics
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one core: numpy's BLAS too, not only OpenCV
@@ -38,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 
 from bingo_hall.vision.camera import SimulatedCamera  # noqa: E402
 from bingo_hall.vision.recognise import ACCEPTANCE_THRESHOLD, BallReader  # noqa: E402
-from bingo_hall.vision.render import render_ball  # noqa: E402
+from bingo_hall.vision.render import Scene, draw_scene, sample_scene  # noqa: E402
 from bingo_hall.vision.styles import HELD_OUT, TRAINING, StyleSet  # noqa: E402
 
 SEED = 90_2026_11_22
@@ -47,6 +48,15 @@ SEED = 90_2026_11_22
 def baseline(frame: np.ndarray) -> None:
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     cv2.GaussianBlur(grey, (5, 5), 0)
+
+
+def scenes(count: int, seed: int, style_set: StyleSet) -> Iterator[tuple[int, Scene, np.ndarray]]:
+    """The benchmark's frames, in order: (the ball's number, its scene, the frame)."""
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        truth = int(rng.integers(1, 91))
+        scene = sample_scene(truth, rng, style_set)
+        yield truth, scene, draw_scene(scene, rng)
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -66,14 +76,11 @@ def main() -> int:
     print(f"seed {args.seed}; {args.frames} frames; styles {style_set.name} ({fonts})")
     print(f"acceptance threshold {ACCEPTANCE_THRESHOLD:.6f}")
     reader = BallReader()
-    rng = np.random.default_rng(args.seed)
     read_times: list[float] = []
     base_times: list[float] = []
     outcomes: Counter[str] = Counter()
     confusions: list[tuple[int, int | None, float, str | None]] = []
-    for i in range(args.frames):
-        truth = int(rng.integers(1, 91))
-        frame = render_ball(truth, rng, style_set)
+    for i, (truth, _, frame) in enumerate(scenes(args.frames, args.seed, style_set)):
         start = time.perf_counter()
         baseline(frame)
         middle = time.perf_counter()

@@ -1,0 +1,148 @@
+"""What the ball reader misses on the benchmark's held-out frames, and why.
+
+Replays the frames of `bench_vision.py` (same seed, same order) and, for every frame not
+read correctly, draws the same scene again with one condition taken away and reads it:
+
+- renoise: nothing taken away, fresh sensor noise (the control: a frame near the threshold
+  may pass on another draw of the noise alone);
+- no_extra_glare: without the glare spots (the key light's own highlight stays);
+- no_highlights: without any specular highlight;
+- sharp: without Gaussian and motion blur;
+- clean_sensor: without sensor noise, JPEG at quality 95;
+- no_spread: the ink neither spread nor thinned;
+- frontal: the ball turned so that its nearest print faces the camera, its pole upright;
+- all_camera: every camera condition at once (highlights, blur, noise, JPEG, white balance,
+  gain and gamma neutral), the pose, typeface and ink as they were;
+- all_camera_frontal: that and the frontal pose: what is left is the typeface and the ink.
+
+Prints, for each variant, how many missed frames it reads, and the misses by typeface, by
+number of labels found and by glare spots; `--out DIR` also writes each missed frame's ball
+as PNG and one JSON line per miss. A diagnosis, not a benchmark: nothing is timed.
+
+Usage: python bench/vision_misses.py [--frames N] [--seed S] [--out DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from bench_vision import SEED, scenes  # noqa: E402
+
+from bingo_hall.vision.locate import find_ball  # noqa: E402
+from bingo_hall.vision.recognise import BallReader, read_labels  # noqa: E402
+from bingo_hall.vision.render import PRINTS, Scene, draw_scene  # noqa: E402
+from bingo_hall.vision.styles import HELD_OUT  # noqa: E402
+
+CLEAN_CAMERA = dict(
+    glare=(), blur=0.0, motion=0.0, noise=0.0, jpeg=95, cast=(1.0, 1.0, 1.0), gamma=1.0, gain=1.0
+)
+
+
+def nearest_print(scene: Scene) -> tuple[float, float]:
+    """The spin that would turn the nearest print to the camera, and how far from facing
+    the camera that print is (degrees)."""
+    offsets = [
+        (scene.spin + 2 * math.pi * k / PRINTS + math.pi) % (2 * math.pi) - math.pi
+        for k in range(PRINTS)
+    ]
+    turn = min(offsets, key=abs)
+    return turn, math.degrees(math.acos(math.cos(scene.tilt) * math.cos(turn)))
+
+
+def variants(scene: Scene) -> dict[str, Scene]:
+    turn, _ = nearest_print(scene)
+    frontal = dict(spin=scene.spin - turn, tilt=0.0)
+    clean = CLEAN_CAMERA | {"specular": min(scene.specular, 0.2)}
+    return {
+        "renoise": scene,
+        "no_extra_glare": replace(scene, glare=()),
+        "no_highlights": replace(scene, glare=(), specular=0.0),
+        "sharp": replace(scene, blur=0.0, motion=0.0),
+        "clean_sensor": replace(scene, noise=0.0, jpeg=95),
+        "no_spread": replace(scene, ink_spread=0.0),
+        "frontal": replace(scene, **frontal),
+        "all_camera": replace(scene, **clean),
+        "all_camera_frontal": replace(scene, **frontal, **clean),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--frames", type=int, default=10_000)
+    parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--out", type=Path, help="write the missed balls and a JSONL here")
+    args = parser.parse_args()
+    cv2.setNumThreads(1)
+    reader = BallReader()
+    redraw = np.random.default_rng(args.seed + 7)
+    misses: list[dict] = []
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+    for i, (truth, scene, frame) in enumerate(scenes(args.frames, args.seed, HELD_OUT)):
+        reading = reader.read(frame)
+        if reading.number == truth:
+            continue
+        ball = find_ball(frame)
+        miss = {
+            "frame": i,
+            "truth": truth,
+            "guess": reading.guess,
+            "confidence": round(reading.confidence, 6),
+            "reason": reading.reason,
+            "labels": len(read_labels(frame, ball)) if ball is not None else 0,
+            "print_off_axis_deg": round(nearest_print(scene)[1], 1),
+            "font": scene.font.name,
+            "glare_spots": len(scene.glare),
+        }
+        miss["variants"] = {}
+        for name, variant in variants(scene).items():
+            again = reader.read(draw_scene(variant, redraw))
+            miss["variants"][name] = {"read": again.number == truth, "guess": again.guess}
+        misses.append(miss)
+        if args.out:
+            _save(args.out, miss, frame, ball)
+    report(misses, args.frames)
+    return 0
+
+
+def _save(out: Path, miss: dict, frame: np.ndarray, ball) -> None:
+    with open(out / "misses.jsonl", "a") as file:
+        file.write(json.dumps(miss) + "\n")
+    if ball is not None:
+        r = int(ball.r * 1.1)
+        x, y = int(ball.x), int(ball.y)
+        frame = frame[max(0, y - r) : y + r, max(0, x - r) : x + r]
+    cv2.imwrite(str(out / f"{miss['frame']:05d}_{miss['truth']}_{miss['guess']}.png"), frame)
+
+
+def report(misses: list[dict], frames: int) -> None:
+    right_guess = sum(m["guess"] == m["truth"] for m in misses)
+    print(f"{len(misses)} of {frames} frames not read correctly ({right_guess} right best guess)")
+    print("read once the condition is taken away (of the missed frames):")
+    for name in misses[0]["variants"] if misses else ():
+        read = sum(m["variants"][name]["read"] for m in misses)
+        guessed = sum(m["variants"][name]["guess"] == m["truth"] for m in misses)
+        print(f"  {name:20s} read {read:4d}   best guess right {guessed:4d}")
+    for key in ("font", "labels", "glare_spots"):
+        counts = Counter(m[key] for m in misses).most_common()
+        print(f"misses by {key}: " + ", ".join(f"{k}: {v}" for k, v in counts))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
