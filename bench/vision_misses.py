@@ -11,8 +11,9 @@ read correctly, draws the same scene again with one condition taken away and rea
 - clean_sensor: without sensor noise, JPEG at quality 95;
 - no_spread: the ink neither spread nor thinned;
 - frontal: the ball turned so that its nearest print faces the camera, its pole upright;
-- all_camera: every camera condition at once (highlights, blur, noise, JPEG, white balance,
-  gain and gamma neutral), the pose, typeface and ink as they were;
+- all_camera: every camera condition at once (no glare spots, the key light's highlight
+  at most 0.2, no blur, no noise, JPEG at 95, white balance, gain and gamma neutral), the
+  pose, typeface and ink as they were;
 - all_camera_frontal: that and the frontal pose: what is left is the typeface and the ink.
 
 Prints, for each variant, how many missed frames it reads, and the misses by typeface, by
