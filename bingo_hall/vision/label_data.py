@@ -16,6 +16,7 @@ from bingo_hall.vision.prints import ball_crop, find_labels, tangents
 from bingo_hall.vision.render import (
     Scene,
     draw_scene,
+    glare_on_print,
     print_frames,
     rotation,
     sample_scene,
@@ -76,15 +77,18 @@ def frame_labels(scene: Scene, frame: np.ndarray) -> list[tuple[np.ndarray, floa
     return out
 
 
-def render_labels(job: tuple[int, int, StyleSet]) -> LabelSet:
-    """The labels of `count` rendered balls (seeded)."""
-    seed, count, style_set = job
+def render_labels(job: tuple[int, int, StyleSet, float]) -> LabelSet:
+    """The labels of `count` rendered balls (seeded); in a share `glare_share` of them the
+    glare spots are moved onto the print nearest the camera (`glare_on_print`)."""
+    seed, count, style_set, glare_share = job
     cv2.setNumThreads(1)
     rng = np.random.default_rng(seed)
     rows: list[tuple] = []
     for _ in range(count):
         truth = int(rng.integers(1, 91))
         scene = sample_scene(truth, rng, style_set)
+        if glare_share > 0 and rng.random() < glare_share:
+            scene = glare_on_print(scene, rng)
         frame = draw_scene(scene, rng)
         font = style_set.fonts.index(scene.font)
         for rank, (patch, direction, tilt, cut) in enumerate(frame_labels(scene, frame)):

@@ -29,6 +29,7 @@ __all__ = [
     "TRAINING",
     "Scene",
     "draw_scene",
+    "glare_on_print",
     "render_ball",
     "sample_scene",
     "settle",
@@ -177,6 +178,31 @@ def settle(scene: Scene, rng: np.random.Generator) -> Scene:
         motion=max(0.0, scene.motion * float(rng.uniform(0.5, 1.2))),
         motion_angle=float(rng.uniform(0, math.pi)),
     )
+
+
+def glare_on_print(scene: Scene, rng: np.random.Generator) -> Scene:
+    """The same scene with its glare spots (at least one) moved onto the print nearest the
+    camera, each on a random point of the digits or the bar: the highlight is rendered on the
+    sphere as the camera would see it (its size, its fall-off, the ink washed out under it),
+    where a painted blob on the flattened label only resembles it."""
+    if scene.number is None:
+        return scene
+    rot = rotation(scene)
+    centres, rights, downs = print_frames()
+    nearest = int(np.argmax((centres @ rot.T)[:, 2]))
+    reach = math.sin(math.radians(scene.label_deg))
+    spots = scene.glare or (
+        Glare((0.0, 0.0, 1.0), float(rng.uniform(0.3, 0.8)), float(rng.uniform(60, 200))),
+    )
+    moved = []
+    for spot in spots:
+        across, down = rng.uniform(-0.7, 0.7), rng.uniform(-0.6, 0.5)
+        point = centres[nearest] + reach * (across * rights[nearest] + down * downs[nearest])
+        normal = rot @ (point / np.linalg.norm(point))
+        # the light whose mirror image in the surface at `normal` reaches the camera (+z)
+        light = 2 * normal[2] * normal - np.array([0.0, 0.0, 1.0])
+        moved.append(replace(spot, direction=_unit(light)))
+    return replace(scene, glare=tuple(moved))
 
 
 def render_ball(

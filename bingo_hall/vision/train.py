@@ -66,12 +66,12 @@ def _jobs(seed: int, total: int, parts: int) -> list[tuple[int, int]]:
 
 
 def render_data(
-    frames: int, balls: int, burst: int, seed: int, workers: int
+    frames: int, balls: int, burst: int, seed: int, workers: int, glare_share: float = 0.0
 ) -> tuple[LabelSet, list[Burst]]:
     seeds = np.random.SeedSequence(seed).generate_state(2)
     calibration_styles = unseen_fonts()
     with _pool(workers) as pool:
-        jobs = [(s, c, TRAINING) for s, c in _jobs(int(seeds[0]), frames, CHUNKS)]
+        jobs = [(s, c, TRAINING, glare_share) for s, c in _jobs(int(seeds[0]), frames, CHUNKS)]
         labels = LabelSet.concatenate(list(pool.map(render_labels, jobs)))
         jobs = [(s, c, burst, calibration_styles) for s, c in _jobs(int(seeds[1]), balls, CHUNKS)]
         bursts = [b for part in pool.map(render_bursts, jobs) for b in part]
@@ -87,9 +87,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=20261125)
     parser.add_argument("--epochs", type=int, default=22)
     parser.add_argument("--readers", type=int, default=4, help="reading networks (ensemble)")
+    parser.add_argument(
+        "--glare-on-print",
+        type=float,
+        default=0.0,
+        help="share of training frames whose glare spots are moved onto the print (0 to 1)",
+    )
     parser.add_argument("--output", type=Path, default=MODEL_PATH, help="where to write the model")
     parser.add_argument("--cache", help="keep the rendered data in this file (development)")
     args = parser.parse_args(argv)
+    if not 0.0 <= args.glare_on_print <= 1.0:
+        parser.error(f"--glare-on-print {args.glare_on_print}: a share from 0 to 1")
     missing = [font.name for font in TRAINING.fonts if not font.available()]
     if missing:
         print(
@@ -106,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
             labels, bursts = pickle.load(file)
     else:
         labels, bursts = render_data(
-            args.frames, args.calibration, args.burst, args.seed, args.workers
+            args.frames, args.calibration, args.burst, args.seed, args.workers, args.glare_on_print
         )
         if args.cache:
             with open(args.cache, "wb") as file:

@@ -7,14 +7,20 @@ from dataclasses import fields, replace
 import cv2
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bingo_hall.vision.digits import printed_digits
 from bingo_hall.vision.render import (
     HELD_OUT,
     TRAINING,
+    _homography,
     _ink_mask,
     draw_scene,
+    glare_on_print,
+    print_frames,
     render_ball,
+    rotation,
     sample_scene,
 )
 from bingo_hall.vision.styles import Conditions
@@ -81,6 +87,43 @@ def test_each_ball_shows_its_print_and_the_empty_exit_none() -> None:
     h, w = empty.shape[:2]
     cy, cx = np.argwhere(differs).mean(axis=0)
     assert abs(cx - w / 2) < 0.2 * w and abs(cy - h / 2) < 0.2 * h
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_glare_moved_onto_the_print_lights_the_print_nearest_the_camera(seed: int) -> None:
+    """Training frames with their glare spots moved onto the print: each spot is rendered on
+    the sphere, and the light it adds falls on the nearest print's label, not elsewhere."""
+    rng = np.random.default_rng(seed)
+    scene = replace(
+        sample_scene(int(rng.integers(1, 91)), rng, TRAINING),
+        specular=0.0,
+        blur=0.0,
+        motion=0.0,
+        noise=0.0,
+        jpeg=100,
+        occluder=0.0,
+    )
+    moved = glare_on_print(scene, rng)
+    assert 1 <= len(moved.glare) <= max(1, len(scene.glare))
+    assert [g.strength for g in moved.glare][: len(scene.glare)] == [
+        g.strength for g in scene.glare
+    ][: len(moved.glare)]
+    calm = replace(scene, glare=())
+    for spot in moved.glare:
+        lit = draw_scene(replace(moved, glare=(spot,)), np.random.default_rng(0))
+        added = cv2.subtract(lit, draw_scene(calm, np.random.default_rng(0))).max(axis=2)
+        y, x = np.unravel_index(int(np.argmax(added)), added.shape)
+        assert added[y, x] > 20  # the spot shows
+        centre = np.array([[[scene.centre[0] * 640, scene.centre[1] * 480]]], np.float32)
+        cx, cy = cv2.perspectiveTransform(centre, _homography(scene, 640, 480))[0, 0]
+        radius = scene.radius * 480
+        nx, ny = (x - cx) / radius, (y - cy) / radius
+        normal = np.array([nx, ny, np.sqrt(max(0.0, 1 - nx * nx - ny * ny))])
+        centres = print_frames()[0] @ rotation(scene).T
+        nearest = centres[int(np.argmax(centres[:, 2]))]
+        off = np.degrees(np.arccos(np.clip(normal @ nearest, -1, 1)))
+        assert off < scene.label_deg + 5
 
 
 def test_training_and_held_out_styles_are_disjoint() -> None:

@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from bingo_hall.vision import train
-from bingo_hall.vision.label_data import LabelSet
+from bingo_hall.vision.label_data import LabelSet, frame_labels, render_labels
 from bingo_hall.vision.model import load_model
+from bingo_hall.vision.render import draw_scene, sample_scene
 from bingo_hall.vision.styles import TRAINING, Font
 from bingo_hall.vision.train import main, seen_by_networks, unseen_fonts
 
@@ -51,4 +52,29 @@ def test_training_refuses_to_run_without_its_fonts(
     assert main(["--frames", "10", "--output", str(output)]) == 2
     error = capsys.readouterr().err
     assert "gone-sans" in error and "fonts-noto-core" in error
+    assert not output.exists()
+
+
+def test_glare_on_print_is_an_option_that_leaves_the_default_data_as_it_was() -> None:
+    """With no share, the training labels are the scenes as sampled (so `make train` still
+    reproduces the packaged model); with a share of one, every frame's glare is moved."""
+    plain = render_labels((7, 12, TRAINING, 0.0))
+    rng = np.random.default_rng(7)
+    expected = []
+    for _ in range(12):
+        truth = int(rng.integers(1, 91))
+        scene = sample_scene(truth, rng, TRAINING)
+        expected += [patch for patch, *_ in frame_labels(scene, draw_scene(scene, rng))]
+    assert len(plain) == len(expected)
+    assert all(np.array_equal(a, b) for a, b in zip(plain.grey, expected, strict=True))
+    moved = render_labels((7, 12, TRAINING, 1.0))
+    assert not np.array_equal(moved.grey[0], plain.grey[0])
+
+
+def test_a_glare_share_outside_0_to_1_is_refused(tmp_path: Path, capsys) -> None:
+    output = tmp_path / "labels.npz"
+    with pytest.raises(SystemExit) as stop:
+        main(["--glare-on-print", "1.5", "--output", str(output)])
+    assert stop.value.code == 2
+    assert "--glare-on-print 1.5: a share from 0 to 1" in capsys.readouterr().err
     assert not output.exists()
