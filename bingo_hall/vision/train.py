@@ -69,13 +69,20 @@ def render_data(
     frames: int, balls: int, burst: int, seed: int, workers: int, glare_share: float = 0.0
 ) -> tuple[LabelSet, list[Burst]]:
     seeds = np.random.SeedSequence(seed).generate_state(2)
-    calibration_styles = unseen_fonts()
     with _pool(workers) as pool:
         jobs = [(s, c, TRAINING, glare_share) for s, c in _jobs(int(seeds[0]), frames, CHUNKS)]
         labels = LabelSet.concatenate(list(pool.map(render_labels, jobs)))
+    return labels, render_calibration(balls, burst, seed, workers)
+
+
+def render_calibration(balls: int, burst: int, seed: int, workers: int) -> list[Burst]:
+    """The calibration bursts of a training run with this seed, in the fonts the networks
+    are not fitted on."""
+    seeds = np.random.SeedSequence(seed).generate_state(2)
+    calibration_styles = unseen_fonts()
+    with _pool(workers) as pool:
         jobs = [(s, c, burst, calibration_styles) for s, c in _jobs(int(seeds[1]), balls, CHUNKS)]
-        bursts = [b for part in pool.map(render_bursts, jobs) for b in part]
-    return labels, bursts
+        return [b for part in pool.map(render_bursts, jobs) for b in part]
 
 
 def main(argv: list[str] | None = None) -> int:
