@@ -1,6 +1,7 @@
 """Train the label networks from rendered balls, calibrate them, choose the threshold.
 
     python -m bingo_hall.vision.train [--frames N] [--calibration N] [--workers N] [--seed S]
+        [--epochs N] [--readers N] [--glare-on-print SHARE] [--output PATH]
 
 1. Render balls in the TRAINING styles only and run the reader's own pipeline on them (find
    the ball, find and flatten its labels); every label flattened is kept with the truth the
