@@ -26,14 +26,16 @@ sys.path.insert(0, str(ROOT))
 
 from bingo_hall.vision.calibrate import Calibration, ReadingRow, accepted, damaged  # noqa: E402
 from bingo_hall.vision.model import MODEL_PATH, load_model  # noqa: E402
-from bingo_hall.vision.train import CALIBRATION_DAMAGE_SEED, render_calibration  # noqa: E402
-
-TRAIN_SEED = 20261125  # `make train`'s default seed: the packaged model's calibration set
+from bingo_hall.vision.train import (  # noqa: E402
+    CALIBRATION_DAMAGE_SEED,
+    DEFAULT_SEED,
+    render_calibration,
+)
 
 
 def damage_seeds(count: int) -> list[int]:
     """The packaged calibration's damage seed, then others 100 apart."""
-    first = TRAIN_SEED + CALIBRATION_DAMAGE_SEED
+    first = DEFAULT_SEED + CALIBRATION_DAMAGE_SEED
     return [first + 100 * k for k in range(count)]
 
 
@@ -58,7 +60,7 @@ def main() -> int:
     missing = [str(p) for p in args.models if not p.is_file()]
     if missing:
         parser.error(f"no such model file: {', '.join(missing)}")
-    bursts = render_calibration(args.balls, 3, TRAIN_SEED, args.workers)
+    bursts = render_calibration(args.balls, 3, DEFAULT_SEED, args.workers)
     seeds = damage_seeds(args.seeds)
     print(f"{len(bursts)} calibration balls; damage seeds {seeds}")
     for path in args.models:

@@ -88,7 +88,7 @@ def render_labels(job: tuple[int, int, StyleSet, float]) -> LabelSet:
         truth = int(rng.integers(1, 91))
         scene = sample_scene(truth, rng, style_set)
         if glare_share > 0 and rng.random() < glare_share:
-            scene = glare_on_print(scene, rng)
+            scene = glare_on_print(scene, rng, style_set.conditions)
         frame = draw_scene(scene, rng)
         font = style_set.fonts.index(scene.font)
         for rank, (patch, direction, tilt, cut) in enumerate(frame_labels(scene, frame)):

@@ -22,7 +22,15 @@ import numpy as np
 
 from bingo_hall.vision.digits import printed_digits
 from bingo_hall.vision.glyphs import digit_masks, stroke_share
-from bingo_hall.vision.styles import BGR, HELD_OUT, TRAINING, BallColour, Font, StyleSet
+from bingo_hall.vision.styles import (
+    BGR,
+    HELD_OUT,
+    TRAINING,
+    BallColour,
+    Conditions,
+    Font,
+    StyleSet,
+)
 
 __all__ = [
     "HELD_OUT",
@@ -106,6 +114,13 @@ def _direction(
     return _unit(np.array([math.cos(el) * math.cos(az), math.cos(el) * math.sin(az), math.sin(el)]))
 
 
+def _glare_spot(
+    direction: tuple[float, float, float], rng: np.random.Generator, c: Conditions
+) -> Glare:
+    """A glare spot lit from `direction`, its strength and sharpness drawn from the ranges."""
+    return Glare(direction, c.glare.sample(rng), float(rng.uniform(60, 200)))
+
+
 def sample_scene(
     number: int | None, rng: np.random.Generator, style_set: StyleSet = TRAINING
 ) -> Scene:
@@ -114,11 +129,7 @@ def sample_scene(
     fonts = style_set.usable_fonts()
     low, high = c.glare_spots
     glare = tuple(
-        Glare(
-            _direction(rng, (0, 360), (45, 80)),
-            c.glare.sample(rng),
-            float(rng.uniform(60, 200)),
-        )
+        _glare_spot(_direction(rng, (0, 360), (45, 80)), rng, c)
         for _ in range(int(rng.integers(low, high + 1)))
     )
     cast = tuple(float(rng.uniform(1 - c.cast, 1 + c.cast)) for _ in range(3))
@@ -180,7 +191,9 @@ def settle(scene: Scene, rng: np.random.Generator) -> Scene:
     )
 
 
-def glare_on_print(scene: Scene, rng: np.random.Generator) -> Scene:
+def glare_on_print(
+    scene: Scene, rng: np.random.Generator, conditions: Conditions = TRAINING.conditions
+) -> Scene:
     """The same scene with its glare spots (at least one) moved onto the print nearest the
     camera, each on a random point of the digits or the bar: the highlight is rendered on the
     sphere as the camera would see it (its size, its fall-off, the ink washed out under it),
@@ -191,9 +204,7 @@ def glare_on_print(scene: Scene, rng: np.random.Generator) -> Scene:
     centres, rights, downs = print_frames()
     nearest = int(np.argmax((centres @ rot.T)[:, 2]))
     reach = math.sin(math.radians(scene.label_deg))
-    spots = scene.glare or (
-        Glare((0.0, 0.0, 1.0), float(rng.uniform(0.3, 0.8)), float(rng.uniform(60, 200))),
-    )
+    spots = scene.glare or (_glare_spot((0.0, 0.0, 1.0), rng, conditions),)
     moved = []
     for spot in spots:
         across, down = rng.uniform(-0.7, 0.7), rng.uniform(-0.6, 0.5)

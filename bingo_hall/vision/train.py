@@ -40,6 +40,7 @@ from bingo_hall.vision.styles import TRAINING, TRAINING_FONT_PACKAGES, StyleSet
 
 CHUNKS = 32  # the rendering is split into this many seeded chunks, whatever the workers
 FONT_GROUPS = 3  # fonts whose index is a multiple of this are unseen by the networks
+DEFAULT_SEED = 20261125  # the packaged model's training and calibration
 CALIBRATION_DAMAGE_SEED = 1000  # added to --seed: the calibration's damage (readers use +1…)
 
 
@@ -92,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--calibration", type=int, default=3000, help="calibration balls")
     parser.add_argument("--burst", type=int, default=3, help="frames per calibration burst")
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
-    parser.add_argument("--seed", type=int, default=20261125)
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument("--epochs", type=int, default=22)
     parser.add_argument("--readers", type=int, default=4, help="reading networks (ensemble)")
     parser.add_argument(
