@@ -7,7 +7,7 @@ from dataclasses import fields, replace
 import cv2
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bingo_hall.vision.digits import printed_digits
@@ -89,6 +89,7 @@ def test_each_ball_shows_its_print_and_the_empty_exit_none() -> None:
     assert abs(cx - w / 2) < 0.2 * w and abs(cy - h / 2) < 0.2 * h
 
 
+@example(seed=546)  # a spot on the paper alone, seen only in dim light
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_glare_moved_onto_the_print_lights_the_print_nearest_the_camera(seed: int) -> None:
@@ -103,6 +104,8 @@ def test_glare_moved_onto_the_print_lights_the_print_nearest_the_camera(seed: in
         noise=0.0,
         jpeg=100,
         occluder=0.0,
+        ambient=0.3,  # lit dimly: a highlight on the white paper would otherwise saturate
+        diffuse=0.3,  # out of sight, and where it fell could not be seen
     )
     moved = glare_on_print(scene, rng)
     assert 1 <= len(moved.glare) <= max(1, len(scene.glare))
