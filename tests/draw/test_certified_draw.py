@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 import numpy as np
-from scipy.stats import chi2_contingency
+from scipy.stats import chi2, chi2_contingency
 
 from bingo_hall.draw import CertifiedRandomDraw, KeyedBlower
 
@@ -26,7 +26,16 @@ def position_number_table(draw: CertifiedRandomDraw, games: int = GAMES) -> np.n
 
 
 def p_value(table: np.ndarray) -> float:
-    return float(chi2_contingency(table, correction=False).pvalue)
+    """Pearson's test of independence, scaled for tables summed from whole draws.
+
+    Each game adds a permutation matrix, not 90 independent (position, number) pairs: its
+    cells covary by 1/(n-1) where independent pairs would not, so the plain statistic runs
+    n/(n-1) high and a fair draw would fail a 1 % test about one time in twenty. Scaled by
+    (n-1)/n it follows chi-square with (n-1)^2 degrees of freedom.
+    """
+    balls = table.shape[0]
+    statistic = chi2_contingency(table, correction=False).statistic * (balls - 1) / balls
+    return float(chi2.sf(statistic, (balls - 1) ** 2))
 
 
 def test_every_game_draws_each_ball_once():
@@ -62,3 +71,15 @@ def test_a_keyed_blower_gives_the_balls_in_the_order_keyed():
     assert blower.next_ball([]) == 7
     assert blower.next_ball([7]) == 3
     assert blower.next_ball([7, 3]) == 90
+
+
+def test_the_scaled_test_holds_its_false_alarm_rate_on_shuffles():
+    """Tables of fair shuffles fail the 1 % test about one time in a hundred, not one in twenty."""
+    rng = np.random.default_rng(20261126)
+    trials = 300
+    failures = 0
+    for _ in range(trials):
+        orders = np.argsort(rng.random((GAMES, 90)), axis=1)
+        table = np.stack([np.bincount(orders[:, position], minlength=90) for position in range(90)])
+        failures += p_value(table) < ALPHA
+    assert failures <= 8  # 3 here; the unscaled statistic fails 13 of these 300
