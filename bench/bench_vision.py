@@ -16,6 +16,7 @@ in training or calibration), reads each one with `BallReader.read` on one core
   frame of each burst alone.
 
 Usage: python bench/bench_vision.py [--frames N] [--bursts N] [--seed S] [--styles ...]
+    [--model MODEL.npz]
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bingo_hall.vision.camera import SimulatedCamera  # noqa: E402
-from bingo_hall.vision.recognise import ACCEPTANCE_THRESHOLD, BallReader  # noqa: E402
+from bingo_hall.vision.model import MODEL_PATH  # noqa: E402
+from bingo_hall.vision.recognise import BallReader  # noqa: E402
 from bingo_hall.vision.render import Scene, draw_scene, sample_scene  # noqa: E402
 from bingo_hall.vision.styles import HELD_OUT, TRAINING, StyleSet  # noqa: E402
 
@@ -69,13 +71,19 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--styles", choices=["held_out", "training"], default="held_out")
     parser.add_argument("--bursts", type=int, default=1_000, help="balls read as three frames")
+    parser.add_argument("--model", type=Path, default=MODEL_PATH, help="default: the packaged one")
     args = parser.parse_args()
+    if not args.model.is_file():
+        parser.error(f"--model {args.model}: no such model file")
     cv2.setNumThreads(1)
     style_set = HELD_OUT if args.styles == "held_out" else TRAINING
     fonts = ", ".join(f.name for f in style_set.usable_fonts())
     print(f"seed {args.seed}; {args.frames} frames; styles {style_set.name} ({fonts})")
-    print(f"acceptance threshold {ACCEPTANCE_THRESHOLD:.6f}")
-    reader = BallReader()
+    reader = BallReader(args.model)
+    print(
+        f"model {args.model}; acceptance thresholds {reader.model.threshold:.7f} (one label), "
+        f"{reader.model.threshold_two_labels:.7f} (two labels agreeing)"
+    )
     read_times: list[float] = []
     base_times: list[float] = []
     outcomes: Counter[str] = Counter()

@@ -2,14 +2,16 @@
 
 Renders the calibration bursts exactly as `make train` does (same seed, the typefaces the
 networks are not fitted on, bursts of three frames), damages them as the calibration does
-from several seeds (the packaged damage seed first), and reads them with each model given,
-at that model's own settings and threshold. For each model it prints the wrong best guesses
-above its threshold, above 0.999 and above 0.99, the readings correct and accepted, and the
-most confident wrong readings: a threshold set on one damage seed rests on one reading, and
-this shows what the other seeds say. The first model given (by default the packaged one) is
+but from other seeds (by default the eight after the calibration's own, so that the tail is
+one the thresholds were not set on; `--skip 0` reads the calibration's), and reads them with
+each model given, at that model's own settings and thresholds. For each model it prints the
+wrong best guesses above its thresholds, above 0.999 and above 0.99, the readings correct
+and accepted, and the most confident wrong readings, for the readings that rest on one label
+and for those two labels agree on. The first model given (by default the packaged one) is
 the baseline the others are read against. A diagnosis, not timed.
 
-Usage: python bench/vision_tail.py [MODEL.npz ...] [--balls N] [--seeds K] [--workers N]
+Usage: python bench/vision_tail.py [MODEL.npz ...] [--balls N] [--seeds K] [--skip K]
+    [--workers N]
 """
 
 from __future__ import annotations
@@ -25,28 +27,19 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bingo_hall.vision.calibrate import Calibration, ReadingRow, accepted, damaged  # noqa: E402
-from bingo_hall.vision.model import MODEL_PATH, load_model  # noqa: E402
-from bingo_hall.vision.train import (  # noqa: E402
-    CALIBRATION_DAMAGE_SEED,
-    DEFAULT_SEED,
-    render_calibration,
-)
+from bingo_hall.vision.model import MODEL_PATH, LabelModel, load_model  # noqa: E402
+from bingo_hall.vision.train import DEFAULT_SEED, damage_seeds, render_calibration  # noqa: E402
 
 
-def damage_seeds(count: int) -> list[int]:
-    """The packaged calibration's damage seed, then others 100 apart."""
-    first = DEFAULT_SEED + CALIBRATION_DAMAGE_SEED
-    return [first + 100 * k for k in range(count)]
-
-
-def summary(rows: list[ReadingRow], threshold: float) -> str:
-    wrong = sorted((c for t, c, g in rows if g is not None and g != t), reverse=True)
-    top = ", ".join(f"{c:.6f}" for c in wrong[:5])
+def summary(rows: list[ReadingRow], model: LabelModel) -> str:
+    wrong = sorted((r for r in rows if r[2] is not None and r[2] != r[0]), key=lambda r: -r[1])
+    above = sum(r[1] >= model.threshold_for(r[3]) for r in wrong)
+    top = ", ".join(f"{r[1]:.6f}" for r in wrong[:5])
     return (
         f"{len(rows)} readings, {len(wrong)} wrong best guesses; wrong above the threshold "
-        f"{sum(c >= threshold for c in wrong)}, above 0.999 {sum(c >= 0.999 for c in wrong)}, "
-        f"above 0.99 {sum(c >= 0.99 for c in wrong)}; correct and accepted "
-        f"{accepted(rows, threshold)}; most confident wrong: {top}"
+        f"{above}, above 0.999 {sum(r[1] >= 0.999 for r in wrong)}, "
+        f"above 0.99 {sum(r[1] >= 0.99 for r in wrong)}; correct and accepted "
+        f"{accepted(rows, model)}; most confident wrong: {top}"
     )
 
 
@@ -55,21 +48,27 @@ def main() -> int:
     parser.add_argument("models", nargs="*", type=Path, default=[MODEL_PATH])
     parser.add_argument("--balls", type=int, default=3000, help="calibration balls")
     parser.add_argument("--seeds", type=int, default=8, help="damage seeds")
+    parser.add_argument("--skip", type=int, default=8, help="damage seeds of the calibration")
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     args = parser.parse_args()
     missing = [str(p) for p in args.models if not p.is_file()]
     if missing:
         parser.error(f"no such model file: {', '.join(missing)}")
     bursts = render_calibration(args.balls, 3, DEFAULT_SEED, args.workers)
-    seeds = damage_seeds(args.seeds)
+    seeds = damage_seeds(DEFAULT_SEED, args.seeds, skip=args.skip)
     print(f"{len(bursts)} calibration balls; damage seeds {seeds}")
     for path in args.models:
         model = load_model(path)
         rows: list[ReadingRow] = []
         for seed in seeds:
             rows += Calibration(model, damaged(bursts, seed)).readings(model)
-        print(f"{path} (threshold {model.threshold:.6f}, temperature {model.temperature:.4f})")
-        print(f"  {summary(rows, model.threshold)}", flush=True)
+        print(
+            f"{path} (thresholds {model.threshold:.7f} one label, "
+            f"{model.threshold_two_labels:.7f} two agreeing; temperature {model.temperature:.4f})"
+        )
+        print(f"  all: {summary(rows, model)}")
+        print(f"  one label: {summary([r for r in rows if r[3] < 2], model)}")
+        print(f"  two labels agreeing: {summary([r for r in rows if r[3] >= 2], model)}")
     return 0
 
 

@@ -6,8 +6,16 @@ damaged as the networks were taught (`bingo_hall.vision.damage`; one damage per 
 highlight stays where it is while the ball settles): the conditions of the calibration
 renders are the training ones, and a threshold set on them alone lies below the confident
 mistakes of a harsher camera. The softmax temperature and the label- and frame-fusion
-exponents are chosen by the log-loss of all those readings; the threshold lies above every
-wrong reading, with a margin of a factor of a hundred in the odds, and never below 0.99.
+exponents are chosen by the log-loss of the readings as rendered and damaged from the first
+damage seed.
+
+The threshold is chosen on the readings as rendered and damaged from every damage seed
+(one by default: then it rests on one damaged reading). It lies above every wrong reading,
+with a margin of a factor of a hundred in the odds, and never below 0.99. By evidence, there
+are two thresholds, each so chosen: one for the readings that rest on a single label, one
+for the readings two labels of one frame agree on (`bingo_hall.vision.model.agreeing`). A
+damaged print that shows another number (an 8 that lost its left half is a 3) is read with
+the confidence of a clear print; a second print on the ball contradicts it.
 """
 
 from __future__ import annotations
@@ -20,13 +28,15 @@ import numpy as np
 
 from bingo_hall.vision.damage import damage
 from bingo_hall.vision.label_data import Burst
-from bingo_hall.vision.model import LabelModel, log_normalise, number_log_likelihoods
+from bingo_hall.vision.model import LabelModel, agreeing, log_normalise, number_log_likelihoods
 from bingo_hall.vision.recognise import LABELS_PER_FRAME
 
 MIN_THRESHOLD = 0.99
+MAX_THRESHOLD = 1 - 1e-9  # confidences are computed in float64
 MARGIN = math.log(100.0)  # in log-odds above the most confident wrong reading
 
-ReadingRow = tuple[int, float, int | None]  # truth, confidence, best guess (None: no reading)
+# truth, confidence, best guess (None: no reading), the most labels of one frame agreeing
+ReadingRow = tuple[int, float, int | None, int]
 
 
 class Calibration:
@@ -56,6 +66,8 @@ class Calibration:
 
     def readings(self, model: LabelModel) -> list[ReadingRow]:
         label_scores = number_log_likelihoods(self.outputs, model.temperature)
+        label_lp = log_normalise(label_scores)
+        label_ball = self.ball_of[self.label_frame]
         scores = np.zeros((self.frames, 90))
         np.add.at(scores, self.label_frame, label_scores)
         has = self.labels_in > 0
@@ -71,6 +83,11 @@ class Calibration:
             fused = sums / (np.maximum(counts, 1) ** model.fusion)[:, None]
             post = np.exp(log_normalise(fused))
             guess, confidence = post.argmax(axis=1) + 1, post.max(axis=1)
+            in_use = np.isin(self.label_frame, use)
+            agree = in_use & agreeing(label_lp, guess[label_ball] - 1)
+            per_frame = np.bincount(self.label_frame, weights=agree, minlength=self.frames)
+            most = np.zeros(len(self.truth), int)
+            np.maximum.at(most, self.ball_of, per_frame.astype(int))
             for b, truth in enumerate(self.truth):
                 found = counts[b] > 0
                 out.append(
@@ -78,6 +95,7 @@ class Calibration:
                         int(truth),
                         float(confidence[b]) if found else 0.0,
                         int(guess[b]) if found else None,
+                        int(most[b]) if found else 0,
                     )
                 )
         return out
@@ -85,7 +103,7 @@ class Calibration:
 
 def log_loss(readings: list[ReadingRow]) -> float:
     total = 0.0
-    for truth, confidence, guess in readings:
+    for truth, confidence, guess, _ in readings:
         if guess is None:
             continue
         p = confidence if guess == truth else (1 - confidence) / 89
@@ -95,14 +113,23 @@ def log_loss(readings: list[ReadingRow]) -> float:
 
 def threshold_above(readings: list[ReadingRow]) -> tuple[float, list[float]]:
     """Above the most confident wrong reading, with a margin, and never below MIN_THRESHOLD."""
-    wrong = sorted((c for t, c, g in readings if g is not None and g != t), reverse=True)
+    wrong = sorted((c for t, c, g, _ in readings if g is not None and g != t), reverse=True)
     worst = wrong[0] if wrong else 0.0
     odds = math.log(max(worst, 1e-9) / max(1 - worst, 1e-12)) + MARGIN
-    return min(max(MIN_THRESHOLD, 1 / (1 + math.exp(-odds))), 0.999999), wrong
+    return min(max(MIN_THRESHOLD, 1 / (1 + math.exp(-odds))), MAX_THRESHOLD), wrong
 
 
-def accepted(readings: list[ReadingRow], threshold: float) -> int:
-    return sum(1 for t, c, g in readings if g == t and c >= threshold)
+def thresholds_by_evidence(readings: list[ReadingRow]) -> tuple[float, float]:
+    """The thresholds of readings that rest on one label and of those two labels agree on,
+    each above the wrong readings of its kind."""
+    one, _ = threshold_above([r for r in readings if r[3] < 2])
+    two, _ = threshold_above([r for r in readings if r[3] >= 2])
+    return one, two
+
+
+def accepted(readings: list[ReadingRow], model: LabelModel) -> int:
+    """The readings right and accepted at the model's thresholds."""
+    return sum(1 for t, c, g, k in readings if g == t and c >= model.threshold_for(k))
 
 
 def damaged(bursts: list[Burst], seed: int) -> list[Burst]:
@@ -122,12 +149,14 @@ def _damaged_labels(labels: list[np.ndarray], seed: int) -> list[np.ndarray]:
 
 
 def calibrate(
-    model: LabelModel, bursts: list[Burst], seed: int
+    model: LabelModel, bursts: list[Burst], seeds: list[int], by_evidence: bool = False
 ) -> tuple[LabelModel, dict[str, object]]:
     """The setting with the best log-loss on the readings of the bursts as rendered and as
-    damaged (`seed`), and its threshold."""
+    damaged from the first of `seeds`, and its threshold (or thresholds by evidence) on the
+    bursts as rendered and as damaged from every seed."""
     clean = len(bursts)
-    bursts = bursts + damaged(bursts, seed)
+    rendered = bursts
+    bursts = bursts + damaged(bursts, seeds[0])
     data = Calibration(model, bursts)
     tried = []
     settings = itertools.product(
@@ -142,22 +171,35 @@ def calibrate(
         tried.append((log_loss(data.readings(candidate)), candidate))
     loss, model = min(tried, key=lambda t: t[0])
     readings = data.readings(model)
-    threshold, wrong = threshold_above(readings)
-    first = readings[: len(bursts)]
-    as_rendered = readings[:clean] + readings[len(bursts) : len(bursts) + clean]
+    for seed in seeds[1:]:
+        readings += Calibration(model, damaged(rendered, seed)).readings(model)
+    if by_evidence:
+        one, two = thresholds_by_evidence(readings)
+    else:
+        one = two = threshold_above(readings)[0]
+    model = replace(model, threshold=one, threshold_two_labels=two)
+    wrong = [r for r in readings if r[2] is not None and r[2] != r[0]]
+    first = readings[:clean]  # first frames as rendered
     stats: dict[str, object] = {
         "temperature": round(model.temperature, 4),
         "label fusion": model.label_fusion,
         "frame fusion": model.fusion,
         "log loss": round(loss, 5),
+        "damage seeds": len(seeds),
         "readings (single frames and bursts)": len(readings),
-        "single frames: best guess right": sum(1 for t, _, g in first if g == t) / len(first),
         "wrong guesses": len(wrong),
-        "most confident wrong guesses": [round(c, 6) for c in wrong[:5]],
-        "threshold": threshold,
-        "single frames accepted": accepted(first, threshold) / len(first),
-        "single frames as rendered accepted": accepted(first[:clean], threshold) / clean,
-        "correct and accepted": accepted(readings, threshold),
-        "correct and accepted as rendered": accepted(as_rendered, threshold),
+        "most confident wrong, one label": worst_of([r for r in wrong if r[3] < 2]),
+        "most confident wrong, two labels agreeing": worst_of([r for r in wrong if r[3] >= 2]),
+        "threshold (one label)": one,
+        "threshold (two labels agreeing)": two,
+        "readings two labels agree on": sum(1 for r in readings if r[3] >= 2),
+        "single frames as rendered: best guess right": sum(1 for r in first if r[2] == r[0])
+        / clean,
+        "single frames as rendered accepted": accepted(first, model) / clean,
+        "correct and accepted": accepted(readings, model),
     }
-    return replace(model, threshold=threshold), stats
+    return model, stats
+
+
+def worst_of(wrong: list[ReadingRow]) -> list[float]:
+    return [round(r[1], 6) for r in sorted(wrong, key=lambda r: -r[1])[:5]]

@@ -2,8 +2,10 @@
 
 The artefact (`model/labels.npz`) holds the weights of the orientation network and of the
 reading networks (float16, to keep it small), the calibrated softmax temperature, the
-label- and frame-fusion exponents, and the acceptance threshold chosen by
-`bingo_hall.vision.train`.
+label- and frame-fusion exponents, and the acceptance thresholds chosen by
+`bingo_hall.vision.train`: one for a reading that rests on a single label, a lower one for
+a reading two labels of one frame agree on (a damaged print can look like another number;
+a second print on the ball contradicts it).
 
 The reading networks are an ensemble: fitted alike from different seeds, they agree on a
 clear print and disagree on a damaged one more often than any one of them doubts it, so
@@ -32,7 +34,7 @@ from bingo_hall.vision.labelnet import (
 )
 
 MODEL_PATH = Path(__file__).resolve().parent / "model" / "labels.npz"
-SETTINGS = ("temperature", "label_fusion", "fusion", "threshold")
+SETTINGS = ("temperature", "label_fusion", "fusion", "threshold", "threshold_two_labels")
 NUMBERS = np.arange(1, 91)
 TENS, UNITS = np.array([[int(d) for d in printed_digits(int(n))] for n in NUMBERS]).T
 
@@ -44,7 +46,12 @@ class LabelModel:
     temperature: float = 1.0  # divides the digit scores
     label_fusion: float = 1.0  # k labels of one frame weigh k**(1 - label_fusion) labels
     fusion: float = 0.5  # k frames of one ball weigh k**(1 - fusion) frames
-    threshold: float = 0.999
+    threshold: float = 0.999  # a reading no two labels of one frame agree on
+    threshold_two_labels: float = 0.999  # a reading two labels of one frame agree on
+
+    def threshold_for(self, agreeing_labels: int) -> float:
+        """The acceptance threshold of a reading with this many labels of one frame for it."""
+        return self.threshold_two_labels if agreeing_labels >= 2 else self.threshold
 
     def outputs(self, grey_patches: list[np.ndarray]) -> np.ndarray:
         """The reading networks' scores (tens, units, upside down), one row per label, as
@@ -118,6 +125,16 @@ def number_log_likelihoods(outputs: np.ndarray, temperature: float) -> np.ndarra
     return np.logaddexp(upright_lp + tens[:, TENS] + units[:, UNITS], upside_lp - math.log(90))
 
 
+AGREES = math.log(0.5)  # a label agrees with a number it gives a probability of one half or more
+
+
+def agreeing(label_log_posteriors: np.ndarray, number_index: np.ndarray | int) -> np.ndarray:
+    """Which labels agree with the number (index 0-89, one per label or one for all): read
+    alone, each gives it at least even odds against all other numbers together."""
+    rows = np.arange(len(label_log_posteriors))
+    return label_log_posteriors[rows, number_index] >= AGREES
+
+
 def log_sigmoid(x: np.ndarray) -> np.ndarray:
     """log(1 / (1 + e^-x)), without overflow."""
     return -np.logaddexp(0.0, -x)
@@ -137,5 +154,6 @@ def load_model(path: Path = MODEL_PATH) -> LabelModel:
             {k: data[f"reading{i}/{k}"].astype(np.float32) for k in READING.shapes()}
             for i in range(int(data["readers"]))
         )
-        settings = {k: float(data[k]) for k in SETTINGS}
+        settings = {k: float(data[k]) for k in SETTINGS if k in data}
+    settings.setdefault("threshold_two_labels", settings["threshold"])  # one threshold for all
     return LabelModel(orientation, readers, **settings)

@@ -9,7 +9,9 @@ and the same mistakes), and a misreading repeated on every frame must not look m
 than on one. Both exponents are chosen in calibration. Restricting to the candidates
 renormalises over the balls still in the machine; the answer's confidence is the resulting
 probability of the best number, and the number is given only when that passes the
-acceptance threshold chosen in training (`bingo_hall.vision.train`).
+acceptance threshold chosen in training (`bingo_hall.vision.train`): the model's threshold
+for a reading that rests on one label, or its lower one when two labels of one frame agree
+on the number (each, read alone, gives it even odds or better).
 
 Otherwise the reason is "unsure" (a ball is there: the best guess is below the threshold, or
 no label on it could be found, then with no guess), "no_ball", or "unreadable" (no usable
@@ -30,6 +32,7 @@ from bingo_hall.vision.locate import Circle, find_ball
 from bingo_hall.vision.model import (
     MODEL_PATH,
     LabelModel,
+    agreeing,
     load_model,
     log_normalise,
     number_log_likelihoods,
@@ -39,16 +42,6 @@ from bingo_hall.vision.reading import Reading
 
 LABELS_PER_FRAME = 2
 MIN_SIDE = 48  # pixels: a smaller frame cannot hold a readable ball
-
-
-def _packaged_threshold() -> float:
-    if not MODEL_PATH.exists():  # only while the model is being trained
-        return 1.0
-    with np.load(MODEL_PATH) as data:
-        return float(data["threshold"])
-
-
-ACCEPTANCE_THRESHOLD: float = _packaged_threshold()
 
 
 def load_frame(path: str | Path) -> np.ndarray | None:
@@ -63,11 +56,18 @@ def load_frame(path: str | Path) -> np.ndarray | None:
 
 @dataclass(frozen=True)
 class FrameEvidence:
-    """What one frame says: a log-likelihood per number, or why it says nothing."""
+    """What one frame says: a log-posterior per number (and each label's own), or why it
+    says nothing."""
 
     scores: np.ndarray | None
     reason: str | None  # "unreadable" (no usable frame), "no_ball", "unsure" (no print read)
     ball: bool
+    label_scores: np.ndarray | None = None  # one row per label, read alone
+
+    def agreeing_labels(self, number_index: int) -> int:
+        if self.label_scores is None:
+            return 0
+        return int(agreeing(self.label_scores, number_index).sum())
 
 
 def as_bgr(frame: object) -> np.ndarray | None:
@@ -97,15 +97,15 @@ def evidence_from_labels(model: LabelModel, labels: Sequence[np.ndarray]) -> Fra
         return FrameEvidence(None, "unsure", ball=True)
     scores = number_log_likelihoods(model.outputs(list(labels)), model.temperature)
     total = scores.sum(axis=0) / len(labels) ** model.label_fusion
-    return FrameEvidence(log_normalise(total), None, ball=True)
+    return FrameEvidence(log_normalise(total), None, ball=True, label_scores=log_normalise(scores))
 
 
 class BallReader:
-    """Reads the number of the ball at the exit; loads the packaged model once."""
+    """Reads the number of the ball at the exit; loads the model (the packaged one unless
+    told) once."""
 
-    def __init__(self, threshold: float = ACCEPTANCE_THRESHOLD) -> None:
-        self.model = load_model()
-        self.threshold = threshold
+    def __init__(self, model_path: Path = MODEL_PATH) -> None:
+        self.model = load_model(model_path)
 
     def evidence(self, frame: object) -> FrameEvidence:
         image = as_bgr(frame)
@@ -142,7 +142,8 @@ class BallReader:
         posterior = np.exp(log_normalise(fused))
         best = int(np.argmax(posterior))
         confidence = float(posterior[best])
-        if confidence >= self.threshold:
+        agreeing_labels = max(e.agreeing_labels(best) for e in evidence)
+        if confidence >= self.model.threshold_for(agreeing_labels):
             return Reading(best + 1, confidence, best + 1, None)
         return Reading(None, confidence, best + 1, "unsure")
 

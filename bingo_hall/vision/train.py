@@ -1,7 +1,8 @@
 """Train the label networks from rendered balls, calibrate them, choose the threshold.
 
     python -m bingo_hall.vision.train [--frames N] [--calibration N] [--workers N] [--seed S]
-        [--epochs N] [--readers N] [--glare-on-print SHARE] [--output PATH]
+        [--epochs N] [--readers N] [--glare-on-print SHARE] [--damage-seeds K]
+        [--by-evidence] [--networks MODEL] [--output PATH]
 
 1. Render balls in the TRAINING styles only and run the reader's own pipeline on them (find
    the ball, find and flatten its labels); every label flattened is kept with the truth the
@@ -12,11 +13,16 @@
    are kept out, for the calibration.
 3. Render the calibration set in those unseen fonts (another seed): bursts of three frames
    of one ball as the simulated camera gives them, read as rendered and again damaged as
-   the networks were taught. Fit the softmax temperature and the label- and frame-fusion
-   exponents to the log-loss of the readings of first frames and whole bursts, then choose
-   the acceptance threshold: above every wrong reading, with a margin of a factor of a
-   hundred in the odds, and never below 0.99 (`bingo_hall.vision.calibrate`).
+   the networks were taught, from `--damage-seeds` seeds (one by default). Fit the softmax
+   temperature and the label- and frame-fusion exponents to the log-loss of the readings of
+   first frames and whole bursts (as rendered and damaged from the first seed), then choose
+   the acceptance threshold on all of them: above every wrong reading, with a margin of a
+   factor of a hundred in the odds, and never below 0.99 (`bingo_hall.vision.calibrate`).
+   With `--by-evidence`, two thresholds so chosen: one for a reading that rests on one
+   label, one for a reading two labels of one frame agree on.
 4. Write `bingo_hall/vision/model/labels.npz` (float16 weights).
+
+`--networks MODEL` skips steps 1 and 2 and calibrates the networks of a model file again.
 """
 
 from __future__ import annotations
@@ -35,13 +41,20 @@ import numpy as np
 
 from bingo_hall.vision.calibrate import calibrate
 from bingo_hall.vision.label_data import Burst, LabelSet, render_bursts, render_labels
-from bingo_hall.vision.model import MODEL_PATH, LabelModel
+from bingo_hall.vision.model import MODEL_PATH, LabelModel, load_model
 from bingo_hall.vision.styles import TRAINING, TRAINING_FONT_PACKAGES, StyleSet
 
 CHUNKS = 32  # the rendering is split into this many seeded chunks, whatever the workers
 FONT_GROUPS = 3  # fonts whose index is a multiple of this are unseen by the networks
 DEFAULT_SEED = 20261125  # the packaged model's training and calibration
 CALIBRATION_DAMAGE_SEED = 1000  # added to --seed: the calibration's damage (readers use +1…)
+DAMAGE_SEED_STEP = 100
+
+
+def damage_seeds(seed: int, count: int, skip: int = 0) -> list[int]:
+    """The calibration's damage seeds for a run with this seed (after the first `skip`)."""
+    first = seed + CALIBRATION_DAMAGE_SEED
+    return [first + DAMAGE_SEED_STEP * k for k in range(skip, skip + count)]
 
 
 def unseen_fonts() -> StyleSet:
@@ -102,11 +115,26 @@ def main(argv: list[str] | None = None) -> int:
         default=0.0,
         help="share of training frames whose glare spots are moved onto the print (0 to 1)",
     )
+    parser.add_argument(
+        "--damage-seeds", type=int, default=1, help="damage seeds of the calibration bursts"
+    )
+    parser.add_argument(
+        "--by-evidence",
+        action="store_true",
+        help="one threshold for readings on one label, one for two labels that agree",
+    )
+    parser.add_argument(
+        "--networks", type=Path, help="calibrate the networks of this model file again"
+    )
     parser.add_argument("--output", type=Path, default=MODEL_PATH, help="where to write the model")
     parser.add_argument("--cache", help="keep the rendered data in this file (development)")
     args = parser.parse_args(argv)
     if not 0.0 <= args.glare_on_print <= 1.0:
         parser.error(f"--glare-on-print {args.glare_on_print}: a share from 0 to 1")
+    if args.damage_seeds < 1:
+        parser.error(f"--damage-seeds {args.damage_seeds}: at least one")
+    if args.networks is not None and not args.networks.is_file():
+        parser.error(f"--networks {args.networks}: no such model file")
     missing = [font.name for font in TRAINING.fonts if not font.available()]
     if missing:
         print(
@@ -115,9 +143,15 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    started = time.perf_counter()
+    seeds = damage_seeds(args.seed, args.damage_seeds)
+    if args.networks is not None:
+        bursts = render_calibration(args.calibration, args.burst, args.seed, args.workers)
+        print(f"{len(bursts)} calibration balls ({time.perf_counter() - started:.0f} s)")
+        networks = load_model(args.networks)
+        return finish(networks, bursts, seeds, args.by_evidence, args.output, started)
     from bingo_hall.vision.fit_nets import fit_orientation, fit_reading, set_threads
 
-    started = time.perf_counter()
     if args.cache and Path(args.cache).exists():  # a development shortcut
         with open(args.cache, "rb") as file:
             labels, bursts = pickle.load(file)
@@ -138,14 +172,25 @@ def main(argv: list[str] | None = None) -> int:
     orientation = fit_orientation(seen, args.seed, args.epochs)
     readers = tuple(fit_reading(seen, args.seed + 1 + i, args.epochs) for i in range(args.readers))
     print(f"fitted ({time.perf_counter() - started:.0f} s)", flush=True)
-    model, stats = calibrate(
-        LabelModel(orientation, readers), bursts, args.seed + CALIBRATION_DAMAGE_SEED
-    )
+    networks = LabelModel(orientation, readers)
+    return finish(networks, bursts, seeds, args.by_evidence, args.output, started)
+
+
+def finish(
+    networks: LabelModel,
+    bursts: list[Burst],
+    seeds: list[int],
+    by_evidence: bool,
+    output: Path,
+    started: float,
+) -> int:
+    """Calibrate the networks, write the model, say what was chosen."""
+    model, stats = calibrate(networks, bursts, seeds, by_evidence)
     for key, value in stats.items():
         print(f"  {key}: {value}")
-    model.save(args.output)
-    size = args.output.stat().st_size
-    print(f"wrote {args.output} ({size / 1024:.0f} KiB) in {time.perf_counter() - started:.0f} s")
+    model.save(output)
+    size = output.stat().st_size
+    print(f"wrote {output} ({size / 1024:.0f} KiB) in {time.perf_counter() - started:.0f} s")
     return 0
 
 

@@ -1,10 +1,12 @@
-"""The calibration: its readings are the reader's, and the threshold lies above every wrong one."""
+"""The calibration: its readings are the reader's, and each threshold lies above every wrong
+reading of its kind."""
 
 from __future__ import annotations
 
 import math
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -14,6 +16,7 @@ from bingo_hall.vision.calibrate import (
     Calibration,
     damaged,
     threshold_above,
+    thresholds_by_evidence,
 )
 from bingo_hall.vision.label_data import render_bursts
 from bingo_hall.vision.recognise import LABELS_PER_FRAME, BallReader, evidence_from_labels
@@ -35,31 +38,55 @@ def test_the_calibration_reads_as_the_reader_decides() -> None:
             assert row[0] == truth
             assert row[2] == decided.guess
             assert math.isclose(row[1], decided.confidence, rel_tol=1e-6)  # batches of labels
+            if decided.guess is not None:
+                assert row[3] == max(e.agreeing_labels(decided.guess - 1) for e in used)
+    assert any(row[3] == 2 for row in readings) and any(row[3] == 1 for row in readings)
 
 
 confidence = st.floats(0.0, 0.999, allow_nan=False)
+confidence = st.floats(0.0, 1 - 1e-7, allow_nan=False)
 rows = st.lists(
-    st.tuples(st.integers(1, 90), confidence, st.one_of(st.none(), st.integers(1, 90))),
+    st.tuples(
+        st.integers(1, 90), confidence, st.one_of(st.none(), st.integers(1, 90)), st.integers(0, 2)
+    ),
     min_size=1,
     max_size=40,
 )
+
+
+def assert_above_with_margin(threshold: float, worst: float) -> None:
+    log_odds = math.log(threshold / (1 - threshold))
+    assert threshold > worst
+    assert log_odds >= math.log(max(worst, 1e-9) / (1 - worst)) + MARGIN - 1e-9
 
 
 @given(rows)
 def test_the_threshold_lies_above_every_wrong_reading_with_its_margin(rows: list) -> None:
     threshold, wrong = threshold_above(rows)
     assert MIN_THRESHOLD <= threshold < 1.0
-    assert wrong == sorted((c for t, c, g in rows if g is not None and g != t), reverse=True)
+    assert wrong == sorted((c for t, c, g, _ in rows if g is not None and g != t), reverse=True)
     for worst in wrong[:1]:
-        log_odds = math.log(threshold / (1 - threshold))
-        assert threshold > worst
-        assert log_odds >= math.log(max(worst, 1e-9) / (1 - worst)) + MARGIN - 1e-9
+        assert_above_with_margin(threshold, worst)
+
+
+@given(rows)
+def test_each_threshold_answers_for_the_wrong_readings_of_its_evidence(rows: list) -> None:
+    one, two = thresholds_by_evidence(rows)
+    assert min(one, two) >= MIN_THRESHOLD and max(one, two) < 1.0
+    for t, c, g, agreeing in rows:
+        if g is not None and g != t:
+            assert_above_with_margin(two if agreeing >= 2 else one, c)
 
 
 def test_no_wrong_reading_leaves_the_floor() -> None:
-    right = [(n, 0.9999, n) for n in range(1, 91)] + [(5, 0.0, None)]
+    right = [(n, 0.9999, n, 1) for n in range(1, 91)] + [(5, 0.0, None, 0)]
     assert threshold_above(right) == (MIN_THRESHOLD, [])
-    assert np.isclose(threshold_above([(5, 0.5, 6)])[0], 100 / 101)
+    assert np.isclose(threshold_above([(5, 0.5, 6, 1)])[0], 100 / 101)
+    # a confident wrong reading on one label raises the one-label threshold alone
+    assert thresholds_by_evidence([*right, (5, 0.9999, 6, 1)]) == (
+        pytest.approx(999_900 / 999_901, abs=1e-12),
+        MIN_THRESHOLD,
+    )
 
 
 def test_damaged_bursts_keep_their_balls_and_repeat_with_their_seed() -> None:

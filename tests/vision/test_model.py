@@ -64,26 +64,37 @@ def test_a_clear_print_reads_as_its_ball(digit: int) -> None:
 
 
 def test_the_model_file_round_trips(tmp_path: Path) -> None:
+    model = LabelModel(*_random_networks(readers=2), 1.7, 0.75, 0.5, 0.9993, 0.9991)
+    path = tmp_path / "labels.npz"
+    model.save(path)
+    loaded = load_model(path)
+    settings = (loaded.temperature, loaded.label_fusion, loaded.fusion, loaded.threshold)
+    assert settings == (1.7, 0.75, 0.5, 0.9993)
+    assert loaded.threshold_two_labels == 0.9991
+    assert len(loaded.readers) == 2
+    for reader, read_back in zip(model.readers, loaded.readers, strict=True):
+        for name, value in reader.items():  # float16 in the file
+            assert np.allclose(read_back[name], value, rtol=1e-3, atol=1e-3)
+
+
+def test_a_model_file_with_one_threshold_uses_it_for_every_reading(tmp_path: Path) -> None:
+    """Model files written before the thresholds by evidence still load."""
+    path = tmp_path / "labels.npz"
+    LabelModel(*_random_networks(), threshold=0.9995, threshold_two_labels=0.5).save(path)
+    with np.load(path) as data:
+        kept = {k: data[k] for k in data.files if k != "threshold_two_labels"}
+    np.savez_compressed(path, **kept)
+    loaded = load_model(path)
+    assert loaded.threshold_for(1) == loaded.threshold_for(2) == 0.9995
+
+
+def _random_networks(readers: int = 1) -> tuple[dict, tuple[dict, ...]]:
     rng = np.random.default_rng(6)
 
     def weights(arch):
         return {k: rng.normal(size=s).astype(np.float32) for k, s in arch.shapes().items()}
 
-    readers = (weights(READING), weights(READING))
-    model = LabelModel(weights(ORIENTATION), readers, 1.7, 0.75, 0.5, 0.9993)
-    path = tmp_path / "labels.npz"
-    model.save(path)
-    loaded = load_model(path)
-    assert (loaded.temperature, loaded.label_fusion, loaded.fusion, loaded.threshold) == (
-        1.7,
-        0.75,
-        0.5,
-        0.9993,
-    )
-    assert len(loaded.readers) == 2
-    for reader, read_back in zip(model.readers, loaded.readers, strict=True):
-        for name, value in reader.items():  # float16 in the file
-            assert np.allclose(read_back[name], value, rtol=1e-3, atol=1e-3)
+    return weights(ORIENTATION), tuple(weights(READING) for _ in range(readers))
 
 
 outputs_row = arrays(np.float64, 21, elements=st.floats(-12.0, 12.0))

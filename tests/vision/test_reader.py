@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -9,7 +11,7 @@ from hypothesis import strategies as st
 
 from bingo_hall.vision.camera import SimulatedCamera
 from bingo_hall.vision.reading import Reading
-from bingo_hall.vision.recognise import ACCEPTANCE_THRESHOLD, BallReader, FrameEvidence
+from bingo_hall.vision.recognise import BallReader, FrameEvidence
 from bingo_hall.vision.render import render_ball
 from bingo_hall.vision.styles import HELD_OUT
 
@@ -36,9 +38,48 @@ def held_out_readings(reader: BallReader) -> list[tuple[int, Reading]]:
     return out
 
 
-def test_threshold_is_a_probability_close_to_one() -> None:
-    assert 0.99 <= ACCEPTANCE_THRESHOLD < 1.0
-    assert BallReader().threshold == ACCEPTANCE_THRESHOLD
+def test_the_thresholds_are_probabilities_close_to_one(reader: BallReader) -> None:
+    """Two labels of one frame that agree never need more confidence than one label alone."""
+    model = reader.model
+    assert 0.99 <= model.threshold_two_labels <= model.threshold < 1.0
+    assert model.threshold_for(0) == model.threshold_for(1) == model.threshold
+    assert model.threshold_for(2) == model.threshold_two_labels
+
+
+def spread(probabilities: dict[int, float]) -> np.ndarray:
+    """Log-probabilities over the 90 numbers: these, and the rest spread evenly."""
+    rest = (1 - sum(probabilities.values())) / (90 - len(probabilities))
+    row = np.full(90, np.log(rest))
+    for number, p in probabilities.items():
+        row[number - 1] = np.log(p)
+    return row
+
+
+def frame_evidence(confidence: float, labels: list[dict[int, float]]) -> FrameEvidence:
+    """A frame read as 37 at this confidence, whose labels, read alone, say these."""
+    label_scores = np.array([spread(probabilities) for probabilities in labels])
+    return FrameEvidence(spread({37: confidence}), None, ball=True, label_scores=label_scores)
+
+
+def test_a_reading_two_labels_agree_on_needs_less_confidence() -> None:
+    reader = BallReader()
+    model = reader.model = replace(reader.model, threshold=0.99999, threshold_two_labels=0.999)
+    between = 0.9999
+    one_label = reader.decide([frame_evidence(between, [{37: 0.9}])])
+    assert one_label.number is None and one_label.reason == "unsure" and one_label.guess == 37
+    agreeing = frame_evidence(between, [{37: 0.9}, {37: 0.5}])
+    assert agreeing.agreeing_labels(36) == 2
+    assert reader.decide([agreeing]).number == 37
+    # a second label that gives 37 less than even odds does not count
+    doubting = frame_evidence(between, [{37: 0.9}, {37: 0.45, 87: 0.3}])
+    assert doubting.agreeing_labels(36) == 1
+    assert reader.decide([doubting]).number is None
+    # two frames of one label each are one print seen twice, not two prints
+    twice = [frame_evidence(between, [{37: 0.9}]), frame_evidence(between, [{37: 0.9}])]
+    assert reader.decide(twice).number is None
+    # above the one-label threshold, one label is enough
+    sure = reader.decide([frame_evidence((1 + model.threshold) / 2, [{37: 0.9}])])
+    assert sure.number == 37
 
 
 def test_held_out_frames_are_read_and_never_wrongly(
@@ -52,12 +93,14 @@ def test_held_out_frames_are_read_and_never_wrongly(
     assert guessed >= GUESSED_FLOOR * FRAMES, f"{guessed}/{FRAMES} best guesses right"
 
 
-def test_readings_are_consistent(held_out_readings: list[tuple[int, Reading]]) -> None:
+def test_readings_are_consistent(
+    reader: BallReader, held_out_readings: list[tuple[int, Reading]]
+) -> None:
     for _, r in held_out_readings:
         assert 0.0 <= r.confidence <= 1.0
         if r.number is not None:
             assert r.reason is None and r.guess == r.number
-            assert r.confidence >= ACCEPTANCE_THRESHOLD
+            assert r.confidence >= reader.model.threshold_two_labels
         else:
             assert r.reason in ("no_ball", "unsure", "unreadable")
             assert r.guess is None or r.reason == "unsure"

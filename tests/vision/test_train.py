@@ -10,7 +10,7 @@ import pytest
 
 from bingo_hall.vision import train
 from bingo_hall.vision.label_data import LabelSet, frame_labels, render_labels
-from bingo_hall.vision.model import load_model
+from bingo_hall.vision.model import MODEL_PATH, load_model
 from bingo_hall.vision.render import draw_scene, sample_scene
 from bingo_hall.vision.styles import TRAINING, Font
 from bingo_hall.vision.train import main, seen_by_networks, unseen_fonts
@@ -31,16 +31,61 @@ def test_calibration_fonts_are_never_seen_by_the_networks() -> None:
 def test_a_small_training_run_writes_a_calibrated_model(tmp_path: Path, capsys) -> None:
     output = tmp_path / "labels.npz"
     code = main(
-        ["--frames", "150", "--calibration", "30", "--epochs", "1", "--output", str(output)]
+        [
+            *("--frames", "150", "--calibration", "30", "--epochs", "1"),
+            *("--damage-seeds", "2", "--by-evidence", "--output", str(output)),
+        ]
     )
     assert code == 0
     model = load_model(output)
-    assert 0.99 <= model.threshold < 1.0
+    assert 0.99 <= model.threshold < 1.0 and 0.99 <= model.threshold_two_labels < 1.0
     assert model.temperature > 0
     assert 0 < model.fusion <= 1 and 0 < model.label_fusion <= 1
     assert output.stat().st_size < 2 * 2**20  # four reading networks in float16
     printed = capsys.readouterr().out
-    assert "threshold" in printed and str(output) in printed
+    assert "threshold (one label)" in printed and str(output) in printed
+    assert "damage seeds: 2" in printed
+
+
+def test_networks_are_calibrated_again_without_fitting(tmp_path: Path, capsys) -> None:
+    """--networks keeps a model's weights and chooses its settings and thresholds afresh."""
+    output = tmp_path / "again.npz"
+    code = main(
+        [
+            *("--networks", str(MODEL_PATH), "--calibration", "12"),
+            *("--damage-seeds", "2", "--output", str(output)),
+        ]
+    )
+    assert code == 0
+    packaged, again = load_model(MODEL_PATH), load_model(output)
+    for kept, read_back in zip(packaged.readers, again.readers, strict=True):
+        assert all(np.array_equal(kept[name], read_back[name]) for name in kept)
+    assert 0.99 <= again.threshold == again.threshold_two_labels < 1.0  # one threshold
+    assert "fitted" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (["--damage-seeds", "0"], "--damage-seeds 0: at least one"),
+        (["--networks", "nowhere.npz"], "--networks nowhere.npz: no such model file"),
+    ],
+)
+def test_bad_calibration_options_are_refused(
+    tmp_path: Path, capsys, option: list[str], message: str
+) -> None:
+    output = tmp_path / "labels.npz"
+    with pytest.raises(SystemExit) as stop:
+        main([*option, "--output", str(output)])
+    assert stop.value.code == 2
+    assert message in capsys.readouterr().err
+    assert not output.exists()
+
+
+def test_the_damage_seeds_follow_the_run_seed() -> None:
+    seeds = train.damage_seeds(5, 3)
+    assert seeds == [1005, 1105, 1205]
+    assert train.damage_seeds(5, 2, skip=3) == [1305, 1405]
 
 
 def test_training_refuses_to_run_without_its_fonts(
