@@ -2,24 +2,26 @@
 
     python -m bingo_hall.vision.train [--frames N] [--calibration N] [--workers N] [--seed S]
         [--epochs N] [--readers N] [--glare-on-print SHARE] [--damage-seeds K]
-        [--by-evidence] [--networks MODEL] [--output PATH]
+        [--one-threshold] [--networks MODEL] [--output PATH]
 
 1. Render balls in the TRAINING styles only and run the reader's own pipeline on them (find
    the ball, find and flatten its labels); every label flattened is kept with the truth the
    renderer knows: the number, and the direction in which the print's text runs in the patch.
+   In a share of the frames (`--glare-on-print`, 0.35 by default) the glare spots are moved
+   onto the print nearest the camera, where they wash out the ink as a real highlight does.
 2. Fit the orientation network and the reading networks (an ensemble of `--readers`, the
    same fit from different seeds; PyTorch, a training-only dependency) on the labels of two
    thirds of the training fonts: the fonts whose place in the list is a multiple of three
    are kept out, for the calibration.
 3. Render the calibration set in those unseen fonts (another seed): bursts of three frames
    of one ball as the simulated camera gives them, read as rendered and again damaged as
-   the networks were taught, from `--damage-seeds` seeds (one by default). Fit the softmax
+   the networks were taught, from `--damage-seeds` seeds (eight by default). Fit the softmax
    temperature and the label- and frame-fusion exponents to the log-loss of the readings of
    first frames and whole bursts (as rendered and damaged from the first seed), then choose
-   the acceptance threshold on all of them: above every wrong reading, with a margin of a
-   factor of a hundred in the odds, and never below 0.99 (`bingo_hall.vision.calibrate`).
-   With `--by-evidence`, two thresholds so chosen: one for a reading that rests on one
-   label, one for a reading two labels of one frame agree on.
+   two acceptance thresholds on all of them, one for a reading that rests on one label and
+   one for a reading two labels of one frame agree on: each above every wrong reading of its
+   kind, with a margin of a factor of a hundred in the odds, and never below 0.99
+   (`bingo_hall.vision.calibrate`). `--one-threshold` chooses one for every reading.
 4. Write `bingo_hall/vision/model/labels.npz` (float16 weights).
 
 `--networks MODEL` skips steps 1 and 2 and calibrates the networks of a model file again.
@@ -112,16 +114,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--glare-on-print",
         type=float,
-        default=0.0,
+        default=0.35,
         help="share of training frames whose glare spots are moved onto the print (0 to 1)",
     )
     parser.add_argument(
-        "--damage-seeds", type=int, default=1, help="damage seeds of the calibration bursts"
+        "--damage-seeds", type=int, default=8, help="damage seeds of the calibration bursts"
     )
     parser.add_argument(
-        "--by-evidence",
+        "--one-threshold",
         action="store_true",
-        help="one threshold for readings on one label, one for two labels that agree",
+        help="one threshold for every reading, not one for a single label and one for two",
     )
     parser.add_argument(
         "--networks", type=Path, help="calibrate the networks of this model file again"
@@ -149,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
         bursts = render_calibration(args.calibration, args.burst, args.seed, args.workers)
         print(f"{len(bursts)} calibration balls ({time.perf_counter() - started:.0f} s)")
         networks = load_model(args.networks)
-        return finish(networks, bursts, seeds, args.by_evidence, args.output, started)
+        return finish(networks, bursts, seeds, not args.one_threshold, args.output, started)
     from bingo_hall.vision.fit_nets import fit_orientation, fit_reading, set_threads
 
     if args.cache and Path(args.cache).exists():  # a development shortcut
@@ -173,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     readers = tuple(fit_reading(seen, args.seed + 1 + i, args.epochs) for i in range(args.readers))
     print(f"fitted ({time.perf_counter() - started:.0f} s)", flush=True)
     networks = LabelModel(orientation, readers)
-    return finish(networks, bursts, seeds, args.by_evidence, args.output, started)
+    return finish(networks, bursts, seeds, not args.one_threshold, args.output, started)
 
 
 def finish(

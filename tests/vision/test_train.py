@@ -33,7 +33,7 @@ def test_a_small_training_run_writes_a_calibrated_model(tmp_path: Path, capsys) 
     code = main(
         [
             *("--frames", "150", "--calibration", "30", "--epochs", "1"),
-            *("--damage-seeds", "2", "--by-evidence", "--output", str(output)),
+            *("--damage-seeds", "2", "--output", str(output)),
         ]
     )
     assert code == 0
@@ -53,7 +53,7 @@ def test_networks_are_calibrated_again_without_fitting(tmp_path: Path, capsys) -
     code = main(
         [
             *("--networks", str(MODEL_PATH), "--calibration", "12"),
-            *("--damage-seeds", "2", "--output", str(output)),
+            *("--damage-seeds", "2", "--one-threshold", "--output", str(output)),
         ]
     )
     assert code == 0
@@ -100,9 +100,9 @@ def test_training_refuses_to_run_without_its_fonts(
     assert not output.exists()
 
 
-def test_glare_on_print_is_an_option_that_leaves_the_default_data_as_it_was() -> None:
-    """With no share, the training labels are the scenes as sampled (so `make train` still
-    reproduces the packaged model); with a share of one, every frame's glare is moved."""
+def test_glare_on_print_moves_the_glare_of_its_share_of_the_frames_alone() -> None:
+    """With no share, the training labels are the scenes as sampled; with a share of one,
+    every frame's glare is moved."""
     plain = render_labels((7, 12, TRAINING, 0.0))
     rng = np.random.default_rng(7)
     expected = []
