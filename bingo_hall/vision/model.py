@@ -15,7 +15,7 @@ their mixture is surer where it may be and less sure where it may not.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
@@ -87,6 +87,19 @@ class LabelModel:
     @cached_property
     def _reader_kernels(self) -> tuple[tuple[np.ndarray, ...], ...]:
         return tuple(conv_kernels(weights, READING) for weights in self.readers)
+
+    def as_saved(self) -> LabelModel:
+        """The model with its weights rounded to float16 as the file keeps them: the one the
+        reader will run, so the one to calibrate."""
+
+        def rounded(weights: Weights) -> Weights:
+            return {k: v.astype(np.float16).astype(np.float32) for k, v in weights.items()}
+
+        return replace(
+            self,
+            orientation=rounded(self.orientation),
+            readers=tuple(rounded(reader) for reader in self.readers),
+        )
 
     def save(self, path: Path = MODEL_PATH) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -174,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     orientation = fit_orientation(seen, args.seed, args.epochs)
     readers = tuple(fit_reading(seen, args.seed + 1 + i, args.epochs) for i in range(args.readers))
     print(f"fitted ({time.perf_counter() - started:.0f} s)", flush=True)
-    networks = LabelModel(orientation, readers)
+    networks = LabelModel(orientation, readers).as_saved()
     return finish(networks, bursts, seeds, not args.one_threshold, args.output, started)
 
 

@@ -88,6 +88,21 @@ def test_a_model_file_with_one_threshold_uses_it_for_every_reading(tmp_path: Pat
     assert loaded.threshold_for(1) == loaded.threshold_for(2) == 0.9995
 
 
+def test_the_model_calibrated_is_the_model_the_file_gives(tmp_path: Path) -> None:
+    """Training calibrates the networks rounded as the file keeps them, not the fitted ones."""
+    model = LabelModel(*_random_networks(readers=2))
+    path = tmp_path / "labels.npz"
+    model.save(path)
+    loaded, rounded = load_model(path), model.as_saved()
+    for ours, theirs in zip(
+        (rounded.orientation, *rounded.readers), (loaded.orientation, *loaded.readers), strict=True
+    ):
+        assert all(np.array_equal(ours[name], theirs[name]) for name in ours)
+    assert not np.array_equal(
+        model.readers[0]["hidden.weight"], rounded.readers[0]["hidden.weight"]
+    )
+
+
 def _random_networks(readers: int = 1) -> tuple[dict, tuple[dict, ...]]:
     rng = np.random.default_rng(6)
 
