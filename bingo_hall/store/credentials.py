@@ -119,7 +119,13 @@ def hash_password(password: str, salt: bytes | None = None) -> str:
 
 
 def verify_password(password: str, stored: str) -> bool:
-    """Whether ``password`` matches the stored scrypt string (constant-time comparison)."""
+    """Whether ``password`` matches the stored scrypt string (constant-time comparison).
+
+    A password with a NUL character never matches: scrypt keys HMAC with the password, and
+    HMAC pads a short key with zero bytes, so "secret" and "secret\\0" hash alike (no stored
+    password holds a NUL: `_check_password` refuses them)."""
+    if "\x00" in password:
+        return False
     try:
         scheme, n, r, p, salt_b64, key_b64 = stored.split("$")
         if scheme != "scrypt":
@@ -177,6 +183,8 @@ def _check_password(password: object) -> str:
         raise ValueError(
             f"password too long: {len(password)} characters, at most {PASSWORD_MAX} allowed"
         )
+    if "\x00" in password:
+        raise ValueError("a password may not contain the NUL character (U+0000)")
     return password
 
 
@@ -279,7 +287,7 @@ class CredentialStore:
                         StaffUserRecord.active,
                     ).where(StaffUserRecord.username == username)
                 ).one_or_none()
-        if not isinstance(password, str) or len(password) > PASSWORD_MAX:
+        if not isinstance(password, str) or len(password) > PASSWORD_MAX or "\x00" in password:
             password = ""  # still hash something: same cost, and it cannot match
             row = None
         stored = row.password_hash if row is not None else _dummy_hash()

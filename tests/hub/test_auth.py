@@ -331,7 +331,10 @@ _names = itertools.count()
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
-@given(password=st.text(min_size=10, max_size=40), other=st.text(max_size=40))
+@given(
+    password=st.text(st.characters(exclude_characters="\x00"), min_size=10, max_size=40),
+    other=st.text(max_size=40),
+)
 def test_check_password_accepts_exactly_the_right_password(
     store: CredentialStore, password: str, other: str
 ) -> None:
@@ -342,3 +345,21 @@ def test_check_password_accepts_exactly_the_right_password(
     assert principal is not None and principal.id == username
     assert store.check_password(username, other) is None
     assert store.check_password(username, password[:-1]) is None
+    assert store.check_password(username, password + "\x00") is None
+
+
+def test_a_password_with_a_nul_character_is_refused_and_never_matches(
+    store: CredentialStore,
+) -> None:
+    """scrypt keys HMAC with the password and HMAC pads short keys with zero bytes, so a
+    trailing NUL would hash as the password without it."""
+    username = f"user{next(_names)}"
+    with pytest.raises(ValueError, match="NUL character"):
+        store.add_user(username, Role.JEFE_DE_MESA, "correct horse\x00")
+    assert store.check_password(username, "correct horse") is None  # nothing was added
+    store.add_user(username, Role.JEFE_DE_MESA, "correct horse")
+    assert store.check_password(username, "correct horse") is not None
+    assert store.check_password(username, "correct horse\x00") is None
+    with pytest.raises(ValueError, match="NUL character"):
+        store.set_password(username, "battery staple\x00")
+    assert store.check_password(username, "correct horse") is not None  # unchanged
