@@ -123,9 +123,8 @@ def verify_password(password: str, stored: str) -> bool:
 
     A password with a NUL character never matches: scrypt keys HMAC with the password, and
     HMAC pads a short key with zero bytes, so "secret" and "secret\\0" hash alike (no stored
-    password holds a NUL: `_check_password` refuses them)."""
-    if "\x00" in password:
-        return False
+    password holds a NUL: `_check_password` refuses them). It costs one scrypt all the same."""
+    has_nul = "\x00" in password
     try:
         scheme, n, r, p, salt_b64, key_b64 = stored.split("$")
         if scheme != "scrypt":
@@ -133,7 +132,7 @@ def verify_password(password: str, stored: str) -> bool:
         salt = base64.b64decode(salt_b64, validate=True)
         expected = base64.b64decode(key_b64, validate=True)
         key = hashlib.scrypt(
-            _encode(password),
+            _encode("" if has_nul else password),
             salt=salt,
             n=int(n),
             r=int(r),
@@ -143,7 +142,7 @@ def verify_password(password: str, stored: str) -> bool:
         )
     except (ValueError, TypeError):  # malformed stored string or parameters out of range
         return False
-    return hmac.compare_digest(key, expected)
+    return hmac.compare_digest(key, expected) and not has_nul
 
 
 @lru_cache(maxsize=1)
@@ -287,7 +286,7 @@ class CredentialStore:
                         StaffUserRecord.active,
                     ).where(StaffUserRecord.username == username)
                 ).one_or_none()
-        if not isinstance(password, str) or len(password) > PASSWORD_MAX or "\x00" in password:
+        if not isinstance(password, str) or len(password) > PASSWORD_MAX:
             password = ""  # still hash something: same cost, and it cannot match
             row = None
         stored = row.password_hash if row is not None else _dummy_hash()
