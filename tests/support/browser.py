@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
 
@@ -110,7 +111,12 @@ class PreparedHall:
 
 
 class HubProcess:
-    """`bingo-hall serve --config FILE --port N` as a subprocess; restartable on its port."""
+    """`bingo-hall serve --config FILE --port N` as a subprocess; restartable on its port.
+
+    `running` holds the hubs started and not yet stopped, so that a failing browser test can
+    show their logs (tests/displays/conftest.py)."""
+
+    running: ClassVar[list[HubProcess]] = []
 
     def __init__(self, hall: PreparedHall, port: int | None = None) -> None:
         self.hall = hall
@@ -129,6 +135,7 @@ class HubProcess:
             self.process = subprocess.Popen(
                 command, cwd=REPO, stdout=out, stderr=subprocess.STDOUT, text=True, env=os.environ
             )
+        HubProcess.running.append(self)
         deadline = time.monotonic() + timeout
         while True:
             try:
@@ -145,6 +152,8 @@ class HubProcess:
     def stop(self) -> None:
         if self.process is None:
             return
+        if self in HubProcess.running:
+            HubProcess.running.remove(self)
         self.process.send_signal(signal.SIGTERM)
         try:
             self.process.wait(timeout=20)
@@ -152,6 +161,10 @@ class HubProcess:
             self.process.kill()
             self.process.wait(timeout=10)
         self.process = None
+
+    def log_tail(self, characters: int = 8000) -> str:
+        text = self.log.read_text(encoding="utf-8", errors="replace") if self.log.exists() else ""
+        return text[-characters:]
 
     def health(self) -> dict:
         with urllib.request.urlopen(f"{self.base}/health", timeout=5) as answer:
