@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from decimal import Decimal
+from decimal import ROUND_FLOOR, Decimal
 from typing import Any
 
 from bingo_hall.domain.cards import ROW_NAMES
@@ -224,13 +224,28 @@ def render_text(acta: Json) -> str:
     return "\n".join(lines) + "\n"
 
 
+def confidence_text(value: float) -> str:
+    """A reading's confidence, cut (never rounded up) to four decimals, or to as many more, up
+    to eight, as it takes for a digit other than 9 to show: a reading held at 0.99995 must not
+    print as a certain 1,0000."""
+    exact = Decimal(repr(float(value)))
+    if exact >= 1:
+        return "1,0000"
+    for decimals in range(4, 9):
+        step = Decimal(1).scaleb(-decimals)
+        shown = exact.quantize(step, rounding=ROUND_FLOOR)
+        if shown < 1 - step:
+            break
+    return str(shown).replace(".", ",")
+
+
 def _reading_text(camera: Json) -> str:
     if camera["reading"] is not None:
         seen = f"lee {camera['reading']}"
     else:
         guess = f", quizá {camera['guess']}" if camera["guess"] is not None else ""
         seen = f"{NO_READING[camera['reason']]}{guess}"
-    confidence = f"{camera['confidence']:.4f}".replace(".", ",")
+    confidence = confidence_text(camera["confidence"])
     frame = f"; fotograma {camera['frame'][:16]}…" if camera["frame"] else "; sin fotograma"
     return f"{seen} (confianza {confidence}){frame}"
 

@@ -449,8 +449,9 @@ function renderHold() {
   $('#hold-called').textContent = hold.called ?? '—';
   $('#hold-reading').textContent =
     camera.reading ?? (camera.guess !== null && camera.guess !== undefined ? t('hold.guess', { n: camera.guess }) : '—');
+  // Cut, never rounded up: a reading held at 0.996 must not show as a certain 100 %.
   $('#hold-confidence').textContent =
-    camera.confidence !== undefined && camera.confidence !== null ? `${Math.round(camera.confidence * 100)} %` : '—';
+    camera.confidence !== undefined && camera.confidence !== null ? `${Math.floor(camera.confidence * 100)} %` : '—';
   const disagrees = camera.reading !== null && camera.reading !== undefined && camera.reading !== hold.called;
   $('#hold-reason').textContent = camera.reason
     ? t(`hold.reason.${camera.reason}`)
