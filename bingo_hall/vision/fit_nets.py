@@ -26,6 +26,7 @@ from bingo_hall.vision.labelnet import (
     standardise,
     upright,
 )
+from bingo_hall.vision.letterforms import vary_letterforms
 from bingo_hall.vision.model import TENS, UNITS
 
 UPSIDE_DOWN_SHARE = 0.15
@@ -134,9 +135,12 @@ def digit_targets(numbers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return TENS[rows], UNITS[rows]
 
 
-def reading_inputs(data: LabelSet, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """One epoch's upright labels (with their errors of direction, scale and place) and
-    which of them were turned upside down."""
+def reading_inputs(
+    data: LabelSet, rng: np.random.Generator, letterforms: float = 0.0
+) -> tuple[np.ndarray, np.ndarray]:
+    """One epoch's upright labels (with their errors of direction, scale and place, and
+    `letterforms` of them with their letterforms varied) and which of them were turned
+    upside down."""
     flipped = rng.random(len(data)) < UPSIDE_DOWN_SHARE
     error = np.radians(rng.normal(0, ANGLE_ERROR_DEG, len(data)))
     angles = data.angle + error + np.where(flipped, math.pi, 0.0)
@@ -148,11 +152,14 @@ def reading_inputs(data: LabelSet, rng: np.random.Generator) -> tuple[np.ndarray
             for g, a, s, (dx, dy) in zip(data.grey, angles, scales, shifts, strict=True)
         ]
     )
+    if letterforms > 0:
+        images = vary_letterforms(images, rng, letterforms)
     return damage(images, rng), flipped
 
 
-def fit_reading(data: LabelSet, seed: int, epochs: int) -> Weights:
-    """The reading network: tens, units, upside down."""
+def fit_reading(data: LabelSet, seed: int, epochs: int, letterforms: float = 0.0) -> Weights:
+    """The reading network: tens, units, upside down; `letterforms`: the share of training
+    prints whose letterforms are varied afresh each epoch (`vary_letterforms`)."""
     torch = _torch()
     functional = torch.nn.functional
     torch.manual_seed(seed)
@@ -163,7 +170,7 @@ def fit_reading(data: LabelSet, seed: int, epochs: int) -> Weights:
     def batches(epoch):
         if epoch is None:
             return math.ceil(len(data) / BATCH)
-        images, flipped = reading_inputs(data, rng)
+        images, flipped = reading_inputs(data, rng, letterforms)
         x = standardise(images)
         order = rng.permutation(len(x))
         out = []

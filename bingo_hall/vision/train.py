@@ -118,6 +118,12 @@ def main(argv: list[str] | None = None) -> int:
         help="share of training frames whose glare spots are moved onto the print (0 to 1)",
     )
     parser.add_argument(
+        "--letterforms",
+        type=float,
+        default=0.0,
+        help="share of training prints slanted, narrowed or widened and bent (0 to 1)",
+    )
+    parser.add_argument(
         "--damage-seeds", type=int, default=8, help="damage seeds of the calibration bursts"
     )
     parser.add_argument(
@@ -133,6 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not 0.0 <= args.glare_on_print <= 1.0:
         parser.error(f"--glare-on-print {args.glare_on_print}: a share from 0 to 1")
+    if not 0.0 <= args.letterforms <= 1.0:
+        parser.error(f"--letterforms {args.letterforms}: a share from 0 to 1")
     if args.damage_seeds < 1:
         parser.error(f"--damage-seeds {args.damage_seeds}: at least one")
     if args.networks is not None and not args.networks.is_file():
@@ -172,7 +180,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     set_threads(args.workers)
     orientation = fit_orientation(seen, args.seed, args.epochs)
-    readers = tuple(fit_reading(seen, args.seed + 1 + i, args.epochs) for i in range(args.readers))
+    readers = tuple(
+        fit_reading(seen, args.seed + 1 + i, args.epochs, args.letterforms)
+        for i in range(args.readers)
+    )
     print(f"fitted ({time.perf_counter() - started:.0f} s)", flush=True)
     networks = LabelModel(orientation, readers).as_saved()
     return finish(networks, bursts, seeds, not args.one_threshold, args.output, started)

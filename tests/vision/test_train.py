@@ -68,6 +68,7 @@ def test_networks_are_calibrated_again_without_fitting(tmp_path: Path, capsys) -
     ("option", "message"),
     [
         (["--damage-seeds", "0"], "--damage-seeds 0: at least one"),
+        (["--letterforms", "-0.1"], "--letterforms -0.1: a share from 0 to 1"),
         (["--networks", "nowhere.npz"], "--networks nowhere.npz: no such model file"),
     ],
 )
