@@ -1,8 +1,8 @@
 """Train the label networks from rendered balls, calibrate them, choose the threshold.
 
     python -m bingo_hall.vision.train [--frames N] [--calibration N] [--workers N] [--seed S]
-        [--epochs N] [--readers N] [--glare-on-print SHARE] [--damage-seeds K]
-        [--one-threshold] [--networks MODEL] [--output PATH]
+        [--epochs N] [--readers N] [--glare-on-print SHARE] [--letterforms SHARE]
+        [--damage-seeds K] [--one-threshold] [--networks MODEL] [--output PATH]
 
 1. Render balls in the TRAINING styles only and run the reader's own pipeline on them (find
    the ball, find and flatten its labels); every label flattened is kept with the truth the
@@ -12,7 +12,8 @@
 2. Fit the orientation network and the reading networks (an ensemble of `--readers`, the
    same fit from different seeds; PyTorch, a training-only dependency) on the labels of two
    thirds of the training fonts: the fonts whose place in the list is a multiple of three
-   are kept out, for the calibration.
+   are kept out, for the calibration. `--letterforms SHARE` (0 by default) slants, narrows
+   or widens and bends that share of the upright prints afresh each epoch.
 3. Render the calibration set in those unseen fonts (another seed): bursts of three frames
    of one ball as the simulated camera gives them, read as rendered and again damaged as
    the networks were taught, from `--damage-seeds` seeds (eight by default). Fit the softmax
