@@ -152,7 +152,7 @@ def reading_inputs(
             for g, a, s, (dx, dy) in zip(data.grey, angles, scales, shifts, strict=True)
         ]
     )
-    if letterforms > 0:
+    if letterforms > 0:  # with none, the epoch's random draws stay those of a fit before
         images = vary_letterforms(images, rng, letterforms)
     return damage(images, rng), flipped
 

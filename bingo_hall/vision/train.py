@@ -138,10 +138,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output", type=Path, default=MODEL_PATH, help="where to write the model")
     parser.add_argument("--cache", help="keep the rendered data in this file (development)")
     args = parser.parse_args(argv)
-    if not 0.0 <= args.glare_on_print <= 1.0:
-        parser.error(f"--glare-on-print {args.glare_on_print}: a share from 0 to 1")
-    if not 0.0 <= args.letterforms <= 1.0:
-        parser.error(f"--letterforms {args.letterforms}: a share from 0 to 1")
+    for option, share in (
+        ("--glare-on-print", args.glare_on_print),
+        ("--letterforms", args.letterforms),
+    ):
+        if not 0.0 <= share <= 1.0:
+            parser.error(f"{option} {share}: a share from 0 to 1")
     if args.damage_seeds < 1:
         parser.error(f"--damage-seeds {args.damage_seeds}: at least one")
     if args.networks is not None and not args.networks.is_file():
