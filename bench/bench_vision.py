@@ -8,6 +8,7 @@ in training or calibration), reads each one with `BallReader.read` on one core
 - wrong numbers above the acceptance threshold (must be 0), unsure and unreadable counts;
 - the confusion cases: how often each wrong best guess came up (rendered → guess), and the
   most confident of them;
+- by typeface: frames, read, best guess right (the typefaces the reader finds hardest);
 - time per frame (median, p99) against a baseline measured on the same frames in the same
   process: the bare cost of cv2.cvtColor + cv2.GaussianBlur(5×5) on the frame;
 - then, as the hub reads a ball, bursts of three frames from the simulated camera (held-out
@@ -88,7 +89,8 @@ def main() -> int:
     base_times: list[float] = []
     outcomes: Counter[str] = Counter()
     confusions: list[tuple[int, int | None, float, str | None]] = []
-    for i, (truth, _, frame) in enumerate(scenes(args.frames, args.seed, style_set)):
+    by_font: Counter[tuple[str, str]] = Counter()
+    for i, (truth, scene, frame) in enumerate(scenes(args.frames, args.seed, style_set)):
         start = time.perf_counter()
         baseline(frame)
         middle = time.perf_counter()
@@ -96,6 +98,9 @@ def main() -> int:
         end = time.perf_counter()
         base_times.append(middle - start)
         read_times.append(end - middle)
+        by_font[scene.font.name, "frames"] += 1
+        by_font[scene.font.name, "read"] += reading.number == truth
+        by_font[scene.font.name, "guess"] += (reading.number or reading.guess) == truth
         if reading.number == truth:
             outcomes["correct"] += 1
         elif reading.number is not None:
@@ -126,6 +131,7 @@ def main() -> int:
     print("the most confident wrong guesses (rendered → guess, confidence, reason):")
     for truth, guess, confidence, reason in sorted(wrong, key=lambda c: -c[2])[:25]:
         print(f"  {truth:2d} → {guess!s:>4}  {confidence:.6f}  {reason}")
+    print_by_font(by_font)
     med, p99 = statistics.median(read_times) * 1e3, percentile(read_times, 99) * 1e3
     bmed, bp99 = statistics.median(base_times) * 1e3, percentile(base_times, 99) * 1e3
     print(f"time per frame (one core): median {med:.2f} ms, p99 {p99:.2f} ms")
@@ -133,6 +139,20 @@ def main() -> int:
     print(f"ratio (median): {med / bmed:.1f}x")
     wrong_bursts = bursts(reader, args.bursts, args.seed, style_set)
     return 0 if outcomes["wrong_above_threshold"] == 0 and wrong_bursts == 0 else 1
+
+
+def print_by_font(by_font: Counter[tuple[str, str]]) -> None:
+    """Frames, read and best guess right per typeface, the hardest first."""
+    fonts = sorted(
+        {name for name, _ in by_font}, key=lambda f: by_font[f, "read"] / by_font[f, "frames"]
+    )
+    print("by typeface (frames: read, best guess right):")
+    for font in fonts:
+        frames = by_font[font, "frames"]
+        print(
+            f"  {font:24s} {frames:5d}: {by_font[font, 'read'] / frames:7.2%} read, "
+            f"{by_font[font, 'guess'] / frames:7.2%} best guess right"
+        )
 
 
 def bursts(reader: BallReader, balls: int, seed: int, style_set: StyleSet) -> int:
