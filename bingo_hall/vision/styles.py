@@ -208,8 +208,9 @@ HELD_OUT = StyleSet(
         Font("hershey-plain", hershey=HERSHEY_PLAIN, stroke=0.10),
         Font("hershey-complex-small", hershey=HERSHEY_COMPLEX_SMALL, stroke=0.10),
         Font("hershey-duplex-heavy", hershey=HERSHEY_DUPLEX, stroke=0.16),
-        # Debian's DejaVu: used when present, never required.
-        _dejavu("dejavu-sans-bold", "DejaVuSans-Bold.ttf"),
+        # Debian's DejaVu: used when present, never required. Not DejaVu Sans: its digits
+        # are Vera's, which the training draws.
+        _dejavu("dejavu-serif", "DejaVuSerif.ttf"),
         _dejavu("dejavu-sans-condensed", "DejaVuSansCondensed.ttf"),
         _dejavu("dejavu-serif-bold", "DejaVuSerif-Bold.ttf"),
     ),

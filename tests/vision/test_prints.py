@@ -4,6 +4,7 @@ a piece of it (one digit of a thin face, a stroke beside a highlight)."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -16,17 +17,20 @@ from bingo_hall.vision.styles import HELD_OUT, TRAINING, StyleSet
 # The generator's state just before two rendered balls on which the print finder, left to
 # itself, closes in on one digit: a 41 in Hershey Duplex (training styles) and a 42 in
 # Hershey Plain (held-out styles; the reader took it for a 48 before the window had a floor).
+# The typeface is given by name, so that a longer font list does not change the ball.
 ZOOMING_IN = [
     (
         TRAINING,
+        "hershey-duplex",
         {
-            "state": 32769602856675643101642934262670755728,
-            "inc": 222003063171874261427395693950637096479,
+            "state": 46346679981902017006723425777172231476,
+            "inc": 69081386212300882839914119748915158347,
         },
-        (0, 4159819385),
+        (0, 0),
     ),
     (
         HELD_OUT,
+        "hershey-plain",
         {
             "state": 114845843921045417206711066451174563927,
             "inc": 12857189188339622910064602082720338765,
@@ -36,8 +40,10 @@ ZOOMING_IN = [
 ]
 
 
-def _scene_and_frame(style_set: StyleSet, pcg64: dict[str, int], spare: tuple[int, int]):
-    """The ball rendered by a generator started from the recorded PCG64 state."""
+def _scene_and_frame(
+    style_set: StyleSet, font_name: str, pcg64: dict[str, int], spare: tuple[int, int]
+):
+    """The ball rendered in that typeface by a generator started from the recorded state."""
     rng = np.random.default_rng()
     has_uint32, uinteger = spare
     rng.bit_generator.state = {
@@ -47,7 +53,8 @@ def _scene_and_frame(style_set: StyleSet, pcg64: dict[str, int], spare: tuple[in
         "uinteger": uinteger,
     }
     truth = int(rng.integers(1, 91))
-    scene = sample_scene(truth, rng, style_set)
+    font = next(font for font in style_set.fonts if font.name == font_name)
+    scene = replace(sample_scene(truth, rng, style_set), font=font)
     return scene, draw_scene(scene, rng)
 
 
@@ -60,11 +67,11 @@ def _window_share(scene, frame) -> float:
     return min(label.span for label in labels) / math.sin(math.radians(scene.label_deg))
 
 
-@pytest.mark.parametrize(("style_set", "pcg64", "spare"), ZOOMING_IN)
+@pytest.mark.parametrize(("style_set", "font_name", "pcg64", "spare"), ZOOMING_IN)
 def test_the_window_never_closes_in_on_a_piece_of_the_print(
-    style_set: StyleSet, pcg64: dict[str, int], spare: tuple[int, int], monkeypatch
+    style_set: StyleSet, font_name: str, pcg64: dict[str, int], spare: tuple[int, int], monkeypatch
 ) -> None:
-    scene, frame = _scene_and_frame(style_set, pcg64, spare)
+    scene, frame = _scene_and_frame(style_set, font_name, pcg64, spare)
     assert scene.number in (41, 42)
     # the print (two digits and the bar) reaches about 0.6 of the label's half-width
     assert _window_share(scene, frame) > 0.55

@@ -11,6 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bingo_hall.vision.digits import printed_digits
+from bingo_hall.vision.glyphs import digit_masks
 from bingo_hall.vision.render import (
     HELD_OUT,
     TRAINING,
@@ -23,7 +24,7 @@ from bingo_hall.vision.render import (
     rotation,
     sample_scene,
 )
-from bingo_hall.vision.styles import Conditions
+from bingo_hall.vision.styles import Conditions, Font
 
 
 def test_same_seed_same_frame_and_another_seed_another() -> None:
@@ -148,6 +149,28 @@ def test_training_and_held_out_styles_are_disjoint() -> None:
     assert HELD_OUT.conditions.tilt_deg > TRAINING.conditions.tilt_deg
     assert HELD_OUT.conditions.blur.hi > TRAINING.conditions.blur.hi
     assert HELD_OUT.conditions.noise.hi > TRAINING.conditions.noise.hi
+
+
+def _digit_overlap(a: Font, b: Font) -> float:
+    """Mean intersection over union of two typefaces' digits, each scaled to 48×64."""
+    overlaps = []
+    for mask_a, mask_b in zip(digit_masks(a), digit_masks(b), strict=True):
+        inked = [cv2.resize(m.astype(np.uint8) * 255, (48, 64)) > 127 for m in (mask_a, mask_b)]
+        overlaps.append((inked[0] & inked[1]).sum() / (inked[0] | inked[1]).sum())
+    return float(np.mean(overlaps))
+
+
+def test_no_held_out_typeface_draws_the_digits_of_a_training_one() -> None:
+    """A renamed copy (DejaVu Sans Bold is Vera Bold) would let the benchmark see training
+    digits; the nearest honest pairs overlap about 0.86."""
+    for held in HELD_OUT.usable_fonts():
+        nearest = max(TRAINING.fonts, key=lambda font: _digit_overlap(held, font))
+        assert _digit_overlap(held, nearest) < 0.95, (held.name, nearest.name)
+
+
+def test_a_copy_of_a_training_typeface_is_caught_by_its_digits() -> None:
+    vera_bold = next(font for font in TRAINING.fonts if font.name == "vera-bold")
+    assert _digit_overlap(replace(vera_bold, name="renamed"), vera_bold) > 0.99
 
 
 def test_training_fonts_never_depend_on_system_fonts() -> None:
