@@ -6,7 +6,7 @@ whose strokes are thinner than MIN_STROKE of the digits' height is printed thick
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 import cv2
@@ -18,7 +18,7 @@ GLYPH_HEIGHT = 120  # pixel height the glyphs are rendered at
 MIN_STROKE = 0.12  # the thinnest stroke printed, of the digits' height
 
 
-@lru_cache(maxsize=128)  # more than the training and held-out fonts
+@cache  # one entry per typeface, a fixed few
 def digit_masks(font: Font) -> tuple[np.ndarray, ...]:
     """The ten digits of `font` as uint8 masks (255 = ink), cropped tight left and right and to
     the common top and bottom of all ten, so that digits placed side by side share a baseline."""
@@ -40,7 +40,7 @@ def digit_masks(font: Font) -> tuple[np.ndarray, ...]:
     return tuple(masks)
 
 
-@lru_cache(maxsize=128)  # more than the training and held-out fonts
+@cache  # one entry per typeface, a fixed few
 def stroke_share(font: Font) -> float:
     """The printed digits' typical stroke width, of their height."""
     masks = digit_masks(font)
@@ -89,7 +89,7 @@ def _draw_digit(font: Font, text: str) -> np.ndarray:
     return canvas
 
 
-@lru_cache(maxsize=128)  # more than the training and held-out fonts
+@cache  # one entry per typeface, a fixed few
 def _pil_font(path: str) -> Any:  # a PIL FreeType font
     from PIL import ImageFont
 
