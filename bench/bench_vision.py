@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bingo_hall.vision.camera import SimulatedCamera  # noqa: E402
-from bingo_hall.vision.model import MODEL_PATH  # noqa: E402
+from bingo_hall.vision.model import EVIDENCE_NAMES, MODEL_PATH, Evidence  # noqa: E402
 from bingo_hall.vision.recognise import BallReader  # noqa: E402
 from bingo_hall.vision.render import Scene, draw_scene, sample_scene  # noqa: E402
 from bingo_hall.vision.styles import HELD_OUT, TRAINING, StyleSet  # noqa: E402
@@ -81,10 +81,10 @@ def main() -> int:
     fonts = ", ".join(f.name for f in style_set.usable_fonts())
     print(f"seed {args.seed}; {args.frames} frames; styles {style_set.name} ({fonts})")
     reader = BallReader(args.model)
-    print(
-        f"model {args.model}; acceptance thresholds {reader.model.threshold:.7f} (one label), "
-        f"{reader.model.threshold_two_labels:.7f} (two labels agreeing)"
+    thresholds = ", ".join(
+        f"{reader.model.threshold_for(kind):.7f} ({EVIDENCE_NAMES[kind]})" for kind in Evidence
     )
+    print(f"model {args.model}; acceptance thresholds {thresholds}")
     read_times: list[float] = []
     base_times: list[float] = []
     outcomes: Counter[str] = Counter()

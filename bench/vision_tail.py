@@ -6,9 +6,10 @@ but from other seeds (by default the eight after the calibration's own, so that 
 one the thresholds were not set on; `--skip 0` reads the calibration's), and reads them with
 each model given, at that model's own settings and thresholds. For each model it prints the
 wrong best guesses above its thresholds, above 0.999 and above 0.99, the readings correct
-and accepted, and the most confident wrong readings, for the readings that rest on one label
-and for those two labels agree on. The first model given (by default the packaged one) is
-the baseline the others are read against. A diagnosis, not timed.
+and accepted, and the most confident wrong readings, for each kind of evidence a reading
+rests on (one label; two labels found in a frame; two labels agreeing). The first model
+given (by default the packaged one) is the baseline the others are read against. A
+diagnosis, not timed.
 
 Usage: python bench/vision_tail.py [MODEL.npz ...] [--balls N] [--seeds K] [--skip K]
     [--workers N]
@@ -26,8 +27,20 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bingo_hall.vision.calibrate import Calibration, ReadingRow, accepted, damaged  # noqa: E402
-from bingo_hall.vision.model import MODEL_PATH, LabelModel, load_model  # noqa: E402
+from bingo_hall.vision.calibrate import (  # noqa: E402
+    Calibration,
+    ReadingRow,
+    accepted,
+    damaged,
+    of_kind,
+)
+from bingo_hall.vision.model import (  # noqa: E402
+    EVIDENCE_NAMES,
+    MODEL_PATH,
+    Evidence,
+    LabelModel,
+    load_model,
+)
 from bingo_hall.vision.train import DEFAULT_SEED, damage_seeds, render_calibration  # noqa: E402
 
 
@@ -62,13 +75,13 @@ def main() -> int:
         rows: list[ReadingRow] = []
         for seed in seeds:
             rows += Calibration(model, damaged(bursts, seed)).readings(model)
-        print(
-            f"{path} (thresholds {model.threshold:.7f} one label, "
-            f"{model.threshold_two_labels:.7f} two agreeing; temperature {model.temperature:.4f})"
+        thresholds = ", ".join(
+            f"{model.threshold_for(kind):.7f} {EVIDENCE_NAMES[kind]}" for kind in Evidence
         )
+        print(f"{path} (thresholds {thresholds}; temperature {model.temperature:.4f})")
         print(f"  all: {summary(rows, model)}")
-        print(f"  one label: {summary([r for r in rows if r[3] < 2], model)}")
-        print(f"  two labels agreeing: {summary([r for r in rows if r[3] >= 2], model)}")
+        for kind in Evidence:
+            print(f"  {EVIDENCE_NAMES[kind]}: {summary(of_kind(rows, kind), model)}")
     return 0
 
 

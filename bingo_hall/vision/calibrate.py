@@ -12,10 +12,11 @@ damage seed.
 The threshold is chosen on the readings as rendered and damaged from every damage seed
 (one by default: then it rests on one damaged reading). It lies above every wrong reading,
 with a margin of a factor of a hundred in the odds, and never below 0.99. By evidence, there
-are two thresholds, each so chosen: one for the readings that rest on a single label, one
-for the readings two labels of one frame agree on (`bingo_hall.vision.model.agreeing`). A
-damaged print that shows another number (an 8 that lost its left half is a 3) is read with
-the confidence of a clear print; a second print on the ball contradicts it.
+are three thresholds, each so chosen on the readings of its kind
+(`bingo_hall.vision.model.Evidence`): those that rest on a single label, those of a frame
+where two labels were found, and those two labels of one frame agree on. A damaged print
+that shows another number (an 8 that lost its left half is a 3) is read with the
+confidence of a clear print; a second print on the ball contradicts it.
 """
 
 from __future__ import annotations
@@ -28,15 +29,22 @@ import numpy as np
 
 from bingo_hall.vision.damage import damage
 from bingo_hall.vision.label_data import Burst
-from bingo_hall.vision.model import LabelModel, agreeing, log_normalise, number_log_likelihoods
+from bingo_hall.vision.model import (
+    EVIDENCE_NAMES,
+    Evidence,
+    LabelModel,
+    agreeing,
+    log_normalise,
+    number_log_likelihoods,
+)
 from bingo_hall.vision.recognise import LABELS_PER_FRAME
 
 MIN_THRESHOLD = 0.99
 MAX_THRESHOLD = 1 - 1e-9  # confidences are computed in float64
 MARGIN = math.log(100.0)  # in log-odds above the most confident wrong reading
 
-# truth, confidence, best guess (None: no reading), the most labels of one frame agreeing
-ReadingRow = tuple[int, float, int | None, int]
+# truth, confidence, best guess (None: no reading), the strongest evidence of one frame
+ReadingRow = tuple[int, float, int | None, Evidence]
 
 
 class Calibration:
@@ -86,8 +94,14 @@ class Calibration:
             in_use = np.isin(self.label_frame, use)
             agree = in_use & agreeing(label_lp, guess[label_ball] - 1)
             per_frame = np.bincount(self.label_frame, weights=agree, minlength=self.frames)
+            frame_evidence = np.where(
+                per_frame >= 2,
+                Evidence.TWO_AGREEING,
+                np.where(self.labels_in >= 2, Evidence.TWO_FOUND, Evidence.ONE_LABEL),
+            )
+            frame_evidence[~np.isin(np.arange(self.frames), use)] = Evidence.ONE_LABEL
             most = np.zeros(len(self.truth), int)
-            np.maximum.at(most, self.ball_of, per_frame.astype(int))
+            np.maximum.at(most, self.ball_of, frame_evidence)
             for b, truth in enumerate(self.truth):
                 found = counts[b] > 0
                 out.append(
@@ -95,7 +109,7 @@ class Calibration:
                         int(truth),
                         float(confidence[b]) if found else 0.0,
                         int(guess[b]) if found else None,
-                        int(most[b]) if found else 0,
+                        Evidence(int(most[b]) if found else 0),
                     )
                 )
         return out
@@ -119,12 +133,13 @@ def threshold_above(readings: list[ReadingRow]) -> tuple[float, list[float]]:
     return min(max(MIN_THRESHOLD, 1 / (1 + math.exp(-odds))), MAX_THRESHOLD), wrong
 
 
-def thresholds_by_evidence(readings: list[ReadingRow]) -> tuple[float, float]:
-    """The thresholds of readings that rest on one label and of those two labels agree on,
-    each above the wrong readings of its kind."""
-    one, _ = threshold_above([r for r in readings if r[3] < 2])
-    two, _ = threshold_above([r for r in readings if r[3] >= 2])
-    return one, two
+def thresholds_by_evidence(readings: list[ReadingRow]) -> dict[Evidence, float]:
+    """A threshold for each kind of evidence, above the wrong readings of its kind."""
+    return {kind: threshold_above(of_kind(readings, kind))[0] for kind in Evidence}
+
+
+def of_kind(readings: list[ReadingRow], kind: Evidence) -> list[ReadingRow]:
+    return [r for r in readings if r[3] == kind]
 
 
 def accepted(readings: list[ReadingRow], model: LabelModel) -> int:
@@ -174,10 +189,15 @@ def calibrate(
     for seed in seeds[1:]:
         readings += Calibration(model, damaged(rendered, seed)).readings(model)
     if by_evidence:
-        one, two = thresholds_by_evidence(readings)
+        chosen = thresholds_by_evidence(readings)
     else:
-        one = two = threshold_above(readings)[0]
-    model = replace(model, threshold=one, threshold_two_labels=two)
+        chosen = dict.fromkeys(Evidence, threshold_above(readings)[0])
+    model = replace(
+        model,
+        threshold=chosen[Evidence.ONE_LABEL],
+        threshold_two_found=chosen[Evidence.TWO_FOUND],
+        threshold_two_labels=chosen[Evidence.TWO_AGREEING],
+    )
     wrong = [r for r in readings if r[2] is not None and r[2] != r[0]]
     first = readings[:clean]  # first frames as rendered
     stats: dict[str, object] = {
@@ -188,11 +208,12 @@ def calibrate(
         "damage seeds": len(seeds),
         "readings (single frames and bursts)": len(readings),
         "wrong guesses": len(wrong),
-        "most confident wrong, one label": worst_of([r for r in wrong if r[3] < 2]),
-        "most confident wrong, two labels agreeing": worst_of([r for r in wrong if r[3] >= 2]),
-        "threshold (one label)": one,
-        "threshold (two labels agreeing)": two,
-        "readings two labels agree on": sum(1 for r in readings if r[3] >= 2),
+        **{
+            f"most confident wrong, {EVIDENCE_NAMES[k]}": worst_of(of_kind(wrong, k))
+            for k in Evidence
+        },
+        **{f"threshold ({EVIDENCE_NAMES[k]})": chosen[k] for k in Evidence},
+        **{f"readings on {EVIDENCE_NAMES[k]}": len(of_kind(readings, k)) for k in Evidence},
         "single frames as rendered: best guess right": sum(1 for r in first if r[2] == r[0])
         / clean,
         "single frames as rendered accepted": accepted(first, model) / clean,

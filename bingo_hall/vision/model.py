@@ -3,9 +3,9 @@
 The artefact (`model/labels.npz`) holds the weights of the orientation network and of the
 reading networks (float16, to keep it small), the calibrated softmax temperature, the
 label- and frame-fusion exponents, and the acceptance thresholds chosen by
-`bingo_hall.vision.train`: one for a reading that rests on a single label, a lower one for
-a reading two labels of one frame agree on (a damaged print can look like another number;
-a second print on the ball contradicts it).
+`bingo_hall.vision.train`, one for each kind of evidence a reading rests on (`Evidence`): a
+single label, two labels found in one frame, two labels of one frame agreeing on the number
+(a damaged print can look like another number; a second print on the ball contradicts it).
 
 The reading networks are an ensemble: fitted alike from different seeds, they agree on a
 clear print and disagree on a damaged one more often than any one of them doubts it, so
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from enum import IntEnum
 from functools import cached_property
 from pathlib import Path
 
@@ -34,9 +35,35 @@ from bingo_hall.vision.labelnet import (
 )
 
 MODEL_PATH = Path(__file__).resolve().parent / "model" / "labels.npz"
-SETTINGS = ("temperature", "label_fusion", "fusion", "threshold", "threshold_two_labels")
+SETTINGS = (
+    "temperature",
+    "label_fusion",
+    "fusion",
+    "threshold",
+    "threshold_two_labels",
+    "threshold_two_found",
+)
 NUMBERS = np.arange(1, 91)
 TENS, UNITS = np.array([[int(d) for d in printed_digits(int(n))] for n in NUMBERS]).T
+
+
+class Evidence(IntEnum):
+    """What a reading rests on, weakest first; each kind has its own acceptance threshold.
+
+    A second label in the frame checks the first even when it does not agree: the confident
+    mistakes of the calibration (a damaged print that shows another number) are readings of
+    a frame where one label alone was found."""
+
+    ONE_LABEL = 0  # no frame of the reading showed two labels
+    TWO_FOUND = 1  # a frame showed two labels, not both giving the number even odds
+    TWO_AGREEING = 2  # two labels of one frame each give the number even odds or better
+
+
+EVIDENCE_NAMES = {
+    Evidence.ONE_LABEL: "one label",
+    Evidence.TWO_FOUND: "two labels found, not agreeing",
+    Evidence.TWO_AGREEING: "two labels agreeing",
+}
 
 
 @dataclass(frozen=True)
@@ -46,12 +73,17 @@ class LabelModel:
     temperature: float = 1.0  # divides the digit scores
     label_fusion: float = 1.0  # k labels of one frame weigh k**(1 - label_fusion) labels
     fusion: float = 0.5  # k frames of one ball weigh k**(1 - fusion) frames
-    threshold: float = 0.999  # a reading no two labels of one frame agree on
-    threshold_two_labels: float = 0.999  # a reading two labels of one frame agree on
+    threshold: float = 0.999  # a reading on one label (Evidence.ONE_LABEL)
+    threshold_two_labels: float = 0.999  # two labels of one frame agree (TWO_AGREEING)
+    threshold_two_found: float = 0.999  # two labels found in one frame (TWO_FOUND)
 
-    def threshold_for(self, agreeing_labels: int) -> float:
-        """The acceptance threshold of a reading with this many labels of one frame for it."""
-        return self.threshold_two_labels if agreeing_labels >= 2 else self.threshold
+    def threshold_for(self, evidence: Evidence) -> float:
+        """The acceptance threshold of a reading that rests on this evidence."""
+        if evidence == Evidence.TWO_AGREEING:
+            return self.threshold_two_labels
+        if evidence == Evidence.TWO_FOUND:
+            return self.threshold_two_found
+        return self.threshold
 
     def outputs(self, grey_patches: list[np.ndarray]) -> np.ndarray:
         """The reading networks' scores (tens, units, upside down), one row per label, as
@@ -141,6 +173,13 @@ def number_log_likelihoods(outputs: np.ndarray, temperature: float) -> np.ndarra
 AGREES = math.log(0.5)  # a label agrees with a number it gives a probability of one half or more
 
 
+def evidence_of(labels_found: int, labels_agreeing: int) -> Evidence:
+    """The evidence of one frame, from its labels found and those agreeing on the number."""
+    if labels_agreeing >= 2:
+        return Evidence.TWO_AGREEING
+    return Evidence.TWO_FOUND if labels_found >= 2 else Evidence.ONE_LABEL
+
+
 def agreeing(label_log_posteriors: np.ndarray, number_index: np.ndarray | int) -> np.ndarray:
     """Which labels agree with the number (index 0-89, one per label or one for all): read
     alone, each gives it at least even odds against all other numbers together."""
@@ -168,5 +207,7 @@ def load_model(path: Path = MODEL_PATH) -> LabelModel:
             for i in range(int(data["readers"]))
         )
         settings = {k: float(data[k]) for k in SETTINGS if k in data}
-    settings.setdefault("threshold_two_labels", settings["threshold"])  # one threshold for all
+    # files from before the thresholds by evidence: the one-label threshold where none is set
+    settings.setdefault("threshold_two_labels", settings["threshold"])
+    settings.setdefault("threshold_two_found", settings["threshold"])
     return LabelModel(orientation, readers, **settings)

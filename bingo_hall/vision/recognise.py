@@ -9,9 +9,11 @@ and the same mistakes), and a misreading repeated on every frame must not look m
 than on one. Both exponents are chosen in calibration. Restricting to the candidates
 renormalises over the balls still in the machine; the answer's confidence is the resulting
 probability of the best number, and the number is given only when that passes the
-acceptance threshold chosen in training (`bingo_hall.vision.train`): the model's threshold
-for a reading that rests on one label, or its lower one when two labels of one frame agree
-on the number (each, read alone, gives it even odds or better).
+acceptance threshold chosen in training (`bingo_hall.vision.train`) for the evidence the
+reading rests on (`bingo_hall.vision.model.Evidence`): one label; two labels found in one
+frame; two labels of one frame agreeing on the number (each, read alone, gives it even odds
+or better). The strongest evidence of any one frame counts: the same label in several frames
+is one print seen several times.
 
 Otherwise the reason is "unsure" (a ball is there: the best guess is below the threshold, or
 no label on it could be found, then with no guess), "no_ball", or "unreadable" (no usable
@@ -31,8 +33,10 @@ from bingo_hall.vision.labelnet import grey
 from bingo_hall.vision.locate import Circle, find_ball
 from bingo_hall.vision.model import (
     MODEL_PATH,
+    Evidence,
     LabelModel,
     agreeing,
+    evidence_of,
     load_model,
     log_normalise,
     number_log_likelihoods,
@@ -68,6 +72,10 @@ class FrameEvidence:
         if self.label_scores is None:
             return 0
         return int(agreeing(self.label_scores, number_index).sum())
+
+    def evidence_for(self, number_index: int) -> Evidence:
+        found = 0 if self.label_scores is None else len(self.label_scores)
+        return evidence_of(found, self.agreeing_labels(number_index))
 
 
 def as_bgr(frame: object) -> np.ndarray | None:
@@ -142,8 +150,8 @@ class BallReader:
         posterior = np.exp(log_normalise(fused))
         best = int(np.argmax(posterior))
         confidence = float(posterior[best])
-        agreeing_labels = max(e.agreeing_labels(best) for e in evidence)
-        if confidence >= self.model.threshold_for(agreeing_labels):
+        strongest = max(e.evidence_for(best) for e in evidence)
+        if confidence >= self.model.threshold_for(strongest):
             return Reading(best + 1, confidence, best + 1, None)
         return Reading(None, confidence, best + 1, "unsure")
 

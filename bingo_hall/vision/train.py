@@ -19,10 +19,11 @@
    the networks were taught, from `--damage-seeds` seeds (eight by default). Fit the softmax
    temperature and the label- and frame-fusion exponents to the log-loss of the readings of
    first frames and whole bursts (as rendered and damaged from the first seed), then choose
-   two acceptance thresholds on all of them, one for a reading that rests on one label and
-   one for a reading two labels of one frame agree on: each above every wrong reading of its
-   kind, with a margin of a factor of a hundred in the odds, and never below 0.99
-   (`bingo_hall.vision.calibrate`). `--one-threshold` chooses one for every reading.
+   three acceptance thresholds on all of them, one for each kind of evidence a reading rests
+   on (one label; two labels found in one frame; two labels of one frame agreeing on the
+   number): each above every wrong reading of its kind, with a margin of a factor of a
+   hundred in the odds, and never below 0.99 (`bingo_hall.vision.calibrate`).
+   `--one-threshold` chooses one for every reading.
 4. Write `bingo_hall/vision/model/labels.npz` (float16 weights).
 
 `--networks MODEL` skips steps 1 and 2 and calibrates the networks of a model file again.
@@ -130,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--one-threshold",
         action="store_true",
-        help="one threshold for every reading, not one for a single label and one for two",
+        help="one threshold for every reading, not one for each kind of evidence",
     )
     parser.add_argument(
         "--networks", type=Path, help="calibrate the networks of this model file again"

@@ -19,6 +19,7 @@ from bingo_hall.vision.calibrate import (
     thresholds_by_evidence,
 )
 from bingo_hall.vision.label_data import render_bursts
+from bingo_hall.vision.model import Evidence
 from bingo_hall.vision.recognise import LABELS_PER_FRAME, BallReader, evidence_from_labels
 from bingo_hall.vision.styles import TRAINING
 
@@ -39,15 +40,18 @@ def test_the_calibration_reads_as_the_reader_decides() -> None:
             assert row[2] == decided.guess
             assert math.isclose(row[1], decided.confidence, rel_tol=1e-6)  # batches of labels
             if decided.guess is not None:
-                assert row[3] == max(e.agreeing_labels(decided.guess - 1) for e in used)
-    assert any(row[3] == 2 for row in readings) and any(row[3] == 1 for row in readings)
+                assert row[3] == max(e.evidence_for(decided.guess - 1) for e in used)
+    assert {row[3] for row in readings} == set(Evidence)
 
 
 confidence = st.floats(0.0, 0.999, allow_nan=False)
 confidence = st.floats(0.0, 1 - 1e-7, allow_nan=False)
 rows = st.lists(
     st.tuples(
-        st.integers(1, 90), confidence, st.one_of(st.none(), st.integers(1, 90)), st.integers(0, 2)
+        st.integers(1, 90),
+        confidence,
+        st.one_of(st.none(), st.integers(1, 90)),
+        st.sampled_from(Evidence),
     ),
     min_size=1,
     max_size=40,
@@ -71,22 +75,26 @@ def test_the_threshold_lies_above_every_wrong_reading_with_its_margin(rows: list
 
 @given(rows)
 def test_each_threshold_answers_for_the_wrong_readings_of_its_evidence(rows: list) -> None:
-    one, two = thresholds_by_evidence(rows)
-    assert min(one, two) >= MIN_THRESHOLD and max(one, two) < 1.0
-    for t, c, g, agreeing in rows:
+    chosen = thresholds_by_evidence(rows)
+    assert set(chosen) == set(Evidence)
+    assert all(MIN_THRESHOLD <= threshold < 1.0 for threshold in chosen.values())
+    for t, c, g, kind in rows:
         if g is not None and g != t:
-            assert_above_with_margin(two if agreeing >= 2 else one, c)
+            assert_above_with_margin(chosen[kind], c)
 
 
 def test_no_wrong_reading_leaves_the_floor() -> None:
-    right = [(n, 0.9999, n, 1) for n in range(1, 91)] + [(5, 0.0, None, 0)]
+    one, found = Evidence.ONE_LABEL, Evidence.TWO_FOUND
+    right = [(n, 0.9999, n, one) for n in range(1, 91)] + [(5, 0.0, None, one)]
     assert threshold_above(right) == (MIN_THRESHOLD, [])
-    assert np.isclose(threshold_above([(5, 0.5, 6, 1)])[0], 100 / 101)
+    assert np.isclose(threshold_above([(5, 0.5, 6, one)])[0], 100 / 101)
     # a confident wrong reading on one label raises the one-label threshold alone
-    assert thresholds_by_evidence([*right, (5, 0.9999, 6, 1)]) == (
-        pytest.approx(999_900 / 999_901, abs=1e-12),
-        MIN_THRESHOLD,
-    )
+    assert thresholds_by_evidence([*right, (5, 0.9999, 6, one)]) == {
+        one: pytest.approx(999_900 / 999_901, abs=1e-12),
+        found: MIN_THRESHOLD,
+        Evidence.TWO_AGREEING: MIN_THRESHOLD,
+    }
+    assert thresholds_by_evidence([*right, (5, 0.9999, 6, found)])[one] == MIN_THRESHOLD
 
 
 def test_damaged_bursts_keep_their_balls_and_repeat_with_their_seed() -> None:

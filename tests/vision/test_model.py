@@ -10,7 +10,13 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from bingo_hall.vision.labelnet import ORIENTATION, READING
-from bingo_hall.vision.model import LabelModel, load_model, mixture, number_log_likelihoods
+from bingo_hall.vision.model import (
+    Evidence,
+    LabelModel,
+    load_model,
+    mixture,
+    number_log_likelihoods,
+)
 
 scores = arrays(np.float64, 10, elements=st.floats(-8.0, 8.0))
 
@@ -64,13 +70,13 @@ def test_a_clear_print_reads_as_its_ball(digit: int) -> None:
 
 
 def test_the_model_file_round_trips(tmp_path: Path) -> None:
-    model = LabelModel(*_random_networks(readers=2), 1.7, 0.75, 0.5, 0.9993, 0.9991)
+    model = LabelModel(*_random_networks(readers=2), 1.7, 0.75, 0.5, 0.9993, 0.9991, 0.9992)
     path = tmp_path / "labels.npz"
     model.save(path)
     loaded = load_model(path)
     settings = (loaded.temperature, loaded.label_fusion, loaded.fusion, loaded.threshold)
     assert settings == (1.7, 0.75, 0.5, 0.9993)
-    assert loaded.threshold_two_labels == 0.9991
+    assert (loaded.threshold_two_labels, loaded.threshold_two_found) == (0.9991, 0.9992)
     assert len(loaded.readers) == 2
     for reader, read_back in zip(model.readers, loaded.readers, strict=True):
         for name, value in reader.items():  # float16 in the file
@@ -80,12 +86,14 @@ def test_the_model_file_round_trips(tmp_path: Path) -> None:
 def test_a_model_file_with_one_threshold_uses_it_for_every_reading(tmp_path: Path) -> None:
     """Model files written before the thresholds by evidence still load."""
     path = tmp_path / "labels.npz"
-    LabelModel(*_random_networks(), threshold=0.9995, threshold_two_labels=0.5).save(path)
+    LabelModel(
+        *_random_networks(), threshold=0.9995, threshold_two_labels=0.5, threshold_two_found=0.6
+    ).save(path)
     with np.load(path) as data:
-        kept = {k: data[k] for k in data.files if k != "threshold_two_labels"}
+        kept = {k: data[k] for k in data.files if not k.startswith("threshold_two")}
     np.savez_compressed(path, **kept)
     loaded = load_model(path)
-    assert loaded.threshold_for(1) == loaded.threshold_for(2) == 0.9995
+    assert {loaded.threshold_for(kind) for kind in Evidence} == {0.9995}
 
 
 def test_the_model_calibrated_is_the_model_the_file_gives(tmp_path: Path) -> None:

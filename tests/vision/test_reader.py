@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bingo_hall.vision.camera import SimulatedCamera
+from bingo_hall.vision.model import Evidence
 from bingo_hall.vision.reading import Reading
 from bingo_hall.vision.recognise import BallReader, FrameEvidence
 from bingo_hall.vision.render import render_ball
@@ -39,11 +40,13 @@ def held_out_readings(reader: BallReader) -> list[tuple[int, Reading]]:
 
 
 def test_the_thresholds_are_probabilities_close_to_one(reader: BallReader) -> None:
-    """Two labels of one frame that agree never need more confidence than one label alone."""
+    """A second label in the frame never needs more confidence than one label alone."""
     model = reader.model
     assert 0.99 <= model.threshold_two_labels <= model.threshold < 1.0
-    assert model.threshold_for(0) == model.threshold_for(1) == model.threshold
-    assert model.threshold_for(2) == model.threshold_two_labels
+    assert 0.99 <= model.threshold_two_found <= model.threshold
+    assert model.threshold_for(Evidence.ONE_LABEL) == model.threshold
+    assert model.threshold_for(Evidence.TWO_FOUND) == model.threshold_two_found
+    assert model.threshold_for(Evidence.TWO_AGREEING) == model.threshold_two_labels
 
 
 def spread(probabilities: dict[int, float]) -> np.ndarray:
@@ -61,22 +64,28 @@ def frame_evidence(confidence: float, labels: list[dict[int, float]]) -> FrameEv
     return FrameEvidence(spread({37: confidence}), None, ball=True, label_scores=label_scores)
 
 
-def test_a_reading_two_labels_agree_on_needs_less_confidence() -> None:
+def test_each_kind_of_evidence_has_its_threshold() -> None:
     reader = BallReader()
-    model = reader.model = replace(reader.model, threshold=0.99999, threshold_two_labels=0.999)
-    between = 0.9999
-    one_label = reader.decide([frame_evidence(between, [{37: 0.9}])])
+    model = reader.model = replace(
+        reader.model, threshold=0.99999, threshold_two_found=0.9999, threshold_two_labels=0.999
+    )
+    low, middle = 0.9995, 0.99995
+    one_label = reader.decide([frame_evidence(middle, [{37: 0.9}])])
     assert one_label.number is None and one_label.reason == "unsure" and one_label.guess == 37
-    agreeing = frame_evidence(between, [{37: 0.9}, {37: 0.5}])
+    agreeing = frame_evidence(low, [{37: 0.9}, {37: 0.5}])
     assert agreeing.agreeing_labels(36) == 2
+    assert agreeing.evidence_for(36) == Evidence.TWO_AGREEING
     assert reader.decide([agreeing]).number == 37
-    # a second label that gives 37 less than even odds does not count
-    doubting = frame_evidence(between, [{37: 0.9}, {37: 0.45, 87: 0.3}])
-    assert doubting.agreeing_labels(36) == 1
-    assert reader.decide([doubting]).number is None
+    # a second label that gives 37 less than even odds is found, but does not agree
+    doubting = [{37: 0.9}, {37: 0.45, 87: 0.3}]
+    assert frame_evidence(low, doubting).evidence_for(36) == Evidence.TWO_FOUND
+    assert reader.decide([frame_evidence(low, doubting)]).number is None
+    assert reader.decide([frame_evidence(middle, doubting)]).number == 37
     # two frames of one label each are one print seen twice, not two prints
-    twice = [frame_evidence(between, [{37: 0.9}]), frame_evidence(between, [{37: 0.9}])]
+    twice = [frame_evidence(middle, [{37: 0.9}]), frame_evidence(middle, [{37: 0.9}])]
     assert reader.decide(twice).number is None
+    # the strongest frame of a burst counts
+    assert reader.decide([frame_evidence(low, [{37: 0.9}]), agreeing]).number == 37
     # above the one-label threshold, one label is enough
     sure = reader.decide([frame_evidence((1 + model.threshold) / 2, [{37: 0.9}])])
     assert sure.number == 37
@@ -100,7 +109,7 @@ def test_readings_are_consistent(
         assert 0.0 <= r.confidence <= 1.0
         if r.number is not None:
             assert r.reason is None and r.guess == r.number
-            assert r.confidence >= reader.model.threshold_two_labels
+            assert r.confidence >= min(reader.model.threshold_for(kind) for kind in Evidence)
         else:
             assert r.reason in ("no_ball", "unsure", "unreadable")
             assert r.guess is None or r.reason == "unsure"

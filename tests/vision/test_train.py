@@ -38,7 +38,8 @@ def test_a_small_training_run_writes_a_calibrated_model(tmp_path: Path, capsys) 
     )
     assert code == 0
     model = load_model(output)
-    assert 0.99 <= model.threshold < 1.0 and 0.99 <= model.threshold_two_labels < 1.0
+    thresholds = (model.threshold, model.threshold_two_found, model.threshold_two_labels)
+    assert all(0.99 <= t < 1.0 for t in thresholds)
     assert model.temperature > 0
     assert 0 < model.fusion <= 1 and 0 < model.label_fusion <= 1
     assert output.stat().st_size < 2 * 2**20  # four reading networks in float16
@@ -61,6 +62,7 @@ def test_networks_are_calibrated_again_without_fitting(tmp_path: Path, capsys) -
     for kept, read_back in zip(packaged.readers, again.readers, strict=True):
         assert all(np.array_equal(kept[name], read_back[name]) for name in kept)
     assert 0.99 <= again.threshold == again.threshold_two_labels < 1.0  # one threshold
+    assert again.threshold_two_found == again.threshold
     assert "fitted" not in capsys.readouterr().out
 
 
