@@ -8,9 +8,8 @@ import os
 
 import pytest
 from playwright.sync_api import Browser
-from playwright.sync_api import Error as PlaywrightError
 
-from support.browser import HubProcess
+from support.browser import HubProcess, page_states
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -28,16 +27,3 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     browser = item.funcargs.get("browser")
     if isinstance(browser, Browser):
         report.sections.append(("pages", "\n\n".join(page_states(browser))))
-
-
-def page_states(browser: Browser) -> list[str]:
-    """Each open page's address and the start of its visible text."""
-    states = []
-    for context in browser.contexts:
-        for page in context.pages:
-            try:
-                text = page.evaluate("document.body ? document.body.innerText : ''")
-            except PlaywrightError as error:
-                text = f"(unreadable: {error})"
-            states.append(f"{page.url}\n{' '.join(str(text).split())[:600]}")
-    return states

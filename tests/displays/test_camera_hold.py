@@ -20,7 +20,16 @@ from playwright.sync_api import Browser, expect, sync_playwright
 
 from bingo_hall.hub.ball_check import BallCheck
 from bingo_hall.store.frames import FrameStore
-from support.browser import CHROMIUM, Screens, page_in, phase, prepare_audio, staff
+from support.browser import (
+    ACTIONS,
+    CHROMIUM,
+    Screens,
+    page_in,
+    page_states,
+    phase,
+    prepare_audio,
+    staff,
+)
 from support.hub import PASSWORD, Client, open_game, prepare_store, running_hub
 
 expect.set_options(timeout=15_000)
@@ -172,6 +181,12 @@ def test_the_jefe_de_mesa_corrects_a_miskeyed_ball_and_confirms_an_unreadable_on
         expect(panel.locator("#m-state")).to_have_text("Comprobando bola")
         expect(panel.locator("#m-count")).to_have_text("1")  # nothing of the held ball
         expect(locutor.locator("#draw-ball")).to_be_disabled()
+        # what a failing test's report says of the caller's screen: the phase holds the draw
+        actions = locutor.evaluate(ACTIONS)
+        assert actions["phase"] == "camera_hold" and actions["drawLegal"] is False
+        assert actions["busy"] == [] and actions["requestsAwaitingReply"] == 0
+        assert actions["socket"] == 1  # open
+        assert sum("\nactions: {" in state for state in page_states(browser)) == 2  # the staff
         screens.shot(mesa, "control-camera-hold")
         screens.shot(panel, "monitor-checking-ball")
         mesa.fill("#hold-correct-number", "45")

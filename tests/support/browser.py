@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+from playwright.sync_api import Error as PlaywrightError
 
 from bingo_hall.config import HallConfig
 from bingo_hall.store.credentials import CredentialStore
@@ -279,3 +280,22 @@ def draw(locutor: Page, number: int, count: int) -> None:
     locutor.click("#draw-ball")
     expect(locutor.locator("#live-count")).to_have_text(str(count))
     expect(locutor.locator("#live-last")).to_have_text(str(number))
+
+
+ACTIONS = "window.bingoControl?.actions ? window.bingoControl.actions() : null"
+
+
+def page_states(browser: Browser) -> list[str]:
+    """Each open page's address, what holds a control screen's actions back (busy commands,
+    the wait before the next ball, replies awaited) and the start of its visible text."""
+    states = []
+    for context in browser.contexts:
+        for page in context.pages:
+            try:
+                actions = page.evaluate(ACTIONS)
+                text = page.evaluate("document.body ? document.body.innerText : ''")
+            except PlaywrightError as error:
+                actions, text = None, f"(unreadable: {error})"
+            held = f"\nactions: {actions}" if actions is not None else ""
+            states.append(f"{page.url}{held}\n{' '.join(str(text).split())[:600]}")
+    return states

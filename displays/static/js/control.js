@@ -41,7 +41,20 @@ const busy = new Set();
 const chosenSeries = new Set();
 const eventLines = [];
 
-window.bingoControl = { model: () => model, hall: () => hall, principal: () => principal };
+window.bingoControl = {
+  model: () => model,
+  hall: () => hall,
+  principal: () => principal,
+  // what holds the actions back, for a failing test's report
+  actions: () => ({
+    phase: model.phase,
+    busy: [...busy],
+    nextDrawInMs: nextDrawAt - Date.now(),
+    drawLegal: legal('draw_ball'),
+    requestsAwaitingReply: hub ? hub.pending.size : null,
+    socket: hub && hub.ws ? hub.ws.readyState : null,
+  }),
+};
 
 // --- permissions: role (what appears) and phase (what is enabled) --------------------------
 
