@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, Route, expect, sync_playwright
 
 from support.browser import (
     CHROMIUM,
@@ -482,6 +482,34 @@ def test_a_whole_session_on_the_control_screen_monitors_and_terminal(hall, brows
 
     for page in (sala, mesa, locutor, caja, panel, sound, terminal):
         assert page.errors == [], page.errors  # type: ignore[attr-defined]
+
+
+def test_the_login_waits_for_the_page_and_never_puts_the_password_in_the_address(hall, browser):
+    """While the page's texts load, its script has not taken the login form yet: a click then
+    would have the browser send the form itself, the password in the address (seen on a loaded
+    machine). The button stays disabled until the page is ready."""
+    _, hub = hall
+    _, page = page_in(browser)
+    held: list[Route] = []
+    page.route("**/i18n/*.json", lambda route: held.append(route))  # held until released
+    page.goto(f"{hub.base}/control", wait_until="domcontentloaded")
+    page.fill("#c-user", "mesa")
+    page.fill("#c-password", PASSWORD)
+    expect(page.locator("#c-login-submit")).to_be_disabled()
+    page.locator("#c-password").press("Enter")  # no implicit submission either
+    for _ in range(100):
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert held, "the page asked for no texts"
+    assert page.url == f"{hub.base}/control"
+    expect(page.locator("#c-login-submit")).to_be_disabled()
+    for route in held:
+        route.continue_()
+    page.unroute("**/i18n/*.json")
+    page.click("#c-login-submit")
+    expect(page.locator("#c-app")).to_be_visible()
+    assert PASSWORD not in page.url and "password" not in page.url
 
 
 def test_a_certified_random_draw_spoken_in_spanish_and_basque(browser, tmp_path):

@@ -803,6 +803,10 @@ function logout() {
 }
 
 async function main() {
+  // The login is the page's own from the start: until the script's handler is bound, the
+  // browser would send the form itself, the password in the address. The button, disabled
+  // in the page, is enabled once the texts are in place.
+  $('#c-login-form').addEventListener('submit', login);
   await setLanguage(initialLanguage('bingo.control.lang'), { storageKey: 'bingo.control.lang' });
   await languagePicker($('#c-lang'), async (code) => {
     await setLanguage(code, { storageKey: 'bingo.control.lang' });
@@ -811,7 +815,7 @@ async function main() {
   buildBoard($('#board'));
   applyTranslations(document);
   bindActions();
-  $('#c-login-form').addEventListener('submit', login);
+  $('#c-login-submit').disabled = false;
   $('#c-logout').addEventListener('click', logout);
   setInterval(() => {
     if (model.phase === 'any_more_window') rerender();
