@@ -1,6 +1,7 @@
 """Camera holds on the screens, in headless Chromium: the hold panel of the control screen (the
 frame, the reading, the call; confirm and correct), «Comprobando bola» on the monitor, the frame
-of each ball on the monitor.
+of each ball on the monitor; and the caller's draw form when the hub's reply to a draw comes
+after the ball it drew.
 
 The hub here is the tests' real hub in this process (`support.hub.running_hub`: the same
 HubServer, HubRuntime, routes and store as `bingo-hall serve`, the real ball reader), because
@@ -11,12 +12,13 @@ serve` process cannot be told. It runs on its own event loop in a thread beside 
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import threading
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Browser, expect, sync_playwright
+from playwright.sync_api import Browser, WebSocketRoute, expect, sync_playwright
 
 from bingo_hall.hub.ball_check import BallCheck
 from bingo_hall.store.frames import FrameStore
@@ -220,3 +222,69 @@ def test_the_jefe_de_mesa_corrects_a_miskeyed_ball_and_confirms_an_unreadable_on
         screens.shot(panel, "monitor-frame-of-the-last-ball")
         for page in (mesa, locutor, panel):
             assert page.errors == [], page.errors  # type: ignore[attr-defined]
+
+
+def answers_a_draw(message: dict) -> bool:
+    events = (message.get("result") or {}).get("events", [])
+    return message.get("type") == "result" and any(e["type"] == "ball_drawn" for e in events)
+
+
+def test_a_ball_keyed_before_the_last_draw_is_answered_is_kept(browser, tmp_path):
+    """The hub's reply to a draw can reach the caller's screen after the ball it drew (seen on
+    a loaded machine): the caller keys the next ball as soon as the last one shows, and the
+    late reply must not wipe it (the draw button would stay disabled on an empty field)."""
+    url = f"sqlite:///{tmp_path / 'late.sqlite'}"
+    token, series = prepare_store(url)
+    with HubThread(url=url, token=token, series=series, draw="blower") as threaded:
+
+        async def setup() -> None:
+            async with (
+                Client.login(threaded.hub.url, user="sala", password=PASSWORD) as sala,
+                Client.login(threaded.hub.url, user="locutor", password=PASSWORD) as locutor,
+            ):
+                await open_game(sala, locutor)
+
+        threaded.call(setup())
+        late: list[str] = []
+        holding = threading.Event()
+        routes: list[WebSocketRoute] = []
+
+        def intercept(page_side: WebSocketRoute) -> None:
+            routes.append(page_side)
+            hub_side = page_side.connect_to_server()
+
+            def to_page(message: str | bytes) -> None:
+                if holding.is_set() and answers_a_draw(json.loads(message)):
+                    late.append(str(message))
+                else:
+                    page_side.send(message)
+
+            hub_side.on_message(to_page)
+
+        _, locutor = page_in(browser)
+        locutor.route_web_socket(re.compile(r"/ws$"), intercept)
+        locutor.goto(f"{threaded.hub.http}/control")
+        locutor.fill("#c-user", "locutor")
+        locutor.fill("#c-password", PASSWORD)
+        locutor.click("#c-login-submit")
+        expect(locutor.locator("#c-app")).to_be_visible()
+        assert routes, "the control screen's websocket was not routed"
+
+        holding.set()
+        locutor.fill("#blower-number", "23")
+        locutor.click("#draw-ball")
+        expect(locutor.locator("#live-last")).to_have_text("23")  # the ball, not the reply
+        for _ in range(100):
+            if late:
+                break
+            locutor.wait_for_timeout(50)
+        assert len(late) == 1, late
+        locutor.fill("#blower-number", "45")
+        holding.clear()
+        routes[-1].send(late.pop())  # the reply to the draw of 23, late
+        expect(locutor.locator("#blower-number")).to_have_value("45")
+        locutor.click("#draw-ball")
+        expect(locutor.locator("#live-count")).to_have_text("2")
+        expect(locutor.locator("#live-last")).to_have_text("45")
+        expect(locutor.locator("#blower-number")).to_have_value("")  # answered, now emptied
+        assert locutor.errors == [], locutor.errors  # type: ignore[attr-defined]

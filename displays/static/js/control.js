@@ -147,11 +147,26 @@ function bindButton(id, command, args = () => ({})) {
 }
 
 function bindForm(id, command, args, after = () => {}) {
-  $(`#${id}`).addEventListener('submit', async (event) => {
+  const form = $(`#${id}`);
+  form.addEventListener('submit', async (event) => {
     event.preventDefault();
+    const typed = new Map([...form.elements].map((field) => [field, field.value]));
     const result = await run(command, args(), id);
-    if (result) after();
+    if (result) {
+      after(typed);
+      rerender();
+    }
   });
+}
+
+// Empties a field once its command is done, unless something else has been typed into it
+// meanwhile: the reply can come after the event the command caused, and by then the caller
+// may have keyed the next ball.
+function emptyUnlessRetyped(selector) {
+  return (typed) => {
+    const field = $(selector);
+    if (field.value === typed.get(field)) field.value = '';
+  };
 }
 
 function bindActions() {
@@ -220,20 +235,20 @@ function bindActions() {
     'form-draw',
     'draw_ball',
     () => (start.draw === 'blower' ? { number: Number($('#blower-number').value), source: 'blower' } : {}),
-    () => ($('#blower-number').value = ''),
+    emptyUnlessRetyped('#blower-number'),
   );
   bindButton('hold-confirm', 'resolve_hold', () => ({ number: model.game.hold.called }));
   bindForm(
     'form-hold-correct',
     'resolve_hold',
     () => ({ number: Number($('#hold-correct-number').value) }),
-    () => ($('#hold-correct-number').value = ''),
+    emptyUnlessRetyped('#hold-correct-number'),
   );
   bindForm(
     'form-claim',
     'call_claim',
     () => ({ kind: $('#claim-kind').value, series_id: $('#claim-series').value, card_number: Number($('#claim-card').value) }),
-    () => ($('#claim-card').value = ''),
+    emptyUnlessRetyped('#claim-card'),
   );
   bindButton('verify-claims', 'verify_claims');
   bindButton('give-order', 'give_order');
