@@ -90,6 +90,15 @@ class HubThread:
         self.thread.join(30)
 
 
+async def open_blower_game(url: str) -> None:
+    """The game open for the draw, as the Jefe de Sala and the caller open it."""
+    async with (
+        Client.login(url, user="sala", password=PASSWORD) as sala,
+        Client.login(url, user="locutor", password=PASSWORD) as locutor,
+    ):
+        await open_game(sala, locutor)
+
+
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     prepare_audio()
@@ -126,15 +135,7 @@ def test_the_jefe_de_mesa_corrects_a_miskeyed_ball_and_confirms_an_unreadable_on
     exit_ = Exit()
     options = dict(url=url, token=token, series=series, draw="blower", display_delay=0.5)
     with HubThread(ball_check=exit_.check, **options) as threaded:
-
-        async def setup() -> None:
-            async with (
-                Client.login(threaded.hub.url, user="sala", password=PASSWORD) as sala,
-                Client.login(threaded.hub.url, user="locutor", password=PASSWORD) as locutor,
-            ):
-                await open_game(sala, locutor)
-
-        threaded.call(setup())
+        threaded.call(open_blower_game(threaded.hub.url))
         base = threaded.hub.http
         screens = Screens(first=70)
         mesa = staff(browser, base, "mesa")
@@ -236,15 +237,7 @@ def test_a_ball_keyed_before_the_last_draw_is_answered_is_kept(browser, tmp_path
     url = f"sqlite:///{tmp_path / 'late.sqlite'}"
     token, series = prepare_store(url)
     with HubThread(url=url, token=token, series=series, draw="blower") as threaded:
-
-        async def setup() -> None:
-            async with (
-                Client.login(threaded.hub.url, user="sala", password=PASSWORD) as sala,
-                Client.login(threaded.hub.url, user="locutor", password=PASSWORD) as locutor,
-            ):
-                await open_game(sala, locutor)
-
-        threaded.call(setup())
+        threaded.call(open_blower_game(threaded.hub.url))
         late: list[str] = []
         holding = threading.Event()
         routes: list[WebSocketRoute] = []
