@@ -34,6 +34,7 @@ from bingo_hall.vision.model import (
     Evidence,
     LabelModel,
     agreeing,
+    evidence_of,
     log_normalise,
     number_log_likelihoods,
 )
@@ -94,14 +95,10 @@ class Calibration:
             in_use = np.isin(self.label_frame, use)
             agree = in_use & agreeing(label_lp, guess[label_ball] - 1)
             per_frame = np.bincount(self.label_frame, weights=agree, minlength=self.frames)
-            frame_evidence = np.where(
-                per_frame >= 2,
-                Evidence.TWO_AGREEING,
-                np.where(self.labels_in >= 2, Evidence.TWO_FOUND, Evidence.ONE_LABEL),
-            )
-            frame_evidence[~np.isin(np.arange(self.frames), use)] = Evidence.ONE_LABEL
+            found = np.zeros_like(self.labels_in)
+            found[use] = self.labels_in[use]
             most = np.zeros(len(self.truth), int)
-            np.maximum.at(most, self.ball_of, frame_evidence)
+            np.maximum.at(most, self.ball_of, evidence_of(found, per_frame))
             for b, truth in enumerate(self.truth):
                 found = counts[b] > 0
                 out.append(

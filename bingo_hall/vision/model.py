@@ -173,11 +173,14 @@ def number_log_likelihoods(outputs: np.ndarray, temperature: float) -> np.ndarra
 AGREES = math.log(0.5)  # a label agrees with a number it gives a probability of one half or more
 
 
-def evidence_of(labels_found: int, labels_agreeing: int) -> Evidence:
-    """The evidence of one frame, from its labels found and those agreeing on the number."""
-    if labels_agreeing >= 2:
-        return Evidence.TWO_AGREEING
-    return Evidence.TWO_FOUND if labels_found >= 2 else Evidence.ONE_LABEL
+def evidence_of(labels_found: np.ndarray | int, labels_agreeing: np.ndarray | int) -> np.ndarray:
+    """The evidence (`Evidence` values) of frames, from their labels found and those agreeing
+    on the number; one frame's as a 0-d array."""
+    return np.where(
+        np.asarray(labels_agreeing) >= 2,
+        Evidence.TWO_AGREEING,
+        np.where(np.asarray(labels_found) >= 2, Evidence.TWO_FOUND, Evidence.ONE_LABEL),
+    )
 
 
 def agreeing(label_log_posteriors: np.ndarray, number_index: np.ndarray | int) -> np.ndarray:

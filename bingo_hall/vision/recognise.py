@@ -75,7 +75,7 @@ class FrameEvidence:
 
     def evidence_for(self, number_index: int) -> Evidence:
         found = 0 if self.label_scores is None else len(self.label_scores)
-        return evidence_of(found, self.agreeing_labels(number_index))
+        return Evidence(int(evidence_of(found, self.agreeing_labels(number_index))))
 
 
 def as_bgr(frame: object) -> np.ndarray | None:
