@@ -106,7 +106,7 @@ def main() -> int:
             "guess": reading.guess,
             "confidence": round(reading.confidence, 6),
             "reason": reading.reason,
-            "labels": len(read_labels(frame, ball)) if ball is not None else 0,
+            "labels": len(read_labels(frame, ball, reader.model)) if ball is not None else 0,
             "print_off_axis_deg": round(nearest_print(scene)[1], 1),
             "font": scene.font.name,
             "glare_spots": len(scene.glare),

@@ -67,11 +67,12 @@ def main() -> int:
     missing = [str(p) for p in args.models if not p.is_file()]
     if missing:
         parser.error(f"no such model file: {', '.join(missing)}")
-    bursts = render_calibration(args.balls, 3, DEFAULT_SEED, args.workers)
     seeds = damage_seeds(DEFAULT_SEED, args.seeds, skip=args.skip)
-    print(f"{len(bursts)} calibration balls; damage seeds {seeds}")
+    print(f"{args.balls} calibration balls; damage seeds {seeds}")
     for path in args.models:
         model = load_model(path)
+        # framed as this model frames them (its window network, if it has one)
+        bursts = render_calibration(args.balls, 3, DEFAULT_SEED, args.workers, model.window)
         rows: list[ReadingRow] = []
         for seed in seeds:
             rows += Calibration(model, damaged(bursts, seed)).readings(model)

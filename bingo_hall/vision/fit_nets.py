@@ -20,6 +20,7 @@ from bingo_hall.vision.labelnet import (
     ORIENTATION,
     READ_SCALE,
     READING,
+    WINDOW,
     Architecture,
     Weights,
     orientation_input,
@@ -101,12 +102,32 @@ def _epochs(module, epochs: int, batches, loss_of, log: str) -> None:
 
 def fit_orientation(data: LabelSet, seed: int, epochs: int) -> Weights:
     """The orientation network: the text's direction as a unit vector."""
+    target = np.stack([np.cos(data.angle), np.sin(data.angle)], axis=1).astype(np.float32)
+    return _fit_regression(ORIENTATION, data, target, seed, epochs, "orientation")
+
+
+# a window error beyond these is the rules' failure at its worst (a label split or cut, the
+# print mostly outside the window): taught as this far, not as far as measured
+WINDOW_LIMITS = np.array([1.0, 1.0, 1.0], np.float32)
+
+
+def fit_window(data: LabelSet, seed: int, epochs: int) -> Weights:
+    """The window network: where the print is in the window and how large
+    (`label_data.window_error`)."""
+    target = np.clip(data.window, -WINDOW_LIMITS, WINDOW_LIMITS).astype(np.float32)
+    return _fit_regression(WINDOW, data, target, seed, epochs, "window")
+
+
+def _fit_regression(
+    arch: Architecture, data: LabelSet, target: np.ndarray, seed: int, epochs: int, log: str
+) -> Weights:
+    """A network of the orientation network's input fitted to `target` by squared error,
+    the labels damaged afresh each epoch."""
     torch = _torch()
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    module = network(ORIENTATION)
+    module = network(arch)
     images = np.stack([orientation_input(g) for g in data.grey])
-    target = np.stack([np.cos(data.angle), np.sin(data.angle)], axis=1).astype(np.float32)
 
     def batches(epoch):
         if epoch is None:
@@ -125,8 +146,8 @@ def fit_orientation(data: LabelSet, seed: int, epochs: int) -> Weights:
         x, y = batch
         return ((run(module, x) - y) ** 2).sum(dim=1).mean()
 
-    _epochs(module, epochs, batches, loss_of, "orientation")
-    return export(module.eval(), ORIENTATION)
+    _epochs(module, epochs, batches, loss_of, log)
+    return export(module.eval(), arch)
 
 
 def digit_targets(numbers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -1,6 +1,6 @@
 """Training data for the label networks: labels flattened by the reader's own pipeline from
-rendered balls, each with the truth the renderer knows (the number, and the direction in
-which the print's text runs in the flattened patch)."""
+rendered balls, each with the truth the renderer knows (the number, the direction in which
+the print's text runs in the flattened patch, and where the print is in it)."""
 
 from __future__ import annotations
 
@@ -10,13 +10,15 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from bingo_hall.vision.labelnet import grey
+from bingo_hall.vision.framing import framed_labels
+from bingo_hall.vision.labelnet import Weights, grey
 from bingo_hall.vision.locate import find_ball
-from bingo_hall.vision.prints import ball_crop, find_labels, tangents
+from bingo_hall.vision.prints import BLOCK_FILL, Label, ball_crop, reframe, tangents
 from bingo_hall.vision.render import (
     Scene,
     draw_scene,
     glare_on_print,
+    print_block,
     print_frames,
     rotation,
     sample_scene,
@@ -38,6 +40,8 @@ class LabelSet:
     rank: np.ndarray  # 0 for the most frontal label of its frame
     tilt: np.ndarray  # degrees
     cut: np.ndarray  # bool
+    window: np.ndarray  # (n, 3) float32: the print's place and size in the patch (`window_error`)
+    misframed: np.ndarray  # bool: flattened through a window moved off on purpose (`misframed`)
 
     @staticmethod
     def concatenate(parts: list[LabelSet]) -> LabelSet:
@@ -50,39 +54,96 @@ class LabelSet:
         return len(self.number)
 
 
-_FIELDS = ("grey", "angle", "number", "font", "rank", "tilt", "cut")
+_FIELDS = ("grey", "angle", "number", "font", "rank", "tilt", "cut", "window", "misframed")
 
 
 def text_direction(scene: Scene, normal: tuple[float, float, float]) -> float:
     """The direction (radians, in the patch's axes) in which the text of the print nearest to
     `normal` runs, for a label flattened round `normal`."""
-    rot = rotation(scene)
-    centres, rights, _ = print_frames()
     centre = np.asarray(normal)
-    nearest = int(np.argmax((centres @ rot.T) @ centre))
-    right = rot @ rights[nearest]
+    rot, nearest = _nearest_print(scene, centre)
+    right = rot @ print_frames()[1][nearest]
     e1, e2 = tangents(centre)
     return math.atan2(float(right @ e2), float(right @ e1))
 
 
-def frame_labels(scene: Scene, frame: np.ndarray) -> list[tuple[np.ndarray, float, float, bool]]:
-    """(grey patch, text direction, tilt, cut) of the labels the reader flattens in `frame`."""
+def _nearest_print(scene: Scene, centre: np.ndarray) -> tuple[np.ndarray, int]:
+    """The ball's rotation and the print whose centre is nearest to `centre` (camera axes)."""
+    rot = rotation(scene)
+    centres, _, _ = print_frames()
+    return rot, int(np.argmax((centres @ rot.T) @ centre))
+
+
+def window_error(
+    scene: Scene, normal: tuple[float, float, float], span: float
+) -> tuple[float, float, float]:
+    """How far the window of a label flattened round `normal`, ±`span`, is from the one the
+    reader wants: the true printed block's centre in the patch (x, y, in half patch sides
+    from the patch's centre) and the log of its enclosing circle's radius over BLOCK_FILL
+    half sides. (0, 0, 0) is a window centred on the print and filled by it as intended."""
+    centre = np.asarray(normal)
+    rot, nearest = _nearest_print(scene, centre)
+    centres, rights, downs = print_frames()
+    across, down, radius = print_block(scene)
+    sin_r = math.sin(math.radians(scene.label_deg))
+    a, b = across * sin_r, down * sin_r
+    on_ball = a * rights[nearest] + b * downs[nearest]
+    on_ball += math.sqrt(max(0.0, 1 - a * a - b * b)) * centres[nearest]
+    point = rot @ on_ball
+    e1, e2 = tangents(centre)
+    fill = radius * sin_r / span
+    return float(point @ e1) / span, float(point @ e2) / span, math.log(fill / BLOCK_FILL)
+
+
+LabelRow = tuple[np.ndarray, float, float, bool, tuple[float, float, float]]
+# a label flattened again through a window moved off its print for the window network: up to
+# this far (half patch sides) and this much too large or small (log of the size)
+MISFRAME_OFFSET = 0.4
+MISFRAME_SIZE = 0.35
+
+
+def frame_labels(scene: Scene, frame: np.ndarray, window: Weights | None = None) -> list[LabelRow]:
+    """(grey patch, text direction, tilt, cut, window error) of the labels the reader
+    flattens in `frame`, framed by the rules and the window network `window` if given."""
+    _, labels = _found_labels(frame, window)
+    return [_row(scene, label) for label in labels]
+
+
+def _found_labels(frame: np.ndarray, window: Weights | None) -> tuple[np.ndarray, list[Label]]:
     ball = find_ball(frame)
     if ball is None:
-        return []
-    out = []
-    for label in find_labels(ball_crop(frame, ball), LABELS_SEEN):
-        direction = text_direction(scene, label.normal)
-        out.append((grey(label.patch), direction, label.tilt_deg, label.cut))
-    return out
+        return np.zeros((0, 0, 3), np.uint8), []
+    crop = ball_crop(frame, ball)
+    return crop, framed_labels(crop, LABELS_SEEN, window)
+
+
+def _row(scene: Scene, label: Label) -> LabelRow:
+    direction = text_direction(scene, label.normal)
+    error = window_error(scene, label.normal, label.span)
+    return grey(label.patch), direction, label.tilt_deg, label.cut, error
+
+
+def misframed(
+    scene: Scene, crop: np.ndarray, label: Label, rng: np.random.Generator
+) -> LabelRow | None:
+    """The label flattened again through a window moved off its print and resized at random,
+    as the rules leave one now and then: the window network learns from these where the print
+    is (the rules' own windows are nearly all on it)."""
+    reach = MISFRAME_OFFSET * math.sqrt(rng.random())
+    angle = rng.uniform(0, 2 * math.pi)
+    size = rng.uniform(-MISFRAME_SIZE, MISFRAME_SIZE)
+    moved = reframe(crop, label, reach * math.cos(angle), reach * math.sin(angle), size)
+    return None if moved is None else _row(scene, moved)
 
 
 def render_labels(job: tuple[int, int, StyleSet, float]) -> LabelSet:
-    """The labels of `count` rendered balls (seeded); in a share `glare_share` of them the
-    glare spots are moved onto the print nearest the camera (`glare_on_print`)."""
+    """The labels of `count` rendered balls (seeded) and, for each, one `misframed` copy;
+    in a share `glare_share` of them the glare spots are moved onto the print nearest the
+    camera (`glare_on_print`)."""
     seed, count, style_set, glare_share = job
     cv2.setNumThreads(1)
     rng = np.random.default_rng(seed)
+    misframing = np.random.default_rng([seed, 1])  # its own draws: the frames stay the same
     rows: list[tuple] = []
     for _ in range(count):
         truth = int(rng.integers(1, 91))
@@ -91,30 +152,42 @@ def render_labels(job: tuple[int, int, StyleSet, float]) -> LabelSet:
             scene = glare_on_print(scene, rng, style_set.conditions)
         frame = draw_scene(scene, rng)
         font = style_set.fonts.index(scene.font)
-        for rank, (patch, direction, tilt, cut) in enumerate(frame_labels(scene, frame)):
-            rows.append((patch, direction, truth, font, rank, tilt, cut))
+        crop, labels = _found_labels(frame, None)
+        for rank, label in enumerate(labels):
+            rows.append((*_row(scene, label), truth, font, rank, False))
+            moved = misframed(scene, crop, label, misframing)
+            if moved is not None:
+                rows.append((*moved, truth, font, rank, True))
+    return _label_set(rows)
+
+
+def _label_set(rows: list[tuple]) -> LabelSet:
     if not rows:
-        empty = np.zeros(0)
-        return LabelSet(np.zeros((0, 64, 64), np.uint8), *(empty,) * 6)
-    columns = list(zip(*rows, strict=True))
+        rows_of = [np.zeros((0, 64, 64), np.uint8), *(np.zeros(0),) * 6, np.zeros((0, 3))]
+        return LabelSet(*rows_of, np.zeros(0, bool))
+    patch, direction, tilt, cut, error, number, font, rank, moved = zip(*rows, strict=True)
     return LabelSet(
-        np.stack(columns[0]),
-        np.array(columns[1], np.float32),
-        np.array(columns[2], np.int16),
-        np.array(columns[3], np.int16),
-        np.array(columns[4], np.int8),
-        np.array(columns[5], np.float32),
-        np.array(columns[6], bool),
+        np.stack(patch),
+        np.array(direction, np.float32),
+        np.array(number, np.int16),
+        np.array(font, np.int16),
+        np.array(rank, np.int8),
+        np.array(tilt, np.float32),
+        np.array(cut, bool),
+        np.array(error, np.float32),
+        np.array(moved, bool),
     )
 
 
 Burst = tuple[int, int, list[list[np.ndarray]]]  # number, font index, grey labels per frame
 
 
-def render_bursts(job: tuple[int, int, int, StyleSet]) -> list[Burst]:
+def render_bursts(job: tuple) -> list[Burst]:
     """`count` balls (seeded), each as a burst of `burst` frames from the simulated camera's
-    settling, with the grey labels the reader flattens in each frame, most frontal first."""
-    seed, count, burst, style_set = job
+    settling, with the grey labels the reader flattens in each frame, most frontal first
+    (job: seed, count, burst, style set, and the window network's weights or None)."""
+    seed, count, burst, style_set, *rest = job
+    window = rest[0] if rest else None
     cv2.setNumThreads(1)
     rng = np.random.default_rng(seed)
     out = []
@@ -124,7 +197,8 @@ def render_bursts(job: tuple[int, int, int, StyleSet]) -> list[Burst]:
         font = style_set.fonts.index(scene.font)
         frames = []
         for _ in range(burst):
-            frames.append([patch for patch, *_ in frame_labels(scene, draw_scene(scene, rng))])
+            rows = frame_labels(scene, draw_scene(scene, rng), window)
+            frames.append([patch for patch, *_ in rows])
             scene = settle(scene, rng)
         out.append((truth, font, frames))
     return out

@@ -1,5 +1,8 @@
 """Reading a flattened label with two small convolutional networks (numpy at run time).
 
+0. The *window* network (when the model has one) looks at the label as the orientation
+   network does and says where the print is in it and how large: the label is flattened
+   again round the print where the rules that placed the window missed it.
 1. The *orientation* network looks at the label (grey, 32×32) and gives the direction in
    which its text runs, as a unit vector (cos, sin) in the patch's axes.
 2. The label is turned upright along that direction (`upright`, 48×48 around its centre)
@@ -30,6 +33,7 @@ ORIENT_HIDDEN = 64
 READ_CHANNELS = (16, 32, 64, 96)
 READ_HIDDEN = 128
 ORIENT_OUTPUTS = 2  # cos, sin of the text's direction
+WINDOW_OUTPUTS = 3  # where the print is in the window, and how large (`window_corrections`)
 READ_OUTPUTS = 21  # tens (10), units (10), upside down (1)
 
 
@@ -63,6 +67,7 @@ class Architecture:
 
 ORIENTATION = Architecture(ORIENT_SIDE, ORIENT_CHANNELS, ORIENT_HIDDEN, ORIENT_OUTPUTS)
 READING = Architecture(READ_SIDE, READ_CHANNELS, READ_HIDDEN, READ_OUTPUTS)
+WINDOW = Architecture(ORIENT_SIDE, ORIENT_CHANNELS, ORIENT_HIDDEN, WINDOW_OUTPUTS)
 
 Weights = dict[str, np.ndarray]
 
@@ -161,12 +166,26 @@ def _pool(x: np.ndarray) -> np.ndarray:
     return x.reshape(n, h // 2, 2, w // 2, 2, c).max(axis=(2, 4))
 
 
+def window_corrections(
+    weights: Weights,
+    grey_patches: list[np.ndarray],
+    kernels: Sequence[np.ndarray] | None = None,
+) -> np.ndarray:
+    """Where the window network sees each label's print: (x, y) of its centre from the
+    patch's centre, in half patch sides, and the log of its size over the size wanted
+    (`prints.BLOCK_FILL`); one row per label (`prints.reframe` moves the window so)."""
+    return forward(weights, WINDOW, _orientation_batch(grey_patches), kernels)
+
+
+def _orientation_batch(grey_patches: list[np.ndarray]) -> np.ndarray:
+    return standardise(np.stack([orientation_input(g) for g in grey_patches]))
+
+
 def text_angles(
     weights: Weights,
     grey_patches: list[np.ndarray],
     kernels: Sequence[np.ndarray] | None = None,
 ) -> np.ndarray:
     """The direction of the text on each label, radians."""
-    x = standardise(np.stack([orientation_input(g) for g in grey_patches]))
-    out = forward(weights, ORIENTATION, x, kernels)
+    out = forward(weights, ORIENTATION, _orientation_batch(grey_patches), kernels)
     return np.arctan2(out[:, 1], out[:, 0])

@@ -1,7 +1,8 @@
 """The label reader's model: its networks and the calibrated settings.
 
-The artefact (`model/labels.npz`) holds the weights of the orientation network and of the
-reading networks (float16, to keep it small), the calibrated softmax temperature, the
+The artefact (`model/labels.npz`) holds the weights of the orientation network, of the
+reading networks and, in models since 2026-11-27, of the window network (float16, to keep
+it small), the calibrated softmax temperature, the
 label- and frame-fusion exponents, and the acceptance thresholds chosen by
 `bingo_hall.vision.train`, one for each kind of evidence a reading rests on (`Evidence`): a
 single label, two labels found in one frame, two labels of one frame agreeing on the number
@@ -26,6 +27,7 @@ from bingo_hall.vision.digits import printed_digits
 from bingo_hall.vision.labelnet import (
     ORIENTATION,
     READING,
+    WINDOW,
     Weights,
     conv_kernels,
     forward,
@@ -76,6 +78,7 @@ class LabelModel:
     threshold: float = 0.999  # a reading on one label (Evidence.ONE_LABEL)
     threshold_two_labels: float = 0.999  # two labels of one frame agree (TWO_AGREEING)
     threshold_two_found: float = 0.999  # two labels found in one frame (TWO_FOUND)
+    window: Weights | None = field(default=None, repr=False)  # None: windows placed by rules
 
     def threshold_for(self, evidence: Evidence) -> float:
         """The acceptance threshold of a reading that rests on this evidence."""
@@ -117,6 +120,10 @@ class LabelModel:
         return conv_kernels(self.orientation, ORIENTATION)
 
     @cached_property
+    def window_kernels(self) -> tuple[np.ndarray, ...] | None:
+        return None if self.window is None else conv_kernels(self.window, WINDOW)
+
+    @cached_property
     def _reader_kernels(self) -> tuple[tuple[np.ndarray, ...], ...]:
         return tuple(conv_kernels(weights, READING) for weights in self.readers)
 
@@ -131,6 +138,7 @@ class LabelModel:
             self,
             orientation=rounded(self.orientation),
             readers=tuple(rounded(reader) for reader in self.readers),
+            window=None if self.window is None else rounded(self.window),
         )
 
     def save(self, path: Path = MODEL_PATH) -> None:
@@ -138,6 +146,8 @@ class LabelModel:
         weights = {f"orientation/{k}": v.astype(np.float16) for k, v in self.orientation.items()}
         for i, reader in enumerate(self.readers):
             weights |= {f"reading{i}/{k}": v.astype(np.float16) for k, v in reader.items()}
+        if self.window is not None:
+            weights |= {f"window/{k}": v.astype(np.float16) for k, v in self.window.items()}
         settings = {k: np.float64(getattr(self, k)) for k in SETTINGS}
         np.savez_compressed(path, **weights, **settings, readers=np.int64(len(self.readers)))
 
@@ -210,7 +220,12 @@ def load_model(path: Path = MODEL_PATH) -> LabelModel:
             for i in range(int(data["readers"]))
         )
         settings = {k: float(data[k]) for k in SETTINGS if k in data}
+        window = (
+            {k: data[f"window/{k}"].astype(np.float32) for k in WINDOW.shapes()}
+            if "window/out.bias" in data
+            else None
+        )
     # files from before the thresholds by evidence: the one-label threshold where none is set
     settings.setdefault("threshold_two_labels", settings["threshold"])
     settings.setdefault("threshold_two_found", settings["threshold"])
-    return LabelModel(orientation, readers, **settings)
+    return LabelModel(orientation, readers, window=window, **settings)

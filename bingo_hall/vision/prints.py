@@ -161,17 +161,36 @@ def _flatten(crop: np.ndarray, blob: _Blob) -> Label | None:
             return None
         (bx, by), radius, touches = block
         fill = radius / half
-        settled = math.hypot(bx - middle, by - middle) / half < 0.08
-        if attempt and settled and abs(fill / BLOCK_FILL - 1) < 0.12 and not touches:
+        settled = math.hypot(bx - middle, by - middle) / half < SETTLED_OFFSET
+        if attempt and settled and abs(fill / BLOCK_FILL - 1) < SETTLED_SIZE and not touches:
             break
         # from patch pixels back to the sphere: the block's centre becomes the patch's
-        u, v = (bx - middle) / half * span, (by - middle) / half * span
-        e1, e2 = tangents(centre)
-        centre = math.sqrt(max(0.0, 1 - u * u - v * v)) * centre + u * e1 + v * e2
-        centre /= np.linalg.norm(centre)
+        centre = _moved(centre, (bx - middle) / half * span, (by - middle) / half * span)
         span *= fill / BLOCK_FILL * (1.3 if touches else 1.0)
         span = min(0.95, max(MIN_SPAN * sin_r, span))
         patch, hidden = _resample(crop, centre, span)
+    return _label(centre, span, patch, hidden)
+
+
+def reframe(crop: np.ndarray, label: Label, x: float, y: float, log_size: float) -> Label | None:
+    """The label flattened again round the point (x, y) of its patch (in half patch sides
+    from its centre), the window scaled so that a print of relative size e**log_size comes
+    to fill it as the rules intend (`labelnet.window_corrections` says where and how large
+    the print is); None when the new window is too oblique to read."""
+    centre = _moved(np.asarray(label.normal), x * label.span, y * label.span)
+    span = min(0.95, max(0.1, label.span * math.exp(log_size)))
+    patch, hidden = _resample(crop, centre, span)
+    return _label(centre, span, patch, hidden)
+
+
+def _moved(centre: np.ndarray, u: float, v: float) -> np.ndarray:
+    """The point of the sphere seen at (u, v) on the tangent plane at `centre` (ball radii)."""
+    e1, e2 = tangents(centre)
+    moved = math.sqrt(max(0.0, 1 - u * u - v * v)) * centre + u * e1 + v * e2
+    return moved / np.linalg.norm(moved)
+
+
+def _label(centre: np.ndarray, span: float, patch: np.ndarray, hidden: np.ndarray) -> Label | None:
     tilt = math.degrees(math.acos(min(1.0, max(-1.0, float(centre[2])))))
     if tilt > MAX_TILT_DEG:
         return None
@@ -183,6 +202,10 @@ def _flatten(crop: np.ndarray, blob: _Blob) -> Label | None:
 # (one digit, a stroke by a glare) and the window stays wide enough for the whole print.
 MIN_SPAN = 0.85  # of the label's half-width (blob.major); the print's own is about 1.05
 BLOCK_FILL = 0.7  # the printed block's enclosing circle, as a share of the patch's half side
+# a window is placed when the block's centre is this close to the patch's (in half sides) and
+# its size this close to BLOCK_FILL's (relative)
+SETTLED_OFFSET = 0.08
+SETTLED_SIZE = 0.12
 # the ball's edge this close to the print (the patch's inscribed disc) may have hidden some
 _NEAR_PRINT = np.hypot(*(np.mgrid[:PATCH, :PATCH] - (PATCH - 1) / 2)) <= PATCH / 2
 

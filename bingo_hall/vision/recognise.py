@@ -29,6 +29,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from bingo_hall.vision.framing import framed_labels
 from bingo_hall.vision.labelnet import grey
 from bingo_hall.vision.locate import Circle, find_ball
 from bingo_hall.vision.model import (
@@ -41,7 +42,7 @@ from bingo_hall.vision.model import (
     log_normalise,
     number_log_likelihoods,
 )
-from bingo_hall.vision.prints import ball_crop, find_labels
+from bingo_hall.vision.prints import ball_crop
 from bingo_hall.vision.reading import Reading
 
 LABELS_PER_FRAME = 2
@@ -95,9 +96,12 @@ def as_bgr(frame: object) -> np.ndarray | None:
     return np.ascontiguousarray(frame)
 
 
-def read_labels(image: np.ndarray, ball: Circle) -> list[np.ndarray]:
-    """The grey flattened labels of the ball, most frontal first."""
-    return [grey(label.patch) for label in find_labels(ball_crop(image, ball), LABELS_PER_FRAME)]
+def read_labels(image: np.ndarray, ball: Circle, model: LabelModel) -> list[np.ndarray]:
+    """The grey flattened labels of the ball, most frontal first, framed as the model
+    frames them (`framing`)."""
+    crop = ball_crop(image, ball)
+    labels = framed_labels(crop, LABELS_PER_FRAME, model.window, model.window_kernels)
+    return [grey(label.patch) for label in labels]
 
 
 def evidence_from_labels(model: LabelModel, labels: Sequence[np.ndarray]) -> FrameEvidence:
@@ -122,7 +126,7 @@ class BallReader:
         ball = find_ball(image)
         if ball is None:
             return FrameEvidence(None, "no_ball", ball=False)
-        return evidence_from_labels(self.model, read_labels(image, ball))
+        return evidence_from_labels(self.model, read_labels(image, ball, self.model))
 
     def read(self, frame: np.ndarray, candidates: Collection[int] | None = None) -> Reading:
         return self.decide([self.evidence(frame)], candidates)

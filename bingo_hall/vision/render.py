@@ -268,6 +268,15 @@ def label_texture(scene: Scene) -> np.ndarray:
     return out
 
 
+def print_block(scene: Scene) -> tuple[float, float, float]:
+    """The printed block's (digits and bar) enclosing circle on the label: its centre right
+    and down of the label's centre and its radius, in label radii."""
+    points = cv2.findNonZero(cv2.compare(_ink_mask(scene), 127, cv2.CMP_GT))
+    (x, y), radius = cv2.minEnclosingCircle(points)
+    middle = TEX_SIZE / 2  # texture pixel x shows the label's u = (x - middle) / TEX_R
+    return (x - middle) / TEX_R, (y - middle) / TEX_R, radius / TEX_R
+
+
 def _ink_mask(scene: Scene) -> np.ndarray:
     assert scene.number is not None
     glyphs = digit_masks(scene.font)

@@ -45,6 +45,7 @@ import numpy as np
 
 from bingo_hall.vision.calibrate import calibrate
 from bingo_hall.vision.label_data import Burst, LabelSet, render_bursts, render_labels
+from bingo_hall.vision.labelnet import Weights
 from bingo_hall.vision.model import MODEL_PATH, LabelModel, load_model
 from bingo_hall.vision.styles import TRAINING, TRAINING_FONT_PACKAGES, StyleSet
 
@@ -84,23 +85,26 @@ def _jobs(seed: int, total: int, parts: int) -> list[tuple[int, int]]:
     return [(int(s), min(size, total - i * size)) for i, s in enumerate(seeds) if total > i * size]
 
 
-def render_data(
-    frames: int, balls: int, burst: int, seed: int, workers: int, glare_share: float = 0.0
-) -> tuple[LabelSet, list[Burst]]:
+def render_training(frames: int, seed: int, workers: int, glare_share: float = 0.0) -> LabelSet:
+    """The training labels of a run with this seed (and each one's `misframed` copy)."""
     seeds = np.random.SeedSequence(seed).generate_state(2)
     with _pool(workers) as pool:
         jobs = [(s, c, TRAINING, glare_share) for s, c in _jobs(int(seeds[0]), frames, CHUNKS)]
-        labels = LabelSet.concatenate(list(pool.map(render_labels, jobs)))
-    return labels, render_calibration(balls, burst, seed, workers)
+        return LabelSet.concatenate(list(pool.map(render_labels, jobs)))
 
 
-def render_calibration(balls: int, burst: int, seed: int, workers: int) -> list[Burst]:
+def render_calibration(
+    balls: int, burst: int, seed: int, workers: int, window: Weights | None = None
+) -> list[Burst]:
     """The calibration bursts of a training run with this seed, in the fonts the networks
-    are not fitted on."""
+    are not fitted on, framed as the reader with the window network `window` frames them."""
     seeds = np.random.SeedSequence(seed).generate_state(2)
     calibration_styles = unseen_fonts()
     with _pool(workers) as pool:
-        jobs = [(s, c, burst, calibration_styles) for s, c in _jobs(int(seeds[1]), balls, CHUNKS)]
+        jobs = [
+            (s, c, burst, calibration_styles, window)
+            for s, c in _jobs(int(seeds[1]), balls, CHUNKS)
+        ]
         return [b for part in pool.map(render_bursts, jobs) for b in part]
 
 
@@ -136,6 +140,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--networks", type=Path, help="calibrate the networks of this model file again"
     )
+    parser.add_argument(
+        "--fit-window",
+        action="store_true",
+        help="with --networks: render training labels and fit a window network for that model",
+    )
+    parser.add_argument("--window-epochs", type=int, default=12)
     parser.add_argument("--output", type=Path, default=MODEL_PATH, help="where to write the model")
     parser.add_argument("--cache", help="keep the rendered data in this file (development)")
     args = parser.parse_args(argv)
@@ -157,57 +167,58 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.fit_window and args.networks is None:
+        parser.error("--fit-window: with --networks (a full training fits the window network)")
     started = time.perf_counter()
-    seeds = damage_seeds(args.seed, args.damage_seeds)
-    if args.networks is not None:
-        bursts = render_calibration(args.calibration, args.burst, args.seed, args.workers)
-        print(f"{len(bursts)} calibration balls ({time.perf_counter() - started:.0f} s)")
-        networks = load_model(args.networks)
-        return finish(networks, bursts, seeds, not args.one_threshold, args.output, started)
-    from bingo_hall.vision.fit_nets import fit_orientation, fit_reading, set_threads
+    if args.networks is not None and not args.fit_window:
+        return finish(load_model(args.networks), args, started)
+    from bingo_hall.vision.fit_nets import fit_orientation, fit_reading, fit_window, set_threads
 
     if args.cache and Path(args.cache).exists():  # a development shortcut
         with open(args.cache, "rb") as file:
-            labels, bursts = pickle.load(file)
+            labels = pickle.load(file)
     else:
-        labels, bursts = render_data(
-            args.frames, args.calibration, args.burst, args.seed, args.workers, args.glare_on_print
-        )
+        labels = render_training(args.frames, args.seed, args.workers, args.glare_on_print)
         if args.cache:
             with open(args.cache, "wb") as file:
-                pickle.dump((labels, bursts), file, protocol=5)
+                pickle.dump(labels, file, protocol=5)
     seen = seen_by_networks(labels)
+    framed = seen.subset(np.flatnonzero(~seen.misframed))
     print(
-        f"{len(seen)} training labels ({len(labels)} flattened from {args.frames} frames), "
-        f"{len(bursts)} calibration balls ({time.perf_counter() - started:.0f} s)",
+        f"{len(framed)} training labels and {len(seen) - len(framed)} misframed copies "
+        f"({len(labels)} flattened from {args.frames} frames; "
+        f"{time.perf_counter() - started:.0f} s)",
         flush=True,
     )
     set_threads(args.workers)
-    orientation = fit_orientation(seen, args.seed, args.epochs)
-    readers = tuple(
-        fit_reading(seen, args.seed + 1 + i, args.epochs, args.letterforms)
-        for i in range(args.readers)
-    )
+    window = fit_window(seen, args.seed, args.window_epochs)
+    if args.networks is not None:
+        networks = replace(load_model(args.networks), window=window)
+    else:
+        orientation = fit_orientation(framed, args.seed, args.epochs)
+        readers = tuple(
+            fit_reading(framed, args.seed + 1 + i, args.epochs, args.letterforms)
+            for i in range(args.readers)
+        )
+        networks = LabelModel(orientation, readers, window=window)
     print(f"fitted ({time.perf_counter() - started:.0f} s)", flush=True)
-    networks = LabelModel(orientation, readers).as_saved()
-    return finish(networks, bursts, seeds, not args.one_threshold, args.output, started)
+    return finish(networks.as_saved(), args, started)
 
 
-def finish(
-    networks: LabelModel,
-    bursts: list[Burst],
-    seeds: list[int],
-    by_evidence: bool,
-    output: Path,
-    started: float,
-) -> int:
-    """Calibrate the networks, write the model, say what was chosen."""
-    model, stats = calibrate(networks, bursts, seeds, by_evidence)
+def finish(networks: LabelModel, args: argparse.Namespace, started: float) -> int:
+    """Render the calibration bursts as the networks frame them, calibrate the networks,
+    write the model, say what was chosen."""
+    bursts = render_calibration(
+        args.calibration, args.burst, args.seed, args.workers, networks.window
+    )
+    print(f"{len(bursts)} calibration balls ({time.perf_counter() - started:.0f} s)", flush=True)
+    seeds = damage_seeds(args.seed, args.damage_seeds)
+    model, stats = calibrate(networks, bursts, seeds, not args.one_threshold)
     for key, value in stats.items():
         print(f"  {key}: {value}")
-    model.save(output)
-    size = output.stat().st_size
-    print(f"wrote {output} ({size / 1024:.0f} KiB) in {time.perf_counter() - started:.0f} s")
+    model.save(args.output)
+    size = args.output.stat().st_size
+    print(f"wrote {args.output} ({size / 1024:.0f} KiB) in {time.perf_counter() - started:.0f} s")
     return 0
 
 

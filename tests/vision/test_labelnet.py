@@ -16,6 +16,7 @@ from bingo_hall.vision.labelnet import (
     ORIENTATION,
     READ_SIDE,
     READING,
+    WINDOW,
     forward,
     standardise,
     text_angles,
@@ -26,7 +27,7 @@ from bingo_hall.vision.labelnet import (
 def test_numpy_forward_is_the_trained_module() -> None:
     torch.manual_seed(3)
     rng = np.random.default_rng(4)
-    for arch in (ORIENTATION, READING):
+    for arch in (ORIENTATION, READING, WINDOW):
         module = network(arch).eval()
         weights = export(module, arch)
         x = rng.normal(size=(5, 1, arch.side, arch.side)).astype(np.float32)

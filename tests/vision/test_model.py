@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from bingo_hall.vision.labelnet import ORIENTATION, READING
+from bingo_hall.vision.labelnet import ORIENTATION, READING, WINDOW
 from bingo_hall.vision.model import (
     Evidence,
     LabelModel,
@@ -81,6 +81,20 @@ def test_the_model_file_round_trips(tmp_path: Path) -> None:
     for reader, read_back in zip(model.readers, loaded.readers, strict=True):
         for name, value in reader.items():  # float16 in the file
             assert np.allclose(read_back[name], value, rtol=1e-3, atol=1e-3)
+
+
+def test_the_window_network_round_trips_and_older_files_have_none(tmp_path: Path) -> None:
+    orientation, readers = _random_networks()
+    rng = np.random.default_rng(2)
+    window = {k: rng.normal(size=s).astype(np.float32) for k, s in WINDOW.shapes().items()}
+    path = tmp_path / "framed.npz"
+    LabelModel(orientation, readers, window=window).save(path)
+    loaded = load_model(path)
+    assert loaded.window is not None and loaded.window_kernels is not None
+    for name, value in window.items():
+        assert np.allclose(loaded.window[name], value, rtol=1e-3, atol=1e-3)
+    LabelModel(orientation, readers).save(path)  # as models before the window network
+    assert load_model(path).window is None and load_model(path).window_kernels is None
 
 
 def test_a_model_file_with_one_threshold_uses_it_for_every_reading(tmp_path: Path) -> None:

@@ -20,7 +20,12 @@ def test_calibration_fonts_are_never_seen_by_the_networks() -> None:
     fonts = np.arange(len(TRAINING.fonts)).repeat(3)
     n = len(fonts)
     labels = LabelSet(
-        np.zeros((n, 64, 64), np.uint8), *(np.zeros(n),) * 2, fonts, *(np.zeros(n),) * 3
+        np.zeros((n, 64, 64), np.uint8),
+        *(np.zeros(n),) * 2,
+        fonts,
+        *(np.zeros(n),) * 3,
+        np.zeros((n, 3)),
+        np.zeros(n, bool),
     )
     seen = {TRAINING.fonts[i] for i in seen_by_networks(labels).font}
     kept_out = set(unseen_fonts().fonts)
@@ -43,6 +48,7 @@ def test_a_small_training_run_writes_a_calibrated_model(tmp_path: Path, capsys) 
     assert model.temperature > 0
     assert 0 < model.fusion <= 1 and 0 < model.label_fusion <= 1
     assert output.stat().st_size < 2 * 2**20  # four reading networks in float16
+    assert model.window is not None  # a full training fits the window network too
     printed = capsys.readouterr().out
     assert "threshold (one label)" in printed and str(output) in printed
     assert "damage seeds: 2" in printed
@@ -66,12 +72,37 @@ def test_networks_are_calibrated_again_without_fitting(tmp_path: Path, capsys) -
     assert "fitted" not in capsys.readouterr().out
 
 
+def test_a_window_network_is_fitted_for_a_models_networks(tmp_path: Path, capsys) -> None:
+    """--networks with --fit-window keeps the model's orientation and reading networks and
+    adds a window network fitted on freshly rendered labels, then calibrates the whole."""
+    output = tmp_path / "framed.npz"
+    code = main(
+        [
+            *("--networks", str(MODEL_PATH), "--fit-window", "--frames", "60"),
+            *("--window-epochs", "1", "--calibration", "12", "--damage-seeds", "1"),
+            *("--output", str(output)),
+        ]
+    )
+    assert code == 0
+    packaged, framed = load_model(MODEL_PATH), load_model(output)
+    assert framed.window is not None
+    for kept, read_back in zip(
+        (packaged.orientation, *packaged.readers),
+        (framed.orientation, *framed.readers),
+        strict=True,
+    ):
+        assert all(np.array_equal(kept[name], read_back[name]) for name in kept)
+    printed = capsys.readouterr().out
+    assert "window epoch 1/1" in printed and "misframed copies" in printed
+
+
 @pytest.mark.parametrize(
     ("option", "message"),
     [
         (["--damage-seeds", "0"], "--damage-seeds 0: at least one"),
         (["--letterforms", "-0.1"], "--letterforms -0.1: a share from 0 to 1"),
         (["--networks", "nowhere.npz"], "--networks nowhere.npz: no such model file"),
+        (["--fit-window"], "--fit-window: with --networks"),
     ],
 )
 def test_bad_calibration_options_are_refused(
@@ -106,7 +137,8 @@ def test_training_refuses_to_run_without_its_fonts(
 def test_glare_on_print_moves_the_glare_of_its_share_of_the_frames_alone() -> None:
     """With no share, the training labels are the scenes as sampled; with a share of one,
     every frame's glare is moved."""
-    plain = render_labels((7, 12, TRAINING, 0.0))
+    rendered = render_labels((7, 12, TRAINING, 0.0))
+    plain = rendered.subset(np.flatnonzero(~rendered.misframed))
     rng = np.random.default_rng(7)
     expected = []
     for _ in range(12):
@@ -117,6 +149,20 @@ def test_glare_on_print_moves_the_glare_of_its_share_of_the_frames_alone() -> No
     assert all(np.array_equal(a, b) for a, b in zip(plain.grey, expected, strict=True))
     moved = render_labels((7, 12, TRAINING, 1.0))
     assert not np.array_equal(moved.grey[0], plain.grey[0])
+
+
+def test_each_training_label_has_a_misframed_copy_for_the_window_network() -> None:
+    """The rules' windows are nearly all on the print; the copies flattened through a window
+    moved off it at random teach the window network where the print is."""
+    labels = render_labels((11, 20, TRAINING, 0.0))
+    framed, moved = labels.window[~labels.misframed], labels.window[labels.misframed]
+    assert len(moved) >= 0.9 * len(framed) > 0
+    off_centre = np.hypot(moved[:, 0], moved[:, 1])
+    assert np.median(np.hypot(framed[:, 0], framed[:, 1])) < 0.06
+    assert np.median(off_centre) > 2 * np.median(np.hypot(framed[:, 0], framed[:, 1]))
+    assert np.abs(moved[:, 2]).max() > 0.2 > np.median(np.abs(framed[:, 2]))
+    # a copy keeps its label's truth
+    assert set(labels.number[labels.misframed]) <= set(labels.number[~labels.misframed])
 
 
 def test_a_glare_share_outside_0_to_1_is_refused(tmp_path: Path, capsys) -> None:
