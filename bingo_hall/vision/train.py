@@ -2,20 +2,25 @@
 
     python -m bingo_hall.vision.train [--frames N] [--calibration N] [--workers N] [--seed S]
         [--epochs N] [--readers N] [--glare-on-print SHARE] [--letterforms SHARE]
-        [--damage-seeds K] [--one-threshold] [--networks MODEL] [--output PATH]
+        [--damage-seeds K] [--one-threshold] [--window-epochs N]
+        [--networks MODEL [--fit-window]] [--output PATH]
 
 1. Render balls in the TRAINING styles only and run the reader's own pipeline on them (find
    the ball, find and flatten its labels); every label flattened is kept with the truth the
-   renderer knows: the number, and the direction in which the print's text runs in the patch.
+   renderer knows: the number, the direction in which the print's text runs in the patch and
+   where the print is in it; each label is also flattened through a window moved off its
+   print at random (`label_data.misframed`), for the window network.
    In a share of the frames (`--glare-on-print`, 0.35 by default) the glare spots are moved
    onto the print nearest the camera, where they wash out the ink as a real highlight does.
-2. Fit the orientation network and the reading networks (an ensemble of `--readers`, the
-   same fit from different seeds; PyTorch, a training-only dependency) on the labels of two
+2. Fit the window network (`--window-epochs`; labels and misframed copies), the orientation
+   network and the reading networks (an ensemble of `--readers`, the same fit from different
+   seeds; PyTorch, a training-only dependency) on the labels of two
    thirds of the training fonts: the fonts whose place in the list is a multiple of three
    are kept out, for the calibration. `--letterforms SHARE` (0 by default) slants, narrows
    or widens and bends that share of the upright prints afresh each epoch.
-3. Render the calibration set in those unseen fonts (another seed): bursts of three frames
-   of one ball as the simulated camera gives them, read as rendered and again damaged as
+3. Render the calibration set in those unseen fonts (another seed), framed as the reader
+   with that window network frames them: bursts of three frames of one ball as the
+   simulated camera gives them, read as rendered and again damaged as
    the networks were taught, from `--damage-seeds` seeds (eight by default). Fit the softmax
    temperature and the label- and frame-fusion exponents to the log-loss of the readings of
    first frames and whole bursts (as rendered and damaged from the first seed), then choose
@@ -26,7 +31,8 @@
    `--one-threshold` chooses one for every reading.
 4. Write `bingo_hall/vision/model/labels.npz` (float16 weights).
 
-`--networks MODEL` skips steps 1 and 2 and calibrates the networks of a model file again.
+`--networks MODEL` skips steps 1 and 2 and calibrates the networks of a model file again;
+with `--fit-window` it renders the training labels and fits a window network for them first.
 """
 
 from __future__ import annotations
