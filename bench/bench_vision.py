@@ -8,7 +8,8 @@ in training or calibration), reads each one with `BallReader.read` on one core
 - wrong numbers above the acceptance threshold (must be 0), unsure and unreadable counts;
 - the confusion cases: how often each wrong best guess came up (rendered → guess), and the
   most confident of them;
-- by typeface: frames, read, best guess right (the typefaces the reader finds hardest);
+- by typeface: frames, read, best guess right (the typefaces the reader finds hardest); the
+  same by the evidence each reading rests on (one label, two labels found, two agreeing);
 - time per frame (median, p99) against a baseline measured on the same frames in the same
   process: the bare cost of cv2.cvtColor + cv2.GaussianBlur(5×5) on the frame;
 - then, as the hub reads a ball, bursts of three frames from the simulated camera (held-out
@@ -90,25 +91,34 @@ def main() -> int:
     outcomes: Counter[str] = Counter()
     confusions: list[tuple[int, int | None, float, str | None]] = []
     by_font: Counter[tuple[str, str]] = Counter()
+    by_evidence: Counter[tuple[str, str]] = Counter()
     for i, (truth, scene, frame) in enumerate(scenes(args.frames, args.seed, style_set)):
         start = time.perf_counter()
         baseline(frame)
         middle = time.perf_counter()
-        reading = reader.read(frame)
+        evidence = reader.evidence(frame)
+        reading = reader.decide([evidence])  # what reader.read(frame) does
         end = time.perf_counter()
         base_times.append(middle - start)
         read_times.append(end - middle)
-        by_font[scene.font.name, "frames"] += 1
-        by_font[scene.font.name, "read"] += reading.number == truth
-        by_font[scene.font.name, "guess"] += (reading.number or reading.guess) == truth
+        kind = (
+            EVIDENCE_NAMES[evidence.evidence_for(reading.guess - 1)]
+            if reading.guess is not None
+            else "no label read"
+        )
+        for tally, key in ((by_font, scene.font.name), (by_evidence, kind)):
+            tally[key, "frames"] += 1
+            tally[key, "read"] += reading.number == truth
+            tally[key, "guess"] += (reading.number or reading.guess) == truth
         if reading.number == truth:
             outcomes["correct"] += 1
         elif reading.number is not None:
             outcomes["wrong_above_threshold"] += 1
-            confusions.append((truth, reading.number, reading.confidence, "ACCEPTED"))
+            confusions.append((truth, reading.number, reading.confidence, f"ACCEPTED, {kind}"))
         else:
             outcomes[reading.reason or "?"] += 1
-            confusions.append((truth, reading.guess, reading.confidence, reading.reason))
+            reason = f"{reading.reason}, {kind}"
+            confusions.append((truth, reading.guess, reading.confidence, reason))
         if (i + 1) % 1000 == 0:
             print(f"  {i + 1} frames: {dict(outcomes)}", flush=True)
     n = args.frames
@@ -131,7 +141,8 @@ def main() -> int:
     print("the most confident wrong guesses (rendered → guess, confidence, reason):")
     for truth, guess, confidence, reason in sorted(wrong, key=lambda c: -c[2])[:25]:
         print(f"  {truth:2d} → {guess!s:>4}  {confidence:.6f}  {reason}")
-    print_by_font(by_font)
+    print_breakdown("typeface", by_font)
+    print_breakdown("evidence", by_evidence)
     med, p99 = statistics.median(read_times) * 1e3, percentile(read_times, 99) * 1e3
     bmed, bp99 = statistics.median(base_times) * 1e3, percentile(base_times, 99) * 1e3
     print(f"time per frame (one core): median {med:.2f} ms, p99 {p99:.2f} ms")
@@ -141,17 +152,16 @@ def main() -> int:
     return 0 if outcomes["wrong_above_threshold"] == 0 and wrong_bursts == 0 else 1
 
 
-def print_by_font(by_font: Counter[tuple[str, str]]) -> None:
-    """Frames, read and best guess right per typeface, the hardest first."""
-    fonts = sorted(
-        {name for name, _ in by_font}, key=lambda f: by_font[f, "read"] / by_font[f, "frames"]
-    )
-    print("by typeface (frames: read, best guess right):")
-    for font in fonts:
-        frames = by_font[font, "frames"]
+def print_breakdown(what: str, tally: Counter[tuple[str, str]]) -> None:
+    """Frames, read and best guess right for each typeface (or kind of evidence), the
+    hardest first."""
+    keys = sorted({key for key, _ in tally}, key=lambda k: tally[k, "read"] / tally[k, "frames"])
+    print(f"by {what} (frames: read, best guess right):")
+    for key in keys:
+        frames = tally[key, "frames"]
         print(
-            f"  {font:24s} {frames:5d}: {by_font[font, 'read'] / frames:7.2%} read, "
-            f"{by_font[font, 'guess'] / frames:7.2%} best guess right"
+            f"  {key:32s} {frames:5d}: {tally[key, 'read'] / frames:7.2%} read, "
+            f"{tally[key, 'guess'] / frames:7.2%} best guess right"
         )
 
 
