@@ -106,15 +106,15 @@ def fit_orientation(data: LabelSet, seed: int, epochs: int) -> Weights:
     return _fit_regression(ORIENTATION, data, target, seed, epochs, "orientation")
 
 
-# a window error beyond these is the rules' failure at its worst (a label split or cut, the
+# a window error beyond this is the rules' failure at its worst (a label split or cut, the
 # print mostly outside the window): taught as this far, not as far as measured
-WINDOW_LIMITS = np.array([1.0, 1.0, 1.0], np.float32)
+WINDOW_LIMIT = 1.0
 
 
 def fit_window(data: LabelSet, seed: int, epochs: int) -> Weights:
     """The window network: where the print is in the window and how large
     (`label_data.window_error`)."""
-    target = np.clip(data.window, -WINDOW_LIMITS, WINDOW_LIMITS).astype(np.float32)
+    target = np.clip(data.window, -WINDOW_LIMIT, WINDOW_LIMIT).astype(np.float32)
     return _fit_regression(WINDOW, data, target, seed, epochs, "window")
 
 

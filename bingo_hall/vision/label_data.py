@@ -197,8 +197,8 @@ def render_bursts(job: tuple) -> list[Burst]:
         font = style_set.fonts.index(scene.font)
         frames = []
         for _ in range(burst):
-            rows = frame_labels(scene, draw_scene(scene, rng), window)
-            frames.append([patch for patch, *_ in rows])
+            _, labels = _found_labels(draw_scene(scene, rng), window)
+            frames.append([grey(label.patch) for label in labels])
             scene = settle(scene, rng)
         out.append((truth, font, frames))
     return out

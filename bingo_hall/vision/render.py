@@ -12,6 +12,7 @@ randomness it uses is the sensor noise drawn from the generator it is given.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -268,6 +269,7 @@ def label_texture(scene: Scene) -> np.ndarray:
     return out
 
 
+@functools.lru_cache(maxsize=4)  # asked for every label of a frame: one scene, one answer
 def print_block(scene: Scene) -> tuple[float, float, float]:
     """The printed block's (digits and bar) enclosing circle on the label: its centre right
     and down of the label's centre and its radius, in label radii."""
