@@ -17,7 +17,8 @@ BGR = tuple[int, int, int]
 REPORTLAB_FONTS = Path(__import__("reportlab").__file__).resolve().parent / "fonts"
 DEJAVU_FONTS = Path("/usr/share/fonts/truetype/dejavu")
 SYSTEM_FONTS = Path("/usr/share")
-# Debian packages holding the training set's extra typefaces (needed to train, not to run).
+# Debian packages holding the training set's extra typefaces and the calibration's (needed to
+# train, not to run).
 TRAINING_FONT_PACKAGES = (
     "fonts-noto-core",
     "fonts-roboto-unhinted",
@@ -31,6 +32,20 @@ TRAINING_FONT_PACKAGES = (
     "fonts-go",
     "fonts-firacode",
     "fonts-inconsolata",
+    # the calibration's (CALIBRATION_FONTS)
+    "fonts-sil-andika",
+    "fonts-b612",
+    "fonts-cabin",
+    "fonts-comfortaa",
+    "fonts-dosis",
+    "fonts-inter",
+    "fonts-jetbrains-mono",
+    "fonts-league-spartan",
+    "fonts-manrope",
+    "fonts-mononoki",
+    "fonts-quicksand",
+    "fonts-sil-charis",
+    "fonts-sil-gentiumplus",
 )
 
 HERSHEY_SIMPLEX = 0
@@ -168,6 +183,33 @@ SYSTEM_TRAINING_FONTS = tuple(
 )
 
 
+# The calibration's typefaces: families neither trained on nor held out, none a clone of a
+# held-out face, with lining figures. The networks never see them while fitting, so the
+# calibration measures how they err on a typeface they have not seen, as in a hall.
+CALIBRATION_FONTS = (
+    *(
+        _system(file)
+        for file in (
+            f"{_OPENTYPE}/cabin/Cabin-Regular.otf",
+            f"{_OPENTYPE}/inter/Inter-Bold.otf",
+            f"{_TRUETYPE}/charis/CharisSIL-Regular.ttf",
+            f"{_TRUETYPE}/charis/CharisSIL-BoldItalic.ttf",
+            f"{_TRUETYPE}/andika/Andika-Regular.ttf",
+            f"{_TRUETYPE}/jetbrains-mono/JetBrainsMono-Bold.ttf",
+            f"{_TRUETYPE}/quicksand/Quicksand-Bold.ttf",
+            f"{_TRUETYPE}/comfortaa/Comfortaa-Bold.ttf",
+            f"{_OPENTYPE}/league-spartan/LeagueSpartan-Bold.otf",
+            f"{_OPENTYPE}/b612/B612-Regular.otf",
+            f"{_TRUETYPE}/manrope/Manrope-ExtraBold.ttf",
+            f"{_TRUETYPE}/gentiumplus/GentiumPlus-Italic.ttf",
+            f"{_OPENTYPE}/dosis/Dosis-Medium.otf",
+            f"{_TRUETYPE}/mononoki/mononoki-Bold.ttf",
+        )
+    ),
+    Font("hershey-complex-italic", hershey=HERSHEY_COMPLEX | HERSHEY_ITALIC, stroke=0.08),
+)
+
+
 TRAINING = StyleSet(
     name="training",
     fonts=(
@@ -196,6 +238,9 @@ TRAINING = StyleSet(
     inks=((20, 20, 20), (70, 25, 10)),
     backdrops=((28, 28, 30), (40, 32, 26), (22, 26, 34)),
 )
+
+# The training's balls, inks and conditions in the calibration's typefaces.
+CALIBRATION = replace(TRAINING, name="calibration", fonts=CALIBRATION_FONTS)
 
 HELD_OUT = StyleSet(
     name="held_out",

@@ -14,11 +14,11 @@
    onto the print nearest the camera, where they wash out the ink as a real highlight does.
 2. Fit the window network (`--window-epochs`; labels and misframed copies), the orientation
    network and the reading networks (an ensemble of `--readers`, the same fit from different
-   seeds; PyTorch, a training-only dependency) on the labels of two
-   thirds of the training fonts: the fonts whose place in the list is a multiple of three
-   are kept out, for the calibration. `--letterforms SHARE` (0 by default) slants, narrows
-   or widens and bends that share of the upright prints afresh each epoch.
-3. Render the calibration set in those unseen fonts (another seed), framed as the reader
+   seeds; PyTorch, a training-only dependency) on the labels of every training typeface.
+   `--letterforms SHARE` (0 by default) slants, narrows or widens and bends that share of
+   the upright prints afresh each epoch.
+3. Render the calibration set in the CALIBRATION typefaces, of other families than the
+   training's and the held-out ones (another seed), framed as the reader
    with that window network frames them: bursts of three frames of one ball as the
    simulated camera gives them, read as rendered and again damaged as
    the networks were taught, from `--damage-seeds` seeds (eight by default). Fit the softmax
@@ -53,10 +53,9 @@ from bingo_hall.vision.calibrate import calibrate
 from bingo_hall.vision.label_data import Burst, LabelSet, render_bursts, render_labels
 from bingo_hall.vision.labelnet import Weights
 from bingo_hall.vision.model import MODEL_PATH, LabelModel, load_model
-from bingo_hall.vision.styles import TRAINING, TRAINING_FONT_PACKAGES, StyleSet
+from bingo_hall.vision.styles import CALIBRATION, TRAINING, TRAINING_FONT_PACKAGES
 
 CHUNKS = 32  # the rendering is split into this many seeded chunks, whatever the workers
-FONT_GROUPS = 3  # fonts whose index is a multiple of this are unseen by the networks
 DEFAULT_SEED = 20261125  # the packaged model's training and calibration
 CALIBRATION_DAMAGE_SEED = 1000  # added to --seed: the calibration's damage (readers use +1…)
 DAMAGE_SEED_STEP = 100
@@ -66,16 +65,6 @@ def damage_seeds(seed: int, count: int, skip: int = 0) -> list[int]:
     """The calibration's damage seeds for a run with this seed (after the first `skip`)."""
     first = seed + CALIBRATION_DAMAGE_SEED
     return [first + DAMAGE_SEED_STEP * k for k in range(skip, skip + count)]
-
-
-def unseen_fonts() -> StyleSet:
-    """The TRAINING styles with only the fonts the networks are not fitted on."""
-    return replace(TRAINING, fonts=TRAINING.fonts[::FONT_GROUPS])
-
-
-def seen_by_networks(labels: LabelSet) -> LabelSet:
-    """The labels the networks are fitted on: none in the calibration's fonts."""
-    return labels.subset(np.flatnonzero(labels.font % FONT_GROUPS != 0))
 
 
 def _pool(workers: int) -> ProcessPoolExecutor:
@@ -102,15 +91,12 @@ def render_training(frames: int, seed: int, workers: int, glare_share: float = 0
 def render_calibration(
     balls: int, burst: int, seed: int, workers: int, window: Weights | None = None
 ) -> list[Burst]:
-    """The calibration bursts of a training run with this seed, in the fonts the networks
-    are not fitted on, framed as the reader with the window network `window` frames them."""
+    """The calibration bursts of a training run with this seed, in the CALIBRATION
+    typefaces (never fitted on), framed as the reader with the window network `window`
+    frames them."""
     seeds = np.random.SeedSequence(seed).generate_state(2)
-    calibration_styles = unseen_fonts()
     with _pool(workers) as pool:
-        jobs = [
-            (s, c, burst, calibration_styles, window)
-            for s, c in _jobs(int(seeds[1]), balls, CHUNKS)
-        ]
+        jobs = [(s, c, burst, CALIBRATION, window) for s, c in _jobs(int(seeds[1]), balls, CHUNKS)]
         return [b for part in pool.map(render_bursts, jobs) for b in part]
 
 
@@ -165,11 +151,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--damage-seeds {args.damage_seeds}: at least one")
     if args.networks is not None and not args.networks.is_file():
         parser.error(f"--networks {args.networks}: no such model file")
-    missing = [font.name for font in TRAINING.fonts if not font.available()]
+    missing = [font.name for font in TRAINING.fonts + CALIBRATION.fonts if not font.available()]
     if missing:
         print(
-            f"missing training fonts: {', '.join(missing)}; install the Debian packages "
-            f"{' '.join(TRAINING_FONT_PACKAGES)}",
+            f"missing training or calibration fonts: {', '.join(missing)}; install the "
+            f"Debian packages {' '.join(TRAINING_FONT_PACKAGES)}",
             file=sys.stderr,
         )
         return 2
@@ -188,16 +174,15 @@ def main(argv: list[str] | None = None) -> int:
         if args.cache:
             with open(args.cache, "wb") as file:
                 pickle.dump(labels, file, protocol=5)
-    seen = seen_by_networks(labels)
-    framed = seen.subset(np.flatnonzero(~seen.misframed))
+    framed = labels.subset(np.flatnonzero(~labels.misframed))
     print(
-        f"{len(framed)} training labels and {len(seen) - len(framed)} misframed copies "
+        f"{len(framed)} training labels and {len(labels) - len(framed)} misframed copies "
         f"({len(labels)} flattened from {args.frames} frames; "
         f"{time.perf_counter() - started:.0f} s)",
         flush=True,
     )
     set_threads(args.workers)
-    window = fit_window(seen, args.seed, args.window_epochs)
+    window = fit_window(labels, args.seed, args.window_epochs)
     if args.networks is not None:
         networks = replace(load_model(args.networks), window=window)
     else:

@@ -24,7 +24,7 @@ from bingo_hall.vision.render import (
     rotation,
     sample_scene,
 )
-from bingo_hall.vision.styles import Conditions, Font
+from bingo_hall.vision.styles import CALIBRATION, Conditions, Font
 
 
 def test_same_seed_same_frame_and_another_seed_another() -> None:
@@ -155,7 +155,7 @@ def _digit_overlap(a: Font, b: Font) -> float:
     """Mean intersection over union of two typefaces' digits, each scaled to 48×64."""
     overlaps = []
     for mask_a, mask_b in zip(digit_masks(a), digit_masks(b), strict=True):
-        inked = [cv2.resize(m.astype(np.uint8) * 255, (48, 64)) > 127 for m in (mask_a, mask_b)]
+        inked = [cv2.resize(m, (48, 64)) > 127 for m in (mask_a, mask_b)]
         overlaps.append((inked[0] & inked[1]).sum() / (inked[0] | inked[1]).sum())
     return float(np.mean(overlaps))
 
@@ -166,6 +166,16 @@ def test_no_held_out_typeface_draws_the_digits_of_a_training_one() -> None:
     for held in HELD_OUT.usable_fonts():
         overlap, nearest = max((_digit_overlap(held, font), font.name) for font in TRAINING.fonts)
         assert overlap < 0.95, (held.name, nearest)
+
+
+def test_no_calibration_typeface_draws_the_digits_of_a_held_out_one() -> None:
+    """The thresholds are chosen on the calibration typefaces: a copy of a benchmark face
+    among them would tune the reader on the benchmark."""
+    for font in CALIBRATION.fonts:
+        overlap, nearest = max(
+            (_digit_overlap(font, held), held.name) for held in HELD_OUT.usable_fonts()
+        )
+        assert overlap < 0.9, (font.name, nearest)
 
 
 def test_a_copy_of_a_training_typeface_is_caught_by_its_digits() -> None:

@@ -1,4 +1,4 @@
-"""The training script: fonts kept out of the networks for calibration, and a small real run."""
+"""The training script: the calibration's own typefaces, and a small real run."""
 
 from __future__ import annotations
 
@@ -9,28 +9,29 @@ import numpy as np
 import pytest
 
 from bingo_hall.vision import train
-from bingo_hall.vision.label_data import LabelSet, frame_labels, render_labels
+from bingo_hall.vision.label_data import frame_labels, render_labels
 from bingo_hall.vision.model import MODEL_PATH, load_model
 from bingo_hall.vision.render import draw_scene, sample_scene
-from bingo_hall.vision.styles import TRAINING, Font
-from bingo_hall.vision.train import main, seen_by_networks, unseen_fonts
+from bingo_hall.vision.styles import CALIBRATION, HELD_OUT, TRAINING, Font
+from bingo_hall.vision.train import main
 
 
-def test_calibration_fonts_are_never_seen_by_the_networks() -> None:
-    fonts = np.arange(len(TRAINING.fonts)).repeat(3)
-    n = len(fonts)
-    labels = LabelSet(
-        np.zeros((n, 64, 64), np.uint8),
-        *(np.zeros(n),) * 2,
-        fonts,
-        *(np.zeros(n),) * 3,
-        np.zeros((n, 3)),
-        np.zeros(n, bool),
-    )
-    seen = {TRAINING.fonts[i] for i in seen_by_networks(labels).font}
-    kept_out = set(unseen_fonts().fonts)
-    assert kept_out and seen and not seen & kept_out
-    assert seen | kept_out == set(TRAINING.fonts)
+def test_the_calibration_typefaces_are_neither_trained_on_nor_held_out() -> None:
+    """The calibration must show how the networks err on typefaces they never saw, and must
+    not tune the reader on the benchmark's."""
+    calibration = set(CALIBRATION.fonts)
+    assert len(calibration) >= 12
+    assert not calibration & set(TRAINING.fonts) and not calibration & set(HELD_OUT.fonts)
+    assert all(font.available() for font in CALIBRATION.fonts)
+    assert CALIBRATION.colours == TRAINING.colours
+    assert CALIBRATION.conditions == TRAINING.conditions
+
+
+def test_the_calibration_bursts_are_drawn_in_the_calibration_typefaces() -> None:
+    bursts = train.render_calibration(balls=6, burst=2, seed=5, workers=1)
+    assert len(bursts) == 6
+    fonts = {font for _, font, _ in bursts}
+    assert fonts <= set(range(len(CALIBRATION.fonts))) and len(fonts) > 1
 
 
 def test_a_small_training_run_writes_a_calibrated_model(tmp_path: Path, capsys) -> None:
