@@ -1,18 +1,20 @@
 """How far the wrong readings of the calibration reach: the tail the threshold answers for.
 
 Renders the calibration bursts exactly as `make train` does (same seed, the typefaces the
-networks are not fitted on, bursts of three frames), damages them as the calibration does
-but from other seeds (by default the eight after the calibration's own, so that the tail is
-one the thresholds were not set on; `--skip 0` reads the calibration's), and reads them with
-each model given, at that model's own settings and thresholds. For each model it prints the
-wrong best guesses above its thresholds, above 0.999 and above 0.99, the readings correct
-and accepted, and the most confident wrong readings, for each kind of evidence a reading
-rests on (one label; two labels found in a frame; two labels agreeing). The first model
-given (by default the packaged one) is the baseline the others are read against. A
-diagnosis, not timed.
+networks are not fitted on, bursts of three frames; `--typefaces other-families` draws them in
+the CALIBRATION typefaces, of families neither trained on nor held out, and `check-families` in
+the CHECK ones, of yet other families, never calibrated on), damages them as the
+calibration does but from other seeds (by default the eight after the calibration's own, so that
+the tail is one the thresholds were not set on; `--skip 0` reads the calibration's), and reads
+them with each model given, at that model's own settings and thresholds. For each model it
+prints the wrong best guesses above its thresholds, above 0.999 and above 0.99, the readings
+correct and accepted, and the most confident wrong readings, for each kind of evidence a reading
+rests on (one label; two labels found in a frame; two labels agreeing). The first model given
+(by default the packaged one) is the baseline the others are read against. A diagnosis, not
+timed.
 
 Usage: python bench/vision_tail.py [MODEL.npz ...] [--balls N] [--seeds K] [--skip K]
-    [--workers N]
+    [--typefaces kept-out|other-families|check-families] [--workers N]
 """
 
 from __future__ import annotations
@@ -41,7 +43,14 @@ from bingo_hall.vision.model import (  # noqa: E402
     LabelModel,
     load_model,
 )
-from bingo_hall.vision.train import DEFAULT_SEED, damage_seeds, render_calibration  # noqa: E402
+from bingo_hall.vision.train import (  # noqa: E402
+    CHECK_FAMILIES,
+    DEFAULT_SEED,
+    KEPT_OUT,
+    OTHER_FAMILIES,
+    damage_seeds,
+    render_calibration,
+)
 
 
 def summary(rows: list[ReadingRow], model: LabelModel) -> str:
@@ -62,17 +71,22 @@ def main() -> int:
     parser.add_argument("--balls", type=int, default=3000, help="calibration balls")
     parser.add_argument("--seeds", type=int, default=8, help="damage seeds")
     parser.add_argument("--skip", type=int, default=8, help="damage seeds of the calibration")
+    parser.add_argument(
+        "--typefaces", choices=(KEPT_OUT, OTHER_FAMILIES, CHECK_FAMILIES), default=KEPT_OUT
+    )
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     args = parser.parse_args()
     missing = [str(p) for p in args.models if not p.is_file()]
     if missing:
         parser.error(f"no such model file: {', '.join(missing)}")
     seeds = damage_seeds(DEFAULT_SEED, args.seeds, skip=args.skip)
-    print(f"{args.balls} calibration balls; damage seeds {seeds}")
+    print(f"{args.balls} calibration balls in the {args.typefaces} typefaces; damage seeds {seeds}")
     for path in args.models:
         model = load_model(path)
         # framed as this model frames them (its window network, if it has one)
-        bursts = render_calibration(args.balls, 3, DEFAULT_SEED, args.workers, model.window)
+        bursts = render_calibration(
+            args.balls, 3, DEFAULT_SEED, args.workers, model.window, args.typefaces
+        )
         rows: list[ReadingRow] = []
         for seed in seeds:
             rows += Calibration(model, damaged(bursts, seed)).readings(model)

@@ -46,6 +46,14 @@ TRAINING_FONT_PACKAGES = (
     "fonts-quicksand",
     "fonts-sil-charis",
     "fonts-sil-gentiumplus",
+    # the check's (CHECK_FONTS)
+    "fonts-3270",
+    "fonts-anonymous-pro",
+    "fonts-averia-gwf",
+    "fonts-fantasque-sans",
+    "fonts-hermit",
+    "fonts-sora",
+    "fonts-tuffy",
 )
 
 HERSHEY_SIMPLEX = 0
@@ -239,8 +247,27 @@ TRAINING = StyleSet(
     backdrops=((28, 28, 30), (40, 32, 26), (22, 26, 34)),
 )
 
-# The training's balls, inks and conditions in the calibration's typefaces.
+# Typefaces of yet other families, for checking thresholds chosen on either calibration
+# (`bench/vision_tail.py --typefaces check-families`): never fitted on, never calibrated on.
+CHECK_FONTS = (
+    *(
+        _system(file)
+        for file in (
+            f"{_OPENTYPE}/sora/Sora-Regular.otf",
+            f"{_TRUETYPE}/tuffy/Tuffy_Bold.ttf",
+            f"{_OPENTYPE}/fantasque-sans/Normal/OTF/FantasqueSansMono-Regular.otf",
+            f"{_TRUETYPE}/hermit/Hermit-medium.otf",
+            f"{_TRUETYPE}/anonymous-pro/Anonymous Pro B.ttf",
+            f"{_TRUETYPE}/3270/3270-Regular.ttf",
+            f"{_TRUETYPE}/averia-gwf/AveriaGWF-Bold.ttf",
+        )
+    ),
+    Font("hershey-triplex-italic", hershey=HERSHEY_TRIPLEX | HERSHEY_ITALIC, stroke=0.11),
+)
+
+# The training's balls, inks and conditions in the calibration's typefaces, and in the check's.
 CALIBRATION = replace(TRAINING, name="calibration", fonts=CALIBRATION_FONTS)
+CHECK = replace(TRAINING, name="check", fonts=CHECK_FONTS)
 
 HELD_OUT = StyleSet(
     name="held_out",

@@ -3,7 +3,8 @@
     python -m bingo_hall.vision.train [--frames N] [--calibration N] [--workers N] [--seed S]
         [--epochs N] [--readers N] [--glare-on-print SHARE] [--letterforms SHARE]
         [--damage-seeds K] [--one-threshold] [--window-epochs N]
-        [--networks MODEL [--fit-window]] [--output PATH]
+        [--typefaces kept-out|other-families] [--networks MODEL [--fit-window]]
+        [--output PATH]
 
 1. Render balls in the TRAINING styles only and run the reader's own pipeline on them (find
    the ball, find and flatten its labels); every label flattened is kept with the truth the
@@ -14,11 +15,15 @@
    onto the print nearest the camera, where they wash out the ink as a real highlight does.
 2. Fit the window network (`--window-epochs`; labels and misframed copies), the orientation
    network and the reading networks (an ensemble of `--readers`, the same fit from different
-   seeds; PyTorch, a training-only dependency) on the labels of every training typeface.
-   `--letterforms SHARE` (0 by default) slants, narrows or widens and bends that share of
-   the upright prints afresh each epoch.
-3. Render the calibration set in the CALIBRATION typefaces, of other families than the
-   training's and the held-out ones (another seed), framed as the reader
+   seeds; PyTorch, a training-only dependency) on the labels of the typefaces `--typefaces`
+   fits on: `kept-out` (the default) fits on two thirds of the training typefaces and keeps
+   the fonts whose place in the list is a multiple of three for the calibration;
+   `other-families` fits on every training typeface and calibrates on the CALIBRATION
+   typefaces, of families neither trained on nor held out. `--letterforms SHARE` (0 by
+   default) slants, narrows or widens and bends that share of the upright prints afresh
+   each epoch.
+3. Render the calibration set in the typefaces the networks were not fitted on (another
+   seed), framed as the reader
    with that window network frames them: bursts of three frames of one ball as the
    simulated camera gives them, read as rendered and again damaged as
    the networks were taught, from `--damage-seeds` seeds (eight by default). Fit the softmax
@@ -53,10 +58,19 @@ from bingo_hall.vision.calibrate import calibrate
 from bingo_hall.vision.label_data import Burst, LabelSet, render_bursts, render_labels
 from bingo_hall.vision.labelnet import Weights
 from bingo_hall.vision.model import MODEL_PATH, LabelModel, load_model
-from bingo_hall.vision.styles import CALIBRATION, TRAINING, TRAINING_FONT_PACKAGES
+from bingo_hall.vision.styles import (
+    CALIBRATION,
+    CHECK,
+    TRAINING,
+    TRAINING_FONT_PACKAGES,
+    StyleSet,
+)
 
 CHUNKS = 32  # the rendering is split into this many seeded chunks, whatever the workers
 DEFAULT_SEED = 20261125  # the packaged model's training and calibration
+FONT_GROUPS = 3  # kept-out: fonts whose index is a multiple of this are unseen by the networks
+# the typefaces the calibration is drawn in (CHECK_FAMILIES: only to check thresholds)
+KEPT_OUT, OTHER_FAMILIES, CHECK_FAMILIES = "kept-out", "other-families", "check-families"
 CALIBRATION_DAMAGE_SEED = 1000  # added to --seed: the calibration's damage (readers use +1…)
 DAMAGE_SEED_STEP = 100
 
@@ -65,6 +79,23 @@ def damage_seeds(seed: int, count: int, skip: int = 0) -> list[int]:
     """The calibration's damage seeds for a run with this seed (after the first `skip`)."""
     first = seed + CALIBRATION_DAMAGE_SEED
     return [first + DAMAGE_SEED_STEP * k for k in range(skip, skip + count)]
+
+
+def calibration_styles(typefaces: str = KEPT_OUT) -> StyleSet:
+    """The styles the calibration is drawn in: TRAINING's balls and conditions in the
+    typefaces the networks are not fitted on."""
+    if typefaces == OTHER_FAMILIES:
+        return CALIBRATION
+    if typefaces == CHECK_FAMILIES:
+        return CHECK
+    return replace(TRAINING, fonts=TRAINING.fonts[::FONT_GROUPS])
+
+
+def fitted_labels(labels: LabelSet, typefaces: str = KEPT_OUT) -> LabelSet:
+    """The labels the networks are fitted on: none in the calibration's typefaces."""
+    if typefaces == OTHER_FAMILIES:
+        return labels
+    return labels.subset(np.flatnonzero(labels.font % FONT_GROUPS != 0))
 
 
 def _pool(workers: int) -> ProcessPoolExecutor:
@@ -89,14 +120,20 @@ def render_training(frames: int, seed: int, workers: int, glare_share: float = 0
 
 
 def render_calibration(
-    balls: int, burst: int, seed: int, workers: int, window: Weights | None = None
+    balls: int,
+    burst: int,
+    seed: int,
+    workers: int,
+    window: Weights | None = None,
+    typefaces: str = KEPT_OUT,
 ) -> list[Burst]:
-    """The calibration bursts of a training run with this seed, in the CALIBRATION
-    typefaces (never fitted on), framed as the reader with the window network `window`
-    frames them."""
+    """The calibration bursts of a training run with this seed, in the typefaces the
+    networks are not fitted on, framed as the reader with the window network `window` frames
+    them."""
     seeds = np.random.SeedSequence(seed).generate_state(2)
+    styles = calibration_styles(typefaces)
     with _pool(workers) as pool:
-        jobs = [(s, c, burst, CALIBRATION, window) for s, c in _jobs(int(seeds[1]), balls, CHUNKS)]
+        jobs = [(s, c, burst, styles, window) for s, c in _jobs(int(seeds[1]), balls, CHUNKS)]
         return [b for part in pool.map(render_bursts, jobs) for b in part]
 
 
@@ -138,6 +175,13 @@ def main(argv: list[str] | None = None) -> int:
         help="with --networks: render training labels and fit a window network for that model",
     )
     parser.add_argument("--window-epochs", type=int, default=12)
+    parser.add_argument(
+        "--typefaces",
+        choices=(KEPT_OUT, OTHER_FAMILIES),
+        default=KEPT_OUT,
+        help="fit on two thirds of the training typefaces and calibrate on the rest, or fit "
+        "on all of them and calibrate on other families",
+    )
     parser.add_argument("--output", type=Path, default=MODEL_PATH, help="where to write the model")
     parser.add_argument("--cache", help="keep the rendered data in this file (development)")
     args = parser.parse_args(argv)
@@ -151,7 +195,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--damage-seeds {args.damage_seeds}: at least one")
     if args.networks is not None and not args.networks.is_file():
         parser.error(f"--networks {args.networks}: no such model file")
-    missing = [font.name for font in TRAINING.fonts + CALIBRATION.fonts if not font.available()]
+    missing = [
+        font.name
+        for font in TRAINING.fonts + CALIBRATION.fonts + CHECK.fonts
+        if not font.available()
+    ]
     if missing:
         print(
             f"missing training or calibration fonts: {', '.join(missing)}; install the "
@@ -174,15 +222,16 @@ def main(argv: list[str] | None = None) -> int:
         if args.cache:
             with open(args.cache, "wb") as file:
                 pickle.dump(labels, file, protocol=5)
-    framed = labels.subset(np.flatnonzero(~labels.misframed))
+    seen = fitted_labels(labels, args.typefaces)
+    framed = seen.subset(np.flatnonzero(~seen.misframed))
     print(
-        f"{len(framed)} training labels and {len(labels) - len(framed)} misframed copies "
+        f"{len(framed)} training labels and {len(seen) - len(framed)} misframed copies "
         f"({len(labels)} flattened from {args.frames} frames; "
         f"{time.perf_counter() - started:.0f} s)",
         flush=True,
     )
     set_threads(args.workers)
-    window = fit_window(labels, args.seed, args.window_epochs)
+    window = fit_window(seen, args.seed, args.window_epochs)
     if args.networks is not None:
         networks = replace(load_model(args.networks), window=window)
     else:
@@ -200,7 +249,7 @@ def finish(networks: LabelModel, args: argparse.Namespace, started: float) -> in
     """Render the calibration bursts as the networks frame them, calibrate the networks,
     write the model, say what was chosen."""
     bursts = render_calibration(
-        args.calibration, args.burst, args.seed, args.workers, networks.window
+        args.calibration, args.burst, args.seed, args.workers, networks.window, args.typefaces
     )
     print(f"{len(bursts)} calibration balls ({time.perf_counter() - started:.0f} s)", flush=True)
     seeds = damage_seeds(args.seed, args.damage_seeds)

@@ -24,7 +24,7 @@ from bingo_hall.vision.render import (
     rotation,
     sample_scene,
 )
-from bingo_hall.vision.styles import CALIBRATION, Conditions, Font
+from bingo_hall.vision.styles import CALIBRATION, CHECK, Conditions, Font
 
 
 def test_same_seed_same_frame_and_another_seed_another() -> None:
@@ -168,10 +168,10 @@ def test_no_held_out_typeface_draws_the_digits_of_a_training_one() -> None:
         assert overlap < 0.95, (held.name, nearest)
 
 
-def test_no_calibration_typeface_draws_the_digits_of_a_held_out_one() -> None:
-    """The thresholds are chosen on the calibration typefaces: a copy of a benchmark face
+def test_no_calibration_or_check_typeface_draws_the_digits_of_a_held_out_one() -> None:
+    """The thresholds are chosen and checked on these typefaces: a copy of a benchmark face
     among them would tune the reader on the benchmark."""
-    for font in CALIBRATION.fonts:
+    for font in CALIBRATION.fonts + CHECK.fonts:
         overlap, nearest = max(
             (_digit_overlap(font, held), held.name) for held in HELD_OUT.usable_fonts()
         )

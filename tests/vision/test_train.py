@@ -9,29 +9,55 @@ import numpy as np
 import pytest
 
 from bingo_hall.vision import train
-from bingo_hall.vision.label_data import frame_labels, render_labels
+from bingo_hall.vision.label_data import LabelSet, frame_labels, render_labels
 from bingo_hall.vision.model import MODEL_PATH, load_model
 from bingo_hall.vision.render import draw_scene, sample_scene
-from bingo_hall.vision.styles import CALIBRATION, HELD_OUT, TRAINING, Font
+from bingo_hall.vision.styles import CALIBRATION, CHECK, HELD_OUT, TRAINING, Font
 from bingo_hall.vision.train import main
 
 
-def test_the_calibration_typefaces_are_neither_trained_on_nor_held_out() -> None:
-    """The calibration must show how the networks err on typefaces they never saw, and must
-    not tune the reader on the benchmark's."""
-    calibration = set(CALIBRATION.fonts)
-    assert len(calibration) >= 12
-    assert not calibration & set(TRAINING.fonts) and not calibration & set(HELD_OUT.fonts)
-    assert all(font.available() for font in CALIBRATION.fonts)
-    assert CALIBRATION.colours == TRAINING.colours
-    assert CALIBRATION.conditions == TRAINING.conditions
+def test_the_calibration_and_check_typefaces_are_neither_trained_on_nor_held_out() -> None:
+    """The calibration must show how the networks err on typefaces they never saw, the check
+    must be typefaces the thresholds were not chosen on, and neither may tune the reader on
+    the benchmark's."""
+    calibration, check = set(CALIBRATION.fonts), set(CHECK.fonts)
+    assert len(calibration) >= 12 and len(check) >= 6
+    for fonts in (calibration, check):
+        assert not fonts & set(TRAINING.fonts) and not fonts & set(HELD_OUT.fonts)
+    assert not calibration & check
+    for styles in (CALIBRATION, CHECK):
+        assert all(font.available() for font in styles.fonts)
+        assert styles.colours == TRAINING.colours
+        assert styles.conditions == TRAINING.conditions
 
 
-def test_the_calibration_bursts_are_drawn_in_the_calibration_typefaces() -> None:
-    bursts = train.render_calibration(balls=6, burst=2, seed=5, workers=1)
-    assert len(bursts) == 6
-    fonts = {font for _, font, _ in bursts}
-    assert fonts <= set(range(len(CALIBRATION.fonts))) and len(fonts) > 1
+@pytest.mark.parametrize("typefaces", [train.KEPT_OUT, train.OTHER_FAMILIES])
+def test_the_calibration_typefaces_are_never_seen_by_the_networks(typefaces: str) -> None:
+    fonts = np.arange(len(TRAINING.fonts)).repeat(3)
+    n = len(fonts)
+    labels = LabelSet(
+        np.zeros((n, 64, 64), np.uint8),
+        *(np.zeros(n),) * 2,
+        fonts,
+        *(np.zeros(n),) * 3,
+        np.zeros((n, 3)),
+        np.zeros(n, bool),
+    )
+    seen = {TRAINING.fonts[i] for i in train.fitted_labels(labels, typefaces).font}
+    calibration = set(train.calibration_styles(typefaces).fonts)
+    assert calibration and seen and not seen & calibration
+    if typefaces == train.KEPT_OUT:  # two thirds fitted, a third kept out
+        assert seen | calibration == set(TRAINING.fonts)
+    else:  # every training typeface fitted
+        assert seen == set(TRAINING.fonts)
+
+
+@pytest.mark.parametrize("typefaces", [train.KEPT_OUT, train.OTHER_FAMILIES, train.CHECK_FAMILIES])
+def test_the_calibration_bursts_are_drawn_in_its_typefaces(typefaces: str) -> None:
+    bursts = train.render_calibration(balls=6, burst=2, seed=5, workers=1, typefaces=typefaces)
+    assert len(bursts) == 6 and all(len(frames) == 2 for _, _, frames in bursts)
+    styles = train.calibration_styles(typefaces)
+    assert {font for _, font, _ in bursts} <= set(range(len(styles.fonts)))
 
 
 def test_a_small_training_run_writes_a_calibrated_model(tmp_path: Path, capsys) -> None:
