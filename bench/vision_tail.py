@@ -1,17 +1,17 @@
 """How far the wrong readings of the calibration reach: the tail the threshold answers for.
 
 Renders the calibration bursts exactly as `make train` does (same seed, the typefaces the
-networks are not fitted on, bursts of three frames; `--typefaces other-families` draws them in
-the CALIBRATION typefaces, of families neither trained on nor held out, and `check-families` in
-the CHECK ones, of yet other families, never calibrated on), damages them as the
-calibration does but from other seeds (by default the eight after the calibration's own, so that
-the tail is one the thresholds were not set on; `--skip 0` reads the calibration's), and reads
-them with each model given, at that model's own settings and thresholds. For each model it
-prints the wrong best guesses above its thresholds, above 0.999 and above 0.99, the readings
-correct and accepted, and the most confident wrong readings, for each kind of evidence a reading
-rests on (one label; two labels found in a frame; two labels agreeing). The first model given
-(by default the packaged one) is the baseline the others are read against. A diagnosis, not
-timed.
+networks are not fitted on, bursts of three frames: by default the CALIBRATION typefaces, of
+families neither trained on nor held out; `--typefaces kept-out` the training faces the models
+before 2026-11-27 were calibrated on, `check-families` the CHECK ones, of yet other families,
+never calibrated on), damages them as the calibration does but from other seeds (by default the
+eight after the calibration's own, so that the tail is one the thresholds were not set on;
+`--skip 0` reads the calibration's), and reads them with each model given, at that model's own
+settings and thresholds. For each model it prints the wrong best guesses above its thresholds,
+above 0.999 and above 0.99, the readings correct and accepted, and the most confident wrong
+readings, for each kind of evidence a reading rests on (one label; two labels found in a frame;
+two labels agreeing). The first model given (by default the packaged one) is the baseline the
+others are read against. A diagnosis, not timed.
 
 Usage: python bench/vision_tail.py [MODEL.npz ...] [--balls N] [--seeds K] [--skip K]
     [--typefaces kept-out|other-families|check-families] [--workers N]
