@@ -1,8 +1,10 @@
 """What the synthetic renderer may draw: fonts, ball colours, inks and condition ranges.
 
-Two disjoint style sets: TRAINING (the only one the training and calibration ever see) and
-HELD_OUT (other fonts, other ball colours and inks, wider condition ranges) for the tests and
-the benchmark, so that the measured accuracy is that of balls the reader has never seen.
+TRAINING is the only style set the networks are fitted on. CALIBRATION and CHECK draw the
+training's balls in typefaces of other families: the thresholds are chosen on the first and
+checked on the second. HELD_OUT (other fonts, other ball colours and inks, wider condition
+ranges) is for the tests and the benchmark, so that the measured accuracy is that of balls the
+reader has never seen. No two sets share a typeface.
 """
 
 from __future__ import annotations

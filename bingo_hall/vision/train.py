@@ -20,13 +20,11 @@
    on the CALIBRATION typefaces, of families neither trained on nor held out; `kept-out`
    fits on two thirds of the training typefaces and keeps the fonts whose place in the list
    is a multiple of three for the calibration (sisters of fitted faces: thresholds so chosen
-   let wrong readings of other families through). `--letterforms SHARE` (0 by
-   default) slants, narrows or widens and bends that share of the upright prints afresh
-   each epoch.
+   let wrong readings of other families through). `--letterforms SHARE` (0 by default)
+   slants, narrows or widens and bends that share of the upright prints afresh each epoch.
 3. Render the calibration set in the typefaces the networks were not fitted on (another
-   seed), framed as the reader
-   with that window network frames them: bursts of three frames of one ball as the
-   simulated camera gives them, read as rendered and again damaged as
+   seed), framed as the reader with that window network frames them: bursts of three frames
+   of one ball as the simulated camera gives them, read as rendered and again damaged as
    the networks were taught, from `--damage-seeds` seeds (eight by default). Fit the softmax
    temperature and the label- and frame-fusion exponents to the log-loss of the readings of
    first frames and whole bursts (as rendered and damaged from the first seed), then choose
@@ -196,11 +194,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--damage-seeds {args.damage_seeds}: at least one")
     if args.networks is not None and not args.networks.is_file():
         parser.error(f"--networks {args.networks}: no such model file")
-    missing = [
-        font.name
-        for font in TRAINING.fonts + CALIBRATION.fonts + CHECK.fonts
-        if not font.available()
-    ]
+    missing = [font.name for font in TRAINING.fonts + CALIBRATION.fonts if not font.available()]
     if missing:
         print(
             f"missing training or calibration fonts: {', '.join(missing)}; install the "
