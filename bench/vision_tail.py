@@ -44,9 +44,8 @@ from bingo_hall.vision.model import (  # noqa: E402
     load_model,
 )
 from bingo_hall.vision.train import (  # noqa: E402
-    CHECK_FAMILIES,
+    CALIBRATION_STYLES,
     DEFAULT_SEED,
-    KEPT_OUT,
     OTHER_FAMILIES,
     damage_seeds,
     render_calibration,
@@ -71,9 +70,7 @@ def main() -> int:
     parser.add_argument("--balls", type=int, default=3000, help="calibration balls")
     parser.add_argument("--seeds", type=int, default=8, help="damage seeds")
     parser.add_argument("--skip", type=int, default=8, help="damage seeds of the calibration")
-    parser.add_argument(
-        "--typefaces", choices=(KEPT_OUT, OTHER_FAMILIES, CHECK_FAMILIES), default=KEPT_OUT
-    )
+    parser.add_argument("--typefaces", choices=tuple(CALIBRATION_STYLES), default=OTHER_FAMILIES)
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     args = parser.parse_args()
     missing = [str(p) for p in args.models if not p.is_file()]

@@ -80,19 +80,23 @@ def damage_seeds(seed: int, count: int, skip: int = 0) -> list[int]:
     return [first + DAMAGE_SEED_STEP * k for k in range(skip, skip + count)]
 
 
+# TRAINING's balls and conditions in the typefaces the networks are not fitted on
+CALIBRATION_STYLES: dict[str, StyleSet] = {
+    KEPT_OUT: replace(TRAINING, fonts=TRAINING.fonts[::FONT_GROUPS]),
+    OTHER_FAMILIES: CALIBRATION,
+    CHECK_FAMILIES: CHECK,
+}
+
+
 def calibration_styles(typefaces: str = OTHER_FAMILIES) -> StyleSet:
-    """The styles the calibration is drawn in: TRAINING's balls and conditions in the
-    typefaces the networks are not fitted on."""
-    if typefaces == OTHER_FAMILIES:
-        return CALIBRATION
-    if typefaces == CHECK_FAMILIES:
-        return CHECK
-    return replace(TRAINING, fonts=TRAINING.fonts[::FONT_GROUPS])
+    """The styles the calibration (or the check) is drawn in."""
+    return CALIBRATION_STYLES[typefaces]
 
 
 def fitted_labels(labels: LabelSet, typefaces: str = OTHER_FAMILIES) -> LabelSet:
-    """The labels the networks are fitted on: none in the calibration's typefaces."""
-    if typefaces == OTHER_FAMILIES:
+    """The labels the networks are fitted on: only the kept-out split keeps training
+    typefaces out of the fit."""
+    if typefaces != KEPT_OUT:
         return labels
     return labels.subset(np.flatnonzero(labels.font % FONT_GROUPS != 0))
 
