@@ -159,6 +159,45 @@ def run_import_series(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_commission_ball_set(args: argparse.Namespace) -> int:
+    from bingo_hall.domain.commands import CommissionBallSet
+    from bingo_hall.hub.ball_check import ball_check_from_config
+    from bingo_hall.hub.commissioning import keyed_numbers, show_balls, simulated_commissioning
+    from bingo_hall.store.frames import FrameStore
+
+    config = _config(args)
+    log = _open_log(config, args.db)
+    service = HallService(log, config.hall_id)
+    state = service.state
+    if state.phase not in CommissionBallSet.legal_in:
+        raise UserError(f"a ball set is commissioned between games, not while {state.phase.value}")
+    ball_set = state.ball_sets.get(args.ball_set)
+    if ball_set is None or ball_set.retired:
+        raise UserError(f"ball set {args.ball_set} is not registered, or was retired")
+    from bingo_hall.vision.camera import CameraError
+
+    try:
+        check = ball_check_from_config(config.camera, FrameStore(log.engine))
+    except CameraError as error:
+        raise UserError(str(error)) from None
+    if check is None:
+        raise UserError('the hall has no camera (camera.source = "none"): nothing to commission')
+    if check.stage is not None:
+        command = simulated_commissioning(check, args.ball_set, args.showings_per_ball)
+    else:
+        prompt = sys.stderr if sys.stdin.isatty() else None
+        numbers = keyed_numbers(sys.stdin, prompt)
+        command = CommissionBallSet(
+            ball_set_id=args.ball_set, showings=tuple(show_balls(check, numbers))
+        )
+    envelope = service.execute(command, actor=args.actor)[-1]
+    verdict = {key: value for key, value in envelope.payload.items() if key != "showings"}
+    verdict["showings"] = len(command.showings)
+    verdict["event"] = envelope.seq
+    print(json.dumps(verdict, ensure_ascii=False))
+    return 0 if verdict["fit"] else 1
+
+
 def run_serve(args: argparse.Namespace) -> int:
     import asyncio
 
@@ -265,6 +304,27 @@ def build_parser() -> argparse.ArgumentParser:
     imports.add_argument("file", help="JSONL or CSV card file from bingo-cards generate")
     imports.add_argument("--actor", default="jefe-de-sala", help="who registers the series")
     imports.set_defaults(run=run_import_series)
+
+    commission = commands.add_parser(
+        "commission-ball-set",
+        parents=[common],
+        help="show every ball of a set to the hall's camera before it confirms calls",
+        description="Shows every ball of a registered set to the hall's camera at the ball "
+        "exit and records the verdict: whether the camera may confirm the set's calls (until "
+        "then every call is held for the Jefe de Mesa). With a real camera, key the number of "
+        "each ball as you place it at the exit, one per line, and 'fin' to finish; the "
+        "simulated camera is shown every ball by the hub. Between games, with the hub stopped. "
+        "Prints the verdict as JSON; exit status 1 if the set was refused.",
+    )
+    commission.add_argument("--ball-set", required=True, help="the registered ball set's id")
+    commission.add_argument("--actor", default="jefe-de-mesa", help="who commissions the set")
+    commission.add_argument(
+        "--showings-per-ball",
+        type=int,
+        default=2,
+        help="simulated camera only: how many times each ball is shown (default 2)",
+    )
+    commission.set_defaults(run=run_commission_ball_set)
 
     server = commands.add_parser(
         "serve",

@@ -30,6 +30,7 @@ from bingo_hall.domain.profiles import RuleProfile, VoidReason
 from bingo_hall.domain.state import Game, HallState
 from bingo_hall.draw import CertifiedRandomDraw, KeyedBlower
 from bingo_hall.hub.ball_check import BallCheck, call_command
+from bingo_hall.hub.commissioning import simulated_commissioning
 from bingo_hall.hub.service import HallService
 from bingo_hall.store.cards import CardStore
 from card_generator.series import generate_series
@@ -160,6 +161,10 @@ class Demo:
                 "puesta en servicio" if self.state.ball_set_in_service is None else "sustitución"
             )
             return 60, "jefe-de-sala", c.ChangeBallSet(ball_set_id=fit, reason=reason)
+        if self.ball_check is not None and self.state.ball_sets[fit].camera_fit is None:
+            camera = self.ball_check.camera
+            command = simulated_commissioning(self.ball_check, fit, present=camera.present)  # type: ignore[attr-defined]
+            return 900, "jefe-de-mesa", command
         return 120, "jefe-de-mesa", c.LoadBalls()
 
     def _between_games(self) -> tuple[float, str, c.Command] | None:
@@ -297,7 +302,8 @@ class Demo:
         if index == BLOWER_GAME and ordinal == MISKEYED_BALL:
             called = next(n for n in range(90, 0, -1) if n != ball and n not in game.calls)
         remaining = [n for n in range(1, 91) if n not in game.calls]
-        return call_command(called, source, self.ball_check.check(called, remaining))
+        check = self.ball_check.check(called, remaining)
+        return call_command(called, source, check, self.state.camera_may_confirm)
 
     def _resolve_hold(self, game: Game) -> tuple[float, str, c.Command]:
         """The Jefe de Mesa looks at the frame: the ball at the exit is the one to call."""

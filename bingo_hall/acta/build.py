@@ -51,6 +51,7 @@ class _ActaBuilder:
             "machine": {"id": p["machine_id"], "kind": p["machine_kind"]},
             "equipment_checks": [],
             "ball_set_changes": [],
+            "camera_commissionings": [],
             "balls_loaded": [],
             "series_registered": [],
             "last_game_announced_at": None,
@@ -63,6 +64,15 @@ class _ActaBuilder:
     def _on_ball_set_changed(self, env: EventEnvelope, p: Json, at: str) -> None:
         if env.session_id in self.sessions:
             self.session(env)["ball_set_changes"].append({"at": at, "actor": env.actor, **p})
+
+    def _on_ball_set_commissioned(self, env: EventEnvelope, p: Json, at: str) -> None:
+        """The verdict and its figures; each showing's reading and frame stay in the log."""
+        if env.session_id in self.sessions:
+            summary = {key: value for key, value in p.items() if key != "showings"}
+            summary["showings"] = len(p["showings"])
+            self.session(env)["camera_commissionings"].append(
+                {"at": at, "actor": env.actor, **summary}
+            )
 
     def _on_balls_loaded(self, env: EventEnvelope, p: Json, at: str) -> None:
         self.session(env)["balls_loaded"].append({"at": at, **p})
@@ -159,6 +169,7 @@ class _ActaBuilder:
                 "ordinal": p["ordinal"],
                 "called": p["called"],
                 "camera": p["camera"],
+                "cause": p.get("cause", "camera"),
                 "held_at": at,
                 "number": None,
                 "verdict": None,

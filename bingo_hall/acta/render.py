@@ -67,6 +67,8 @@ def _session_lines(session: Json) -> list[str]:
             f"{change['previous'] or '—'} ({change['previous_games']} partidas) → "
             f"{change['ball_set_id']} ({change['games']} partidas); motivo: {change['reason']}"
         )
+    for trial in session["camera_commissionings"]:
+        lines.append(_commissioning_line(trial))
     for load in session["balls_loaded"]:
         lines.append(
             f"Introducción de las bolas ({clock(load['at'])}): juego {load['ball_set_id']}, "
@@ -258,10 +260,38 @@ def _camera_text(ball: Json) -> str:
     return f"   cámara: {_reading_text(camera)}; {CHECKS[ball['check']]}"
 
 
+def _commissioning_line(trial: Json) -> str:
+    """A ball set shown to the camera: whether the camera may confirm its calls, and why not."""
+    share = f"{100 * trial['read'] / trial['showings']:.1f}".replace(".", ",")
+    text = (
+        f"Prueba del juego de bolas {trial['ball_set_id']} ante la cámara "
+        f"({clock(trial['at'])}, {trial['actor']}): {trial['showings']} bolas mostradas, "
+        f"{trial['read']} leídas ({share} %), {trial['wrong_guesses']} tomadas por otro número"
+    )
+    if trial["unread"]:
+        text += f"; sin leer: {', '.join(str(n) for n in trial['unread'])}"
+    if trial["fit"]:
+        return text + "; APTO: la cámara confirma las bolas cantadas"
+    reasons = []
+    if trial["misread"]:
+        reasons.append("leídas como otro número: " + ", ".join(map(str, trial["misread"])))
+    if trial["near_misses"]:
+        near = ", ".join(map(str, trial["near_misses"]))
+        reasons.append(f"tomadas por otro número casi con certeza: {near}")
+    if not reasons:
+        reasons.append("la cámara lee demasiado pocas bolas, o toma demasiadas por otras")
+    return f"{text}; NO APTO ({'; '.join(reasons)}): el Jefe de Mesa confirma cada bola"
+
+
 def _hold_line(hold: Json) -> str:
+    cause = (
+        "; juego de bolas no apto para la cámara"
+        if hold.get("cause") == "uncommissioned_set"
+        else ""
+    )
     text = (
         f"Bola {hold['ordinal']} retenida ({clock(hold['held_at'])}): cantada {hold['called']}, "
-        f"cámara: {_reading_text(hold['camera'])}"
+        f"cámara: {_reading_text(hold['camera'])}{cause}"
     )
     if hold["verdict"] is None:
         return text + "; pendiente de resolución"

@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bingo_hall.domain.events import CameraCheck, ClaimKind, MachineKind
+from bingo_hall.domain.events import BallShowing, CameraCheck, ClaimKind, MachineKind
 from bingo_hall.domain.phases import BETWEEN_GAMES, GAME_PHASES, SESSION_OPEN_PHASES, Phase
 from bingo_hall.domain.profiles import RuleProfile, VoidReason
 
@@ -45,6 +45,16 @@ class ChangeBallSet(Command):
     legal_in = frozenset({Phase.BALL_LOADING, Phase.SESSION_READY})
     ball_set_id: str = Field(min_length=1)
     reason: str = Field(min_length=1)
+
+
+class CommissionBallSet(Command):
+    """Every ball of a set shown to the camera at the exit (the hub reads them): the rules
+    judge whether the camera may confirm the set's calls."""
+
+    name = "commission_ball_set"
+    legal_in = BETWEEN_GAMES
+    ball_set_id: str = Field(min_length=1)
+    showings: tuple[BallShowing, ...]
 
 
 class LoadBalls(Command):
@@ -181,6 +191,7 @@ COMMAND_TYPES: dict[str, type[Command]] = {
         RecordEquipmentCheck,
         RegisterBallSet,
         ChangeBallSet,
+        CommissionBallSet,
         LoadBalls,
         RegisterSeries,
         AnnounceLastGame,

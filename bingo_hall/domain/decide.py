@@ -14,6 +14,7 @@ from bingo_hall.domain import commands as c
 from bingo_hall.domain import events as e
 from bingo_hall.domain.cards import Card
 from bingo_hall.domain.claims import Verdict, verify_bingo, verify_line
+from bingo_hall.domain.commissioning import judge, missing_balls
 from bingo_hall.domain.errors import RuleError, require_legal_phase
 from bingo_hall.domain.money import percentage_of, split_equally
 from bingo_hall.domain.phases import Phase
@@ -107,6 +108,38 @@ def _change_ball_set(state: HallState, cmd: c.ChangeBallSet, now: datetime) -> l
             ball_set_id=cmd.ball_set_id,
             games=new.games,
             reason=cmd.reason,
+        )
+    ]
+
+
+@_handles(c.CommissionBallSet)
+def _commission_ball_set(
+    state: HallState, cmd: c.CommissionBallSet, now: datetime
+) -> list[e.Event]:
+    ball_set = state.ball_sets.get(cmd.ball_set_id)
+    if ball_set is None:
+        raise RuleError(f"ball set {cmd.ball_set_id} is not registered")
+    if ball_set.retired:
+        raise RuleError(f"ball set {cmd.ball_set_id} was retired: it cannot be commissioned")
+    missing = missing_balls(cmd.showings)
+    if missing:
+        shown = ", ".join(str(n) for n in missing[:10]) + (", …" if len(missing) > 10 else "")
+        raise RuleError(
+            f"ball set {cmd.ball_set_id}: every ball must be shown to the camera; "
+            f"{len(missing)} were not: {shown}"
+        )
+    verdict = judge(cmd.showings)
+    return [
+        e.BallSetCommissioned(
+            ball_set_id=cmd.ball_set_id,
+            fit=verdict.fit,
+            read=verdict.read,
+            wrong_guesses=verdict.wrong_guesses,
+            misread=list(verdict.misread),
+            near_misses=list(verdict.near_misses),
+            unread=list(verdict.unread),
+            refusals=list(verdict.refusals),
+            showings=list(cmd.showings),
         )
     ]
 
@@ -316,6 +349,12 @@ def _draw_ball(state: HallState, cmd: c.DrawBall, now: datetime) -> list[e.Event
                 f"the camera does not confirm ball {cmd.number} (it reads {read}): "
                 "the ball must be held for the Jefe de Mesa"
             )
+        if not state.camera_may_confirm:
+            raise RuleError(
+                f"ball set {state.ball_set_in_service} has not passed its camera commissioning: "
+                f"the camera cannot confirm its calls; ball {cmd.number} must be held for the "
+                "Jefe de Mesa"
+            )
         check = "agreed"
     return [
         e.BallDrawn(
@@ -332,11 +371,18 @@ def _draw_ball(state: HallState, cmd: c.DrawBall, now: datetime) -> list[e.Event
 def _hold_ball(state: HallState, cmd: c.HoldBall, now: datetime) -> list[e.Event]:
     game = _game(state)
     _require_in_machine(game, cmd.called)
+    cause: e.HoldCause = "camera"
     if cmd.camera.reading == cmd.called:
-        raise RuleError(f"the camera confirms ball {cmd.called}: there is nothing to hold")
+        if state.camera_may_confirm:
+            raise RuleError(f"the camera confirms ball {cmd.called}: there is nothing to hold")
+        cause = "uncommissioned_set"
     return [
         e.BallHeld(
-            ordinal=game.ordinal + 1, called=cmd.called, source=cmd.source, camera=cmd.camera
+            ordinal=game.ordinal + 1,
+            called=cmd.called,
+            source=cmd.source,
+            camera=cmd.camera,
+            cause=cause,
         )
     ]
 

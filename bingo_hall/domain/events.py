@@ -162,6 +162,33 @@ class CameraCheck(BaseModel):
     frame: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
 
 
+class BallShowing(BaseModel):
+    """One showing of a ball to the camera while its set is commissioned: the number the staff
+    keyed for the ball shown, and what the camera read."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    number: int = Field(ge=1, le=90)
+    camera: CameraCheck
+
+
+class BallSetCommissioned(Event):
+    """Every ball of a set shown to the camera; `fit`: the camera may confirm its calls."""
+
+    type = "ball_set_commissioned"
+    ball_set_id: str
+    fit: bool
+    read: int
+    wrong_guesses: int
+    misread: list[int]
+    near_misses: list[int]
+    unread: list[int]
+    refusals: list[str]
+    showings: list[BallShowing]
+
+
+HoldCause = Literal["camera", "uncommissioned_set"]
+
+
 CheckVerdict = Literal["agreed", "confirmed", "corrected"]
 
 
@@ -183,6 +210,7 @@ class BallHeld(Event):
     called: int
     source: str
     camera: CameraCheck
+    cause: HoldCause = "camera"  # or: the set in service is not commissioned for the camera
 
 
 class HoldResolved(Event):
@@ -302,6 +330,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         EquipmentChecked,
         BallSetRegistered,
         BallSetChanged,
+        BallSetCommissioned,
         BallsLoaded,
         SeriesRegistered,
         LastGameAnnounced,

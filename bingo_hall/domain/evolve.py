@@ -88,6 +88,12 @@ def _(state: HallState, ev: e.BallSetChanged, time: datetime) -> HallState:
     )
 
 
+@_applies(e.BallSetCommissioned)
+def _(state: HallState, ev: e.BallSetCommissioned, time: datetime) -> HallState:
+    ball_set = replace(state.ball_sets[ev.ball_set_id], camera_fit=ev.fit)
+    return replace(state, ball_sets={**state.ball_sets, ev.ball_set_id: ball_set})
+
+
 @_applies(e.BallsLoaded)
 def _(state: HallState, ev: e.BallsLoaded, time: datetime) -> HallState:
     return replace(state, phase=Phase.SESSION_READY)

@@ -22,6 +22,7 @@ class BallSet:
     homologation: str
     games: int = 0
     retired: bool = False
+    camera_fit: bool | None = None  # the last commissioning's verdict; None: never commissioned
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +123,12 @@ class HallState:
     last_game_announced: bool = False
     last_game_played: bool = False
     awards: dict[tuple[int, int], Award] = field(default_factory=dict)  # unpaid, by (game, claim)
+
+    @property
+    def camera_may_confirm(self) -> bool:
+        """The set in service passed its camera commissioning: the camera may confirm calls."""
+        in_service = self.ball_sets.get(self.ball_set_in_service or "")
+        return in_service is not None and in_service.camera_fit is True
 
     def require_profile(self) -> RuleProfile:
         assert self.profile is not None, "a session is open whenever a profile is needed"

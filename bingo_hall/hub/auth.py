@@ -75,6 +75,7 @@ _JEFE_DE_MESA = frozenset(
     {
         "record_equipment_check",  # §5.1 EQUIPMENT_CHECK; 1977: checks balls and cards
         "load_balls",  # §5.1 BALL_LOADING; 1977: «responsable de la comprobación de las bolas»
+        "commission_ball_set",  # §4: the set shown to the CCTV camera; JM checks the balls
         "announce_last_game",  # §5.1 note: «el Jefe de mesa … lo advertirá» [S77] L2498-2500
         "announce_series",  # G0 (S79 L1202)
         "start_sale",  # G0 → G1

@@ -71,9 +71,12 @@ class BallCheck:
         )
 
 
-def call_command(called: int, source: str, check: CameraCheck | None) -> DrawBall | HoldBall:
-    """Announce the call when the camera agrees (or the hall has no camera); else hold it."""
-    if check is None or check.reading == called:
+def call_command(
+    called: int, source: str, check: CameraCheck | None, camera_may_confirm: bool
+) -> DrawBall | HoldBall:
+    """Announce the call when the camera agrees on a commissioned ball set (or the hall has no
+    camera); else hold it for the Jefe de Mesa."""
+    if check is None or (check.reading == called and camera_may_confirm):
         return DrawBall(number=called, source=source, camera=check)
     return HoldBall(called=called, source=source, camera=check)
 

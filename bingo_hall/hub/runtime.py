@@ -24,6 +24,7 @@ from bingo_hall.domain.state import Game
 from bingo_hall.draw import CertifiedRandomDraw
 from bingo_hall.hub.auth import BUY_CARDS, KNOWN_COMMANDS, MY_CARDS, Denied, Principal, authorise
 from bingo_hall.hub.ball_check import BallCheck, call_command
+from bingo_hall.hub.commissioning import simulated_commissioning
 from bingo_hall.hub.service import HallService
 from bingo_hall.store.cards import CardStore
 from bingo_hall.transport.fanout import Fanout
@@ -78,6 +79,8 @@ class HubRuntime:
                 command = self._purchase(principal, args)
             elif name == "draw_ball":
                 command = await self._draw(args)
+            elif name == "commission_ball_set":
+                command = await self._commission(args)
             elif name == "resolve_hold":
                 if "resolved_by" in args:
                     raise CommandFailed("invalid_args", "resolve_hold: resolved_by is who sends it")
@@ -147,7 +150,30 @@ class HubRuntime:
             return command  # the rules refuse it with the reason, or there is no camera
         remaining = [ball for ball in range(1, 91) if ball not in calls]
         check = await asyncio.to_thread(self.ball_check.check, command.number, remaining)
-        return call_command(command.number, command.source, check)
+        return call_command(command.number, command.source, check, state.camera_may_confirm)
+
+    async def _commission(self, args: dict[str, Any]) -> Command:
+        """A ball set shown ball by ball to the hall's simulated camera; a real camera's set is
+        commissioned at the hub, the staff keying each ball (`bingo-hall commission-ball-set`)."""
+        if "showings" in args:
+            raise CommandFailed(
+                "invalid_args", "commission_ball_set: the camera readings come from the hub"
+            )
+        if self.ball_check is None:
+            raise CommandFailed("invalid_args", "this hall has no camera to commission a set for")
+        ball_set_id, times = args.get("ball_set_id"), args.get("showings_per_ball", 1)
+        if not isinstance(ball_set_id, str) or ball_set_id not in self.service.state.ball_sets:
+            raise CommandFailed(
+                "invalid_args", f"commission_ball_set: no ball set {ball_set_id!r} is registered"
+            )
+        if not isinstance(times, int) or isinstance(times, bool):
+            raise CommandFailed("invalid_args", "showings_per_ball must be a whole number")
+        try:
+            return await asyncio.to_thread(
+                simulated_commissioning, self.ball_check, ball_set_id, times
+            )
+        except ValueError as error:
+            raise CommandFailed("invalid_args", f"commission_ball_set: {error}") from None
 
     def _purchase(self, principal: Principal, args: dict[str, Any]) -> Command:
         """A terminal's purchase: the next whole block of a series on sale, for its player."""

@@ -46,6 +46,13 @@ JSON text, at most 64 KiB (a larger frame closes the connection with 1009).
    `check` and `resolved_by`. `hold_ball` is given by the hub's camera check only. Monitors and
    terminals receive `ball_held` and `hold_resolved` with the `ordinal` alone: nothing of a held
    ball reaches them before it is resolved. `GET /frames/<sha256>.jpg` serves a kept frame.
+   The camera confirms calls only on a ball set that passed its commissioning: every ball
+   shown to the camera (`commission_ball_set`, `ball_set_commissioned` with `fit`); on any
+   other set every call is held (`ball_held` with `cause: "uncommissioned_set"`). Through
+   the hub, `commission_ball_set` takes `ball_set_id` and `showings_per_ball` (1-10, default
+   1) and the hub fills in `showings` by showing each ball to its simulated camera; a real
+   camera's set is commissioned at the hub, the staff keying each ball shown
+   (`bingo-hall commission-ball-set`).
 5. A frame that is not JSON, not an object or of an unknown type gets an `error` frame (or a
    failed `result` when it carried an `id`) and changes nothing.
 

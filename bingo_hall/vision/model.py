@@ -26,6 +26,7 @@ import numpy as np
 from bingo_hall.vision.digits import printed_digits
 from bingo_hall.vision.labelnet import (
     ORIENTATION,
+    READ_SCALE,
     READING,
     WINDOW,
     Weights,
@@ -44,6 +45,18 @@ SETTINGS = (
     "threshold",
     "threshold_two_labels",
     "threshold_two_found",
+    "views",
+)
+# Views each reading network reads a label through: (turn in degrees, scale, shift in patch
+# pixels along the text and across it), all within what the networks saw while fitting. A
+# model reads its first `views`; the mixture over networks and views doubts where a print
+# reads differently when looked at slightly otherwise.
+VIEWS = (
+    (0.0, 1.0, 0.0, 0.0),
+    (5.0, 1.05, 1.0, 0.0),
+    (-5.0, 0.95, -1.0, 1.0),
+    (2.5, 0.92, 0.0, -1.0),
+    (-2.5, 1.08, 1.0, 1.0),
 )
 NUMBERS = np.arange(1, 91)
 TENS, UNITS = np.array([[int(d) for d in printed_digits(int(n))] for n in NUMBERS]).T
@@ -79,6 +92,7 @@ class LabelModel:
     threshold_two_labels: float = 0.999  # two labels of one frame agree (TWO_AGREEING)
     threshold_two_found: float = 0.999  # two labels found in one frame (TWO_FOUND)
     window: Weights | None = field(default=None, repr=False)  # None: windows placed by rules
+    views: int = 1  # the first `views` of VIEWS each reading network reads a label through
 
     def threshold_for(self, evidence: Evidence) -> float:
         """The acceptance threshold of a reading that rests on this evidence."""
@@ -104,15 +118,21 @@ class LabelModel:
         return out
 
     def _read(self, grey_patches: list[np.ndarray], angles: np.ndarray) -> np.ndarray:
-        x = standardise(
-            np.stack([upright(g, float(a)) for g, a in zip(grey_patches, angles, strict=True)])
-        )
-        return mixture(
-            [
+        outputs = []
+        for turn, scale, along, across in VIEWS[: self.views]:
+            x = standardise(
+                np.stack(
+                    [
+                        _viewed(g, float(a) + math.radians(turn), scale, along, across)
+                        for g, a in zip(grey_patches, angles, strict=True)
+                    ]
+                )
+            )
+            outputs += [
                 forward(weights, READING, x, kernels)
                 for weights, kernels in zip(self.readers, self._reader_kernels, strict=True)
             ]
-        )
+        return mixture(outputs)
 
     @cached_property
     def _orientation_kernels(self) -> tuple[np.ndarray, ...]:
@@ -150,6 +170,19 @@ class LabelModel:
             weights |= {f"window/{k}": v.astype(np.float16) for k, v in self.window.items()}
         settings = {k: np.float64(getattr(self, k)) for k in SETTINGS}
         np.savez_compressed(path, **weights, **settings, readers=np.int64(len(self.readers)))
+
+
+def _viewed(
+    grey_patch: np.ndarray, angle: float, scale: float, along: float, across: float
+) -> np.ndarray:
+    """The label turned upright along `angle`, scaled and shifted along and across the text."""
+    if (scale, along, across) == (1.0, 0.0, 0.0):
+        return upright(grey_patch, angle)
+    shift = (
+        along * math.cos(angle) - across * math.sin(angle),
+        along * math.sin(angle) + across * math.cos(angle),
+    )
+    return upright(grey_patch, angle, READ_SCALE * scale, shift)
 
 
 def mixture(outputs: list[np.ndarray]) -> np.ndarray:
@@ -228,4 +261,5 @@ def load_model(path: Path = MODEL_PATH) -> LabelModel:
     # files from before the thresholds by evidence: the one-label threshold where none is set
     settings.setdefault("threshold_two_labels", settings["threshold"])
     settings.setdefault("threshold_two_found", settings["threshold"])
-    return LabelModel(orientation, readers, window=window, **settings)
+    views = int(settings.pop("views", 1))  # files from before the views: one
+    return LabelModel(orientation, readers, window=window, views=views, **settings)

@@ -56,7 +56,7 @@ import numpy as np
 from bingo_hall.vision.calibrate import calibrate
 from bingo_hall.vision.label_data import Burst, LabelSet, render_bursts, render_labels
 from bingo_hall.vision.labelnet import Weights
-from bingo_hall.vision.model import MODEL_PATH, LabelModel, load_model
+from bingo_hall.vision.model import MODEL_PATH, VIEWS, LabelModel, load_model
 from bingo_hall.vision.styles import (
     CALIBRATION,
     CHECK,
@@ -177,6 +177,12 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="with --networks: render training labels and fit a window network for that model",
     )
+    parser.add_argument(
+        "--views",
+        type=int,
+        default=1,
+        help=f"views each reading network reads a label through (1-{len(VIEWS)})",
+    )
     parser.add_argument("--window-epochs", type=int, default=12)
     parser.add_argument(
         "--typefaces",
@@ -194,6 +200,8 @@ def main(argv: list[str] | None = None) -> int:
     ):
         if not 0.0 <= share <= 1.0:
             parser.error(f"{option} {share}: a share from 0 to 1")
+    if not 1 <= args.views <= len(VIEWS):
+        parser.error(f"--views {args.views}: 1 to {len(VIEWS)}")
     if args.damage_seeds < 1:
         parser.error(f"--damage-seeds {args.damage_seeds}: at least one")
     if args.networks is not None and not args.networks.is_file():
@@ -247,6 +255,7 @@ def main(argv: list[str] | None = None) -> int:
 def finish(networks: LabelModel, args: argparse.Namespace, started: float) -> int:
     """Render the calibration bursts as the networks frame them, calibrate the networks,
     write the model, say what was chosen."""
+    networks = replace(networks, views=args.views)
     bursts = render_calibration(
         args.calibration, args.burst, args.seed, args.workers, networks.window, args.typefaces
     )

@@ -28,7 +28,7 @@ def seen(number: int | None, guess: int | None = None, confidence: float = 0.999
 
 
 def drawing() -> Hall:
-    return Hall(profile("1979")).open_ready().game_drawing()
+    return Hall(profile("1979")).open_ready().commissioned().game_drawing()
 
 
 def test_a_ball_the_camera_confirms_is_called_with_its_reading():

@@ -12,7 +12,7 @@ from bingo_hall.domain import events as e
 from bingo_hall.domain.commands import COMMAND_TYPES
 from bingo_hall.domain.events import CameraCheck
 from bingo_hall.domain.profiles import VoidReason
-from support.hall import CARD, OTHER, Hall, profile
+from support.hall import CARD, OTHER, READ_RIGHT, Hall, profile
 
 ROW0 = (1, 22, 41, 63, 80)
 ROW1 = (13, 34, 52, 74, 85)
@@ -32,6 +32,7 @@ def test_every_command_in_a_wrong_phase_is_refused_naming_phase_and_allowed_comm
         "record_equipment_check": c.RecordEquipmentCheck(ok=True),
         "register_ball_set": c.RegisterBallSet(ball_set_id="X"),
         "change_ball_set": c.ChangeBallSet(ball_set_id="X", reason="r"),
+        "commission_ball_set": c.CommissionBallSet(ball_set_id="X", showings=READ_RIGHT),
         "load_balls": c.LoadBalls(),
         "register_series": c.RegisterSeries(series_id="Z9", face_value=Decimal(1), size=10),
         "announce_last_game": c.AnnounceLastGame(),

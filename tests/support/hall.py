@@ -11,7 +11,7 @@ from pathlib import Path
 from bingo_hall.config import load_profile
 from bingo_hall.domain import HallState, decide, evolve
 from bingo_hall.domain import commands as c
-from bingo_hall.domain.events import Event
+from bingo_hall.domain.events import BallShowing, CameraCheck, Event
 from bingo_hall.domain.profiles import RuleProfile
 
 PROFILES_DIR = Path(__file__).resolve().parents[2] / "config" / "profiles"
@@ -28,6 +28,21 @@ OTHER = (
     (0, 14, 0, 31, 0, 53, 0, 75, 86),
     (8, 19, 0, 36, 0, 58, 0, 0, 89),
 )
+
+
+def shown(
+    number: int, reading: int | None = -1, guess: int | None = -1, confidence: float = 0.99999
+) -> BallShowing:
+    """Ball `number` shown to the camera: read as itself unless `reading`/`guess` say else."""
+    reading = number if reading == -1 else reading
+    guess = (reading if reading is not None else None) if guess == -1 else guess
+    reason = None if reading is not None else "unsure"
+    camera = CameraCheck(reading=reading, guess=guess, confidence=confidence, reason=reason)
+    return BallShowing(number=number, camera=camera)
+
+
+READ_RIGHT = tuple(shown(number) for number in range(1, 91))
+"""Every ball of a set shown once and read as itself."""
 
 
 def profile(name: str, **changes: object) -> RuleProfile:
@@ -64,6 +79,13 @@ class Hall:
         self.run(c.LoadBalls())
         for series_id, face, size in series:
             self.run(c.RegisterSeries(series_id=series_id, face_value=Decimal(face), size=size))
+        return self
+
+    def commissioned(
+        self, showings: tuple[BallShowing, ...] = READ_RIGHT, ball_set_id: str = "JB-1"
+    ) -> Hall:
+        """The set shown to the camera (every ball read right, unless `showings` say else)."""
+        self.run(c.CommissionBallSet(ball_set_id=ball_set_id, showings=showings))
         return self
 
     def game_drawing(

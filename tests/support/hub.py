@@ -174,10 +174,13 @@ async def hall_staff(hub: RunningHub) -> AsyncIterator[tuple[Client, Client, Cli
         yield staff, mesa, locutor, monitor
 
 
-async def open_sale(staff: Client, series_id: str = "A1") -> None:
+async def open_sale(staff: Client, series_id: str = "A1", commission: bool = False) -> None:
     """Session open, balls loaded, a game announced and its sale open, through the protocol
-    (the Jefe de Sala gives every command)."""
+    (the Jefe de Sala gives every command); `commission`: the set shown to the hall's
+    simulated camera first, so that the camera may confirm calls."""
     await staff.ok("register_ball_set", ball_set_id="JB-1")
+    if commission:
+        await staff.ok("commission_ball_set", ball_set_id="JB-1")
     await staff.ok("open_session")
     await staff.ok("record_equipment_check", ok=True)
     await staff.ok("change_ball_set", ball_set_id="JB-1", reason="puesta en servicio")
@@ -187,9 +190,11 @@ async def open_sale(staff: Client, series_id: str = "A1") -> None:
     await staff.ok("start_sale")
 
 
-async def open_game(staff: Client, locutor: Client, series_id: str = "A1") -> None:
+async def open_game(
+    staff: Client, locutor: Client, series_id: str = "A1", commission: bool = False
+) -> None:
     """A game sold and drawing: the Vendedor-locutor records the sale."""
-    await open_sale(staff, series_id)
+    await open_sale(staff, series_id, commission)
     await locutor.ok("record_sale", series_id=series_id, first=1, last=60)
     await staff.ok("close_sale")
     await staff.ok("announce_prizes")

@@ -74,7 +74,9 @@ def test_a_ball_the_camera_confirms_is_announced_with_its_frame(store):
             running_hub(*store, draw="blower", ball_check=exit_.check) as hub,
             hall_staff(hub) as (staff, mesa, locutor, monitor),
         ):
-            await open_game(staff, locutor)
+            hub.runtime.ball_check.stage = exit_.show  # the hub shows the set to the camera
+            await open_game(staff, locutor, commission=True)
+            hub.runtime.ball_check.stage = None  # from now on the test decides what comes out
             await subscribe(monitor, hub.runtime.service.seq)
             # Clear balls until the camera confirms one (a doubtful reading is held and the
             # Jefe de Mesa confirms it; the reader's accuracy is measured in bench/).
@@ -170,9 +172,10 @@ def test_an_unreadable_ball_holds_and_the_jefe_de_mesa_confirms_the_call(store):
             Client.login(hub.url, user="mesa", password=PASSWORD) as mesa,
             Client.login(hub.url, user="locutor", password=PASSWORD) as locutor,
         ):
+            hub.runtime.ball_check.stage = exit_.show
+            await open_game(staff, locutor, commission=True)
             # Random-draw mode: the exit shows whatever the draw called, here obscured.
             hub.runtime.ball_check.stage = lambda ball: exit_.show(ball, "obscured")
-            await open_game(staff, locutor)
             result = await locutor.ok("draw_ball")
             assert [e["type"] for e in result["events"]] == ["ball_held"]
             held = hub.runtime.service.state.game.held
@@ -216,5 +219,63 @@ def test_the_panel_channel_never_gets_a_held_ball_before_it_is_resolved(store):
             events = await panel.events(2)
             assert [e["event"] for e in events] == ["hold_resolved", "ball_drawn"]
             assert events[1]["payload"]["number"] == 5
+
+    asyncio.run(scenario())
+
+
+def test_on_a_set_not_commissioned_a_ball_the_camera_reads_right_is_still_held(store):
+    exit_ = Exit()
+
+    async def scenario() -> None:
+        async with (
+            running_hub(*store, draw="blower", ball_check=exit_.check) as hub,
+            hall_staff(hub) as (staff, mesa, locutor, _monitor),
+        ):
+            await open_game(staff, locutor)
+            for ball in (37, 12, 64, 5, 81, 23, 50, 8, 71, 46):
+                exit_.show(ball)
+                result = await locutor.ok("draw_ball", number=ball)
+                assert [e["type"] for e in result["events"]] == ["ball_held"]
+                held = hub.runtime.service.state.game.held
+                await mesa.ok("resolve_hold", number=ball)
+                if held.camera.reading == ball:
+                    break
+            else:
+                pytest.fail("the camera read none of ten clear balls")
+            assert held.cause == "uncommissioned_set"
+
+    asyncio.run(scenario())
+
+
+def test_commissioning_through_the_hub_refuses_what_the_hub_cannot_do(store):
+    exit_ = Exit()
+
+    async def scenario() -> None:
+        async with (
+            running_hub(*store, ball_check=exit_.check) as hub,
+            Client.login(hub.url, user="sala", password=PASSWORD) as staff,
+            Client.login(hub.url, user="locutor", password=PASSWORD) as locutor,
+        ):
+            await staff.ok("register_ball_set", ball_set_id="JB-1")
+            seq = hub.runtime.service.seq
+            answers = [
+                await staff.command("commission_ball_set", ball_set_id="JB-1", showings=[]),
+                await staff.command("commission_ball_set", ball_set_id="JB-7"),
+                # a real camera (no stage): the staff key each ball at the hub's console
+                await staff.command("commission_ball_set", ball_set_id="JB-1"),
+                await locutor.command("commission_ball_set", ball_set_id="JB-1"),
+            ]
+            codes = [(a["success"], a["error"]["code"]) for a in answers]
+            assert codes == [(False, "invalid_args")] * 3 + [(False, "forbidden")]
+            messages = [a["error"]["message"] for a in answers]
+            assert "come from the hub" in messages[0]
+            assert "no ball set 'JB-7'" in messages[1]
+            assert "bingo-hall commission-ball-set" in messages[2]
+            hub.runtime.ball_check.stage = exit_.show
+            answer = await staff.command(
+                "commission_ball_set", ball_set_id="JB-1", showings_per_ball=0
+            )
+            assert "showings_per_ball must be 1 to 10" in answer["error"]["message"]
+            assert hub.runtime.service.seq == seq  # nothing recorded
 
     asyncio.run(scenario())

@@ -223,3 +223,24 @@ def test_no_rendered_ball_is_ever_read_as_another(number: int, seed: int) -> Non
 
 
 _READER = BallReader()
+
+
+def test_a_model_reads_through_its_views_and_keeps_their_number(tmp_path) -> None:
+    """More views: each reading network also reads the label turned, scaled and shifted a
+    little; the file keeps how many, and a clear print still reads as itself."""
+    from bingo_hall.vision.model import VIEWS, load_model
+
+    model = load_model()
+    path = tmp_path / "three-views.npz"
+    replace(model, views=3).save(path)
+    assert load_model(path).views == 3 and model.views in range(1, len(VIEWS) + 1)
+    three = BallReader(path)
+    one = BallReader(path)
+    one.model = replace(three.model, views=1)
+    rng = np.random.default_rng(5)
+    frames = [(n, render_ball(n, rng, HELD_OUT)) for n in (18, 47, 69)]
+    for number, frame in frames:
+        assert three.read(frame).guess == number == one.read(frame).guess
+    # the views are read: the mixture's confidence moves with them
+    confidences = [(three.read(f).confidence, one.read(f).confidence) for _, f in frames]
+    assert any(a != b for a, b in confidences)

@@ -481,7 +481,9 @@ function renderHold() {
   $('#hold-confidence').textContent =
     camera.confidence !== undefined && camera.confidence !== null ? `${Math.floor(camera.confidence * 100)} %` : '—';
   const disagrees = camera.reading !== null && camera.reading !== undefined && camera.reading !== hold.called;
-  $('#hold-reason').textContent = camera.reason
+  $('#hold-reason').textContent = hold.cause === 'uncommissioned_set'
+    ? t('hold.reason.uncommissioned_set')
+    : camera.reason
     ? t(`hold.reason.${camera.reason}`)
     : disagrees
       ? t('hold.reason.disagrees')

@@ -1,0 +1,154 @@
+"""Does commissioning tell the ball sets the camera may confirm from the ones it may not?
+
+Each typeface of the held-out, calibration and check sets is made a simulated ball set (one
+typeface, one ball colour, the held-out set's conditions) and commissioned as a hall does it:
+every ball shown `--showings` times to the simulated camera, three frames each, all 90 balls
+candidates (`bingo_hall.hub.commissioning`, judged by `bingo_hall.domain.commissioning`). Then
+`--play` balls are drawn on it and read as in play (three frames, the balls still in the
+machine as candidates), counting the wrong numbers the reader accepts. The baseline is the
+reader without commissioning: the wrong numbers accepted in play on every set, against those
+on the sets the commissioning let the camera confirm. A diagnosis of quality, not timed.
+
+Usage: python bench/vision_commissioning.py [--showings N] [--play N] [--workers N]
+    [--model MODEL.npz] [--families held-out,calibration,check]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+import sqlalchemy  # noqa: E402
+
+from bingo_hall.domain.commissioning import judge  # noqa: E402
+from bingo_hall.hub.ball_check import BallCheck  # noqa: E402
+from bingo_hall.hub.commissioning import ALL_BALLS, show_balls  # noqa: E402
+from bingo_hall.store.frames import FrameStore  # noqa: E402
+from bingo_hall.vision.camera import SimulatedCamera  # noqa: E402
+from bingo_hall.vision.model import MODEL_PATH  # noqa: E402
+from bingo_hall.vision.recognise import BallReader  # noqa: E402
+from bingo_hall.vision.styles import CALIBRATION, CHECK, HELD_OUT, StyleSet  # noqa: E402
+
+FAMILIES = {"held-out": HELD_OUT, "calibration": CALIBRATION, "check": CHECK}
+SEED = 20261127
+
+
+@dataclass(frozen=True)
+class SetResult:
+    family: str
+    typeface: str
+    fit: bool
+    read_share: float
+    wrong_guesses: int
+    near_misses: tuple[int, ...]
+    misread: tuple[int, ...]
+    refusals: tuple[str, ...]
+    played: int
+    play_read: int
+    play_wrong: list[tuple[int, int, float]]  # (ball, read as, confidence)
+
+
+def ball_set(family: str, index: int) -> StyleSet:
+    """One typeface and one ball colour of `family`, in the held-out set's conditions."""
+    base = FAMILIES[family]
+    fonts = base.usable_fonts()
+    colour = HELD_OUT.colours[index % len(HELD_OUT.colours)]
+    return replace(
+        HELD_OUT,
+        name=f"{family}-{fonts[index].name}",
+        fonts=(fonts[index],),
+        colours=(colour,),
+        inks=HELD_OUT.inks,
+    )
+
+
+def run_set(job: tuple[str, int, int, int, str]) -> SetResult:
+    family, index, showings, play, model = job
+    styles = ball_set(family, index)
+    camera = SimulatedCamera(seed=SEED + 1000 * index + len(family), style_set=styles)
+    reader = BallReader(Path(model))
+    store = FrameStore(sqlalchemy.create_engine("sqlite://"))  # the frames are not kept
+    check = BallCheck(camera, reader, store, 3, camera.present)
+    order = [number for _ in range(showings) for number in ALL_BALLS]
+    verdict = judge(list(show_balls(check, order)))
+    rng = np.random.default_rng(SEED + index)
+    wrong: list[tuple[int, int, float]] = []
+    read = 0
+    for game in range(max(1, play // 60)):
+        drawn: list[int] = []
+        for ball in rng.permutation(90)[: min(60, play - 60 * game)] + 1:
+            remaining = [n for n in ALL_BALLS if n not in drawn]
+            seen = check.check(int(ball), remaining)
+            drawn.append(int(ball))
+            if seen.reading == ball:
+                read += 1
+            elif seen.reading is not None:
+                wrong.append((int(ball), seen.reading, seen.confidence))
+    return SetResult(
+        family,
+        styles.fonts[0].name,
+        verdict.fit,
+        verdict.read_share,
+        verdict.wrong_guesses,
+        verdict.near_misses,
+        verdict.misread,
+        verdict.refusals,
+        play,
+        read,
+        wrong,
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--showings", type=int, default=2, help="showings of each ball")
+    parser.add_argument("--play", type=int, default=300, help="balls played on each set")
+    parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
+    parser.add_argument("--model", default=str(MODEL_PATH))
+    parser.add_argument("--families", default="held-out,calibration,check")
+    args = parser.parse_args()
+    families = args.families.split(",")
+    jobs = [
+        (family, index, args.showings, args.play, args.model)
+        for family in families
+        for index in range(len(FAMILIES[family].usable_fonts()))
+    ]
+    print(
+        f"model {args.model}; {len(jobs)} sets; {args.showings} showings of each ball; "
+        f"{args.play} balls played on each"
+    )
+    with ProcessPoolExecutor(args.workers) as pool:
+        results = list(pool.map(run_set, jobs))
+    for r in results:
+        verdict = "FIT    " if r.fit else "REFUSED"
+        wrong = ", ".join(f"{b}→{n} {c:.6f}" for b, n, c in r.play_wrong) or "none"
+        print(
+            f"{r.family:11s} {r.typeface:28s} {verdict} read {r.read_share:6.1%} "
+            f"wrong guesses {r.wrong_guesses:3d} near misses {list(r.near_misses)} "
+            f"| play: read {r.play_read / r.played:6.1%}, wrong accepted: {wrong}"
+        )
+        for refusal in r.refusals:
+            print(f"{'':41s}  refused: {refusal}")
+    for family in families:
+        mine = [r for r in results if r.family == family]
+        fit = [r for r in mine if r.fit]
+        print(
+            f"{family}: {len(fit)} of {len(mine)} sets fit; wrong numbers accepted in play: "
+            f"{sum(len(r.play_wrong) for r in mine)} on all sets (baseline: no commissioning), "
+            f"{sum(len(r.play_wrong) for r in fit)} on the fit sets; "
+            f"play read on fit sets {np.mean([r.play_read / r.played for r in fit] or [0]):.1%}"
+        )
+
+
+if __name__ == "__main__":
+    main()

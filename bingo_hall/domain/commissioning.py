@@ -1,0 +1,90 @@
+"""Whether the camera may confirm the calls of a ball set: the judgement of its commissioning.
+
+Before the camera confirms calls on a ball set, every ball of the set is shown to it at the
+exit, the staff keying the number of the ball shown. The reader was trained on other balls:
+a set printed in a typeface it reads badly (a 1 it takes for a 4) must be found here, once,
+not in play. A set is refused when any showing was accepted as another number, when the
+reader's best guess was another number with a confidence that close to acceptance, when such
+wrong guesses are more than a few, or when too few showings were read at all (every call
+would be held). Balls never read are listed for the staff, not refused: a hold is safe.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bingo_hall.domain.events import BallShowing
+
+MIN_READ_SHARE = 0.80
+"""Of all showings, the share the camera must read as their own number."""
+
+NEAR_MISS_CONFIDENCE = 0.99
+"""A wrong best guess at least this sure is a near miss: the set is refused."""
+
+MAX_WRONG_GUESS_SHARE = 0.05
+"""Of all showings, the share whose best guess may be another number (below a near miss)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CommissioningVerdict:
+    fit: bool
+    showings: int
+    read: int  # showings read (accepted) as their own number
+    wrong_guesses: int  # showings whose best guess was another number, accepted or not
+    misread: tuple[int, ...]  # balls accepted as another number
+    near_misses: tuple[int, ...]  # balls guessed as another number at NEAR_MISS_CONFIDENCE
+    unread: tuple[int, ...]  # balls no showing of which was read
+    refusals: tuple[str, ...]  # why the set is refused, in words
+
+    @property
+    def read_share(self) -> float:
+        return self.read / self.showings if self.showings else 0.0
+
+
+def missing_balls(showings: Sequence[BallShowing]) -> list[int]:
+    shown = {showing.number for showing in showings}
+    return [number for number in range(1, 91) if number not in shown]
+
+
+def judge(showings: Sequence[BallShowing]) -> CommissioningVerdict:
+    """The verdict on a set from the showings of its balls (every ball shown at least once)."""
+    read = sum(1 for s in showings if s.camera.reading == s.number)
+    misread = sorted({s.number for s in showings if s.camera.reading not in (None, s.number)})
+    wrong = [s for s in showings if s.camera.guess not in (None, s.number)]
+    near = sorted({s.number for s in wrong if s.camera.confidence >= NEAR_MISS_CONFIDENCE})
+    read_balls = {s.number for s in showings if s.camera.reading == s.number}
+    unread = sorted({s.number for s in showings} - read_balls)
+    total = len(showings)
+    refusals = []
+    if misread:
+        refusals.append(f"read as another number: ball {_numbers(misread)}")
+    if near:
+        refusals.append(
+            f"taken for another number with confidence {NEAR_MISS_CONFIDENCE} or more: "
+            f"ball {_numbers(near)}"
+        )
+    if len(wrong) > MAX_WRONG_GUESS_SHARE * total:
+        refusals.append(
+            f"{len(wrong)} of {total} showings taken for another number "
+            f"(at most {MAX_WRONG_GUESS_SHARE:.0%})"
+        )
+    if read < MIN_READ_SHARE * total:
+        refusals.append(
+            f"only {read} of {total} showings read ({read / total:.1%}; "
+            f"at least {MIN_READ_SHARE:.0%})"
+        )
+    return CommissioningVerdict(
+        fit=not refusals,
+        showings=total,
+        read=read,
+        wrong_guesses=len(wrong),
+        misread=tuple(misread),
+        near_misses=tuple(near),
+        unread=tuple(unread),
+        refusals=tuple(refusals),
+    )
+
+
+def _numbers(numbers: Sequence[int]) -> str:
+    return ", ".join(str(number) for number in numbers)

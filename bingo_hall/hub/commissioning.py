@@ -1,0 +1,76 @@
+"""Commissioning a ball set: every ball shown to the hall's camera, read as in play.
+
+The staff show each ball at the exit and key its number (`bingo-hall commission-ball-set`);
+a simulated camera is shown each ball by the hub itself. The readings go to the rules in one
+`CommissionBallSet`, which judge whether the camera may confirm the set's calls
+(`bingo_hall.domain.commissioning`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import TextIO
+
+from bingo_hall.domain.commands import CommissionBallSet
+from bingo_hall.domain.events import BallShowing
+from bingo_hall.hub.ball_check import BallCheck
+
+ALL_BALLS = tuple(range(1, 91))
+
+
+def show_balls(
+    check: BallCheck, numbers: Iterable[int], present: Callable[[int], None] | None = None
+) -> Iterator[BallShowing]:
+    """Read each ball as it is shown (every ball of the set is a candidate); `present` puts it
+    in front of a simulated camera."""
+    for number in numbers:
+        if not 1 <= number <= 90:
+            raise ValueError(f"no ball {number}: balls are numbered 1 to 90")
+        if present is not None:
+            present(number)
+        yield BallShowing(number=number, camera=check.check(number, ALL_BALLS))
+
+
+def simulated_commissioning(
+    check: BallCheck,
+    ball_set_id: str,
+    showings_per_ball: int = 1,
+    present: Callable[[int], None] | None = None,
+) -> CommissionBallSet:
+    """Every ball shown `showings_per_ball` times to a simulated camera: `present`, or the
+    camera the check stages itself."""
+    if present is None and check.stage is None:
+        raise ValueError(
+            "a real camera's ball set is commissioned at the hub with "
+            "`bingo-hall commission-ball-set`, the staff keying each ball they show"
+        )
+    if not 1 <= showings_per_ball <= 10:
+        raise ValueError("showings_per_ball must be 1 to 10")
+    order = [number for _ in range(showings_per_ball) for number in ALL_BALLS]
+    showings = tuple(show_balls(check, order, present))
+    return CommissionBallSet(ball_set_id=ball_set_id, showings=showings)
+
+
+def keyed_numbers(lines: TextIO, prompt: TextIO | None = None) -> Iterator[int]:
+    """The numbers the staff key, one per line, as they show each ball; blank lines are
+    skipped, `fin` or the end of the input ends. `prompt` asks for each ball."""
+    for line_number, line in enumerate(_prompted(lines, prompt), start=1):
+        text = line.strip()
+        if not text:
+            continue
+        if text.lower() in ("fin", "end"):
+            return
+        if not text.isdigit() or not 1 <= int(text) <= 90:
+            raise ValueError(f"line {line_number}: {text!r} is not a ball number (1 to 90)")
+        yield int(text)
+
+
+def _prompted(lines: TextIO, prompt: TextIO | None) -> Iterator[str]:
+    while True:
+        if prompt is not None:
+            prompt.write("ball at the exit (its number, or fin): ")
+            prompt.flush()
+        line = lines.readline()
+        if not line:
+            return
+        yield line

@@ -1,0 +1,156 @@
+"""`bingo-hall commission-ball-set`: every ball of a set shown to the hall's camera, keyed by
+the staff with a real camera (here OpenCV reading a video file of the balls), shown by the hub
+with the simulated one; the verdict is recorded and decides whether the camera confirms calls."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import pytest
+
+from bingo_hall.domain.commands import RegisterBallSet
+from bingo_hall.hub.service import HallService
+from bingo_hall.vision.camera import SimulatedCamera
+from bingo_hall.vision.styles import HELD_OUT
+from support.cli import REPO, hall
+from support.demo import open_log
+
+HALL_ID = "sala-1"
+FRAMES_PER_BALL = 3
+
+
+def hall_config(folder: Path, source: str, seed: int | None = None) -> Path:
+    """config/hall.toml with another camera; its profiles found in the repository."""
+    text = (REPO / "config" / "hall.toml").read_text()
+    text = text.replace('profiles_dir = "profiles"', f'profiles_dir = "{REPO}/config/profiles"')
+    text = text.replace(
+        'source = "simulated"',
+        f"source = {json.dumps(source)}" + (f"\nseed = {seed}" if seed is not None else ""),
+    )
+    path = folder / "hall.toml"
+    path.write_text(f'table_profiles_dir = "{REPO}/config/tables"\n{text}')
+    return path
+
+
+def store_with_a_set(folder: Path) -> str:
+    url = f"sqlite:///{folder / 'hall.sqlite'}"
+    log = open_log(url)
+    try:
+        HallService(log, HALL_ID).execute(RegisterBallSet(ball_set_id="JB-1"), actor="sala")
+    finally:
+        log.engine.dispose()
+    return url
+
+
+def recorded(url: str) -> list[dict]:
+    log = open_log(url)
+    try:
+        return [e.payload for e in log.iter_all(HALL_ID) if e.type == "ball_set_commissioned"]
+    finally:
+        log.engine.dispose()
+
+
+@pytest.fixture(scope="module")
+def video(tmp_path_factory) -> str:
+    return str(video_of_the_set(tmp_path_factory.mktemp("camera") / "exit.avi"))
+
+
+def video_of_the_set(path: Path) -> Path:
+    """A recording of the exit as the staff show balls 1 to 90 in turn, one typeface (a set)."""
+    styles = replace(HELD_OUT, fonts=HELD_OUT.usable_fonts()[:1])
+    camera = SimulatedCamera(seed=7, style_set=styles)
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10, (640, 480))
+    for number in range(1, 91):
+        camera.present(number)
+        for frame in camera.frames(FRAMES_PER_BALL):
+            writer.write(frame)
+    writer.release()
+    return path
+
+
+def test_a_set_keyed_ball_by_ball_under_a_real_camera_is_judged_and_recorded(tmp_path, video):
+    config = hall_config(tmp_path, video)
+    url = store_with_a_set(tmp_path)
+    keyed = "\n".join(str(n) for n in range(1, 91)) + "\nfin\n"
+    done = hall(
+        "commission-ball-set",
+        "--config",
+        str(config),
+        "--db",
+        url,
+        "--ball-set",
+        "JB-1",
+        stdin=keyed,
+    )
+    verdict = json.loads(done.stdout)
+    (event,) = recorded(url)
+    assert done.returncode == (0 if verdict["fit"] else 1), done.stderr
+    assert verdict["showings"] == 90 and len(event["showings"]) == 90
+    assert [s["number"] for s in event["showings"]] == list(range(1, 91))
+    assert verdict["read"] >= 72 and verdict["misread"] == []  # one clear typeface
+    assert all(s["camera"]["frame"] for s in event["showings"])  # every showing's frame kept
+
+
+def test_balls_keyed_wrong_are_read_as_other_numbers_and_the_set_is_refused(tmp_path, video):
+    """The staff key each ball as the next number: the camera sees another ball every time."""
+    config = hall_config(tmp_path, video)
+    url = store_with_a_set(tmp_path)
+    keyed = "\n".join(str(n % 90 + 1) for n in range(1, 91)) + "\n"
+    done = hall(
+        "commission-ball-set",
+        "--config",
+        str(config),
+        "--db",
+        url,
+        "--ball-set",
+        "JB-1",
+        stdin=keyed,
+    )
+    verdict = json.loads(done.stdout)
+    assert done.returncode == 1, done.stderr
+    assert not verdict["fit"] and len(verdict["misread"]) > 45
+    assert any("read as another number" in refusal for refusal in verdict["refusals"])
+
+
+def test_the_simulated_camera_is_shown_every_ball_by_the_hub(tmp_path):
+    config = hall_config(tmp_path, "simulated", seed=11)
+    url = store_with_a_set(tmp_path)
+    done = hall(
+        "commission-ball-set",
+        "--config",
+        str(config),
+        "--db",
+        url,
+        "--ball-set",
+        "JB-1",
+        "--showings-per-ball",
+        "1",
+    )
+    verdict = json.loads(done.stdout)
+    assert done.returncode == (0 if verdict["fit"] else 1), done.stderr
+    (event,) = recorded(url)
+    assert sorted(s["number"] for s in event["showings"]) == list(range(1, 91))
+    assert verdict["read"] == sum(s["camera"]["reading"] == s["number"] for s in event["showings"])
+
+
+def test_bad_input_is_refused_with_one_line_and_records_nothing(tmp_path, video):
+    config = hall_config(tmp_path, video)
+    url = store_with_a_set(tmp_path)
+    cases = {
+        "a word for a ball": (("--ball-set", "JB-1"), "1\n2\ntres\n", "line 3: 'tres'"),
+        "a ball beyond 90": (("--ball-set", "JB-1"), "91\n", "'91' is not a ball number"),
+        "too few balls": (("--ball-set", "JB-1"), "1\n2\nfin\n", "88 were not: 3, 4"),
+        "no such set": (("--ball-set", "JB-9"), "", "JB-9 is not registered"),
+    }
+    for name, (args, keyed, message) in cases.items():
+        done = hall("commission-ball-set", "--config", str(config), "--db", url, *args, stdin=keyed)
+        assert done.returncode == 2, (name, done.stderr)
+        assert done.stderr.count("\n") == 1 and message in done.stderr, (name, done.stderr)
+        assert "Traceback" not in done.stderr and done.stdout == ""
+    missing = hall_config(tmp_path, str(tmp_path / "no-such-video.avi"))
+    done = hall("commission-ball-set", "--config", str(missing), "--db", url, "--ball-set", "JB-1")
+    assert done.returncode == 2 and "cannot open camera source" in done.stderr
+    assert recorded(url) == []
