@@ -271,7 +271,7 @@ def test_demo_json_ball_set_and_chain(demo_json):
 
 def test_demo_on_postgresql():
     with fresh_database_url("postgresql") as url:
-        result = cli("demo", "--db", url)
+        result = cli("demo", "--db", url, timeout=240)  # as the demos above: guards a hang
         assert result.code == 0, result.err
         assert GAME_HEADING.findall(result.out) == ["1", "2", "3", "4"]
         assert "Cadena de hash del registro: VERIFICADA" in result.out
