@@ -45,6 +45,11 @@ def store_with_a_set(folder: Path) -> str:
     return url
 
 
+def commission(config: Path, url: str, *args: str, stdin: str = ""):
+    """`bingo-hall commission-ball-set` on the store `url` with the hall's `config`."""
+    return hall("commission-ball-set", "--config", str(config), "--db", url, *args, stdin=stdin)
+
+
 def recorded(url: str) -> list[dict]:
     log = open_log(url)
     try:
@@ -75,16 +80,7 @@ def test_a_set_keyed_ball_by_ball_under_a_real_camera_is_judged_and_recorded(tmp
     config = hall_config(tmp_path, video)
     url = store_with_a_set(tmp_path)
     keyed = "\n".join(str(n) for n in range(1, 91)) + "\nfin\n"
-    done = hall(
-        "commission-ball-set",
-        "--config",
-        str(config),
-        "--db",
-        url,
-        "--ball-set",
-        "JB-1",
-        stdin=keyed,
-    )
+    done = commission(config, url, "--ball-set", "JB-1", stdin=keyed)
     verdict = json.loads(done.stdout)
     (event,) = recorded(url)
     assert done.returncode == (0 if verdict["fit"] else 1), done.stderr
@@ -99,16 +95,7 @@ def test_balls_keyed_wrong_are_read_as_other_numbers_and_the_set_is_refused(tmp_
     config = hall_config(tmp_path, video)
     url = store_with_a_set(tmp_path)
     keyed = "\n".join(str(n % 90 + 1) for n in range(1, 91)) + "\n"
-    done = hall(
-        "commission-ball-set",
-        "--config",
-        str(config),
-        "--db",
-        url,
-        "--ball-set",
-        "JB-1",
-        stdin=keyed,
-    )
+    done = commission(config, url, "--ball-set", "JB-1", stdin=keyed)
     verdict = json.loads(done.stdout)
     assert done.returncode == 1, done.stderr
     assert not verdict["fit"] and len(verdict["misread"]) > 45
@@ -118,17 +105,7 @@ def test_balls_keyed_wrong_are_read_as_other_numbers_and_the_set_is_refused(tmp_
 def test_the_simulated_camera_is_shown_every_ball_by_the_hub(tmp_path):
     config = hall_config(tmp_path, "simulated", seed=11)
     url = store_with_a_set(tmp_path)
-    done = hall(
-        "commission-ball-set",
-        "--config",
-        str(config),
-        "--db",
-        url,
-        "--ball-set",
-        "JB-1",
-        "--showings-per-ball",
-        "1",
-    )
+    done = commission(config, url, "--ball-set", "JB-1", "--showings-per-ball", "1")
     verdict = json.loads(done.stdout)
     assert done.returncode == (0 if verdict["fit"] else 1), done.stderr
     (event,) = recorded(url)
@@ -146,11 +123,11 @@ def test_bad_input_is_refused_with_one_line_and_records_nothing(tmp_path, video)
         "no such set": (("--ball-set", "JB-9"), "", "JB-9 is not registered"),
     }
     for name, (args, keyed, message) in cases.items():
-        done = hall("commission-ball-set", "--config", str(config), "--db", url, *args, stdin=keyed)
+        done = commission(config, url, *args, stdin=keyed)
         assert done.returncode == 2, (name, done.stderr)
         assert done.stderr.count("\n") == 1 and message in done.stderr, (name, done.stderr)
         assert "Traceback" not in done.stderr and done.stdout == ""
     missing = hall_config(tmp_path, str(tmp_path / "no-such-video.avi"))
-    done = hall("commission-ball-set", "--config", str(missing), "--db", url, "--ball-set", "JB-1")
+    done = commission(missing, url, "--ball-set", "JB-1")
     assert done.returncode == 2 and "cannot open camera source" in done.stderr
     assert recorded(url) == []
