@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from bingo_hall.config import HallConfig
 from bingo_hall.domain import RuleError
-from bingo_hall.domain.commands import COMMAND_TYPES, Command, DrawBall
+from bingo_hall.domain.commands import COMMAND_TYPES, Command, CommissionBallSet, DrawBall
 from bingo_hall.domain.errors import PhaseError
 from bingo_hall.domain.phases import Phase
 from bingo_hall.domain.profiles import RuleProfile
@@ -161,6 +161,11 @@ class HubRuntime:
             )
         if self.ball_check is None:
             raise CommandFailed("invalid_args", "this hall has no camera to commission a set for")
+        phase = self.service.state.phase
+        if phase not in CommissionBallSet.legal_in:  # before the camera is taken from the game
+            raise CommandFailed(
+                "wrong_phase", f"a ball set is commissioned between games, not in {phase.value}"
+            )
         ball_set_id, times = args.get("ball_set_id"), args.get("showings_per_ball", 1)
         if not isinstance(ball_set_id, str) or ball_set_id not in self.service.state.ball_sets:
             raise CommandFailed(

@@ -277,5 +277,15 @@ def test_commissioning_through_the_hub_refuses_what_the_hub_cannot_do(store):
             )
             assert "showings_per_ball must be 1 to 10" in answer["error"]["message"]
             assert hub.runtime.service.seq == seq  # nothing recorded
+            await staff.ok("open_session")
+            await staff.ok("record_equipment_check", ok=True)
+            await staff.ok("change_ball_set", ball_set_id="JB-1", reason="puesta en servicio")
+            await staff.ok("load_balls")
+            await staff.ok("register_series", series_id="A1", face_value="1.50", size=120)
+            await staff.ok("announce_series", series=["A1"])  # a game has begun
+            seq = hub.runtime.service.seq
+            answer = await staff.command("commission_ball_set", ball_set_id="JB-1")
+            assert answer["error"]["code"] == "wrong_phase", answer
+            assert hub.runtime.service.seq == seq
 
     asyncio.run(scenario())
