@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 import sqlalchemy  # noqa: E402
 
-from bingo_hall.domain.commissioning import judge  # noqa: E402
+from bingo_hall.domain.commissioning import CommissioningVerdict, judge  # noqa: E402
 from bingo_hall.hub.ball_check import BallCheck  # noqa: E402
 from bingo_hall.hub.commissioning import ALL_BALLS, show_balls  # noqa: E402
 from bingo_hall.store.frames import FrameStore  # noqa: E402
@@ -47,12 +47,7 @@ SEED = 20261127
 class SetResult:
     family: str
     typeface: str
-    fit: bool
-    read_share: float
-    wrong_guesses: int
-    near_misses: tuple[int, ...]
-    misread: tuple[int, ...]
-    refusals: tuple[str, ...]
+    verdict: CommissioningVerdict
     played: int
     play_read: int
     play_wrong: list[tuple[int, int, float]]  # (ball, read as, confidence)
@@ -97,12 +92,7 @@ def run_set(job: tuple[str, int, int, int, str]) -> SetResult:
     return SetResult(
         family,
         styles.fonts[0].name,
-        verdict.fit,
-        verdict.read_share,
-        verdict.wrong_guesses,
-        verdict.near_misses,
-        verdict.misread,
-        verdict.refusals,
+        verdict,
         play,
         read,
         wrong,
@@ -130,18 +120,19 @@ def main() -> None:
     with ProcessPoolExecutor(args.workers) as pool:
         results = list(pool.map(run_set, jobs))
     for r in results:
-        verdict = "FIT    " if r.fit else "REFUSED"
+        v = r.verdict
         wrong = ", ".join(f"{b}→{n} {c:.6f}" for b, n, c in r.play_wrong) or "none"
         print(
-            f"{r.family:11s} {r.typeface:28s} {verdict} read {r.read_share:6.1%} "
-            f"wrong guesses {r.wrong_guesses:3d} near misses {list(r.near_misses)} "
+            f"{r.family:11s} {r.typeface:28s} {'FIT    ' if v.fit else 'REFUSED'} "
+            f"read {v.read_share:6.1%} wrong guesses {v.wrong_guesses:3d} "
+            f"near misses {list(v.near_misses)} "
             f"| play: read {r.play_read / r.played:6.1%}, wrong accepted: {wrong}"
         )
-        for refusal in r.refusals:
+        for refusal in v.refusals:
             print(f"{'':41s}  refused: {refusal}")
     for family in families:
         mine = [r for r in results if r.family == family]
-        fit = [r for r in mine if r.fit]
+        fit = [r for r in mine if r.verdict.fit]
         print(
             f"{family}: {len(fit)} of {len(mine)} sets fit; wrong numbers accepted in play: "
             f"{sum(len(r.play_wrong) for r in mine)} on all sets (baseline: no commissioning), "

@@ -161,6 +161,7 @@ def run_import_series(args: argparse.Namespace) -> int:
 
 def run_commission_ball_set(args: argparse.Namespace) -> int:
     from bingo_hall.domain.commands import CommissionBallSet
+    from bingo_hall.domain.commissioning import require_commissionable, verdict_summary
     from bingo_hall.hub.ball_check import ball_check_from_config
     from bingo_hall.hub.commissioning import keyed_numbers, show_balls, simulated_commissioning
     from bingo_hall.store.frames import FrameStore
@@ -171,9 +172,7 @@ def run_commission_ball_set(args: argparse.Namespace) -> int:
     state = service.state
     if state.phase not in CommissionBallSet.legal_in:
         raise UserError(f"a ball set is commissioned between games, not while {state.phase.value}")
-    ball_set = state.ball_sets.get(args.ball_set)
-    if ball_set is None or ball_set.retired:
-        raise UserError(f"ball set {args.ball_set} is not registered, or was retired")
+    require_commissionable(state, args.ball_set)  # refused before a ball is shown
     from bingo_hall.vision.camera import CameraError
 
     try:
@@ -191,9 +190,7 @@ def run_commission_ball_set(args: argparse.Namespace) -> int:
             ball_set_id=args.ball_set, showings=tuple(show_balls(check, numbers))
         )
     envelope = service.execute(command, actor=args.actor)[-1]
-    verdict = {key: value for key, value in envelope.payload.items() if key != "showings"}
-    verdict["showings"] = len(command.showings)
-    verdict["event"] = envelope.seq
+    verdict = {**verdict_summary(envelope.payload), "event": envelope.seq}
     print(json.dumps(verdict, ensure_ascii=False))
     return 0 if verdict["fit"] else 1
 

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
+from bingo_hall.domain.commissioning import verdict_summary
 from bingo_hall.store.eventlog import ChainReport, EventEnvelope
 
 Json = dict[str, Any]
@@ -68,10 +69,8 @@ class _ActaBuilder:
     def _on_ball_set_commissioned(self, env: EventEnvelope, p: Json, at: str) -> None:
         """The verdict and its figures; each showing's reading and frame stay in the log."""
         if env.session_id in self.sessions:
-            summary = {key: value for key, value in p.items() if key != "showings"}
-            summary["showings"] = len(p["showings"])
             self.session(env)["camera_commissionings"].append(
-                {"at": at, "actor": env.actor, **summary}
+                {"at": at, "actor": env.actor, **verdict_summary(p)}
             )
 
     def _on_balls_loaded(self, env: EventEnvelope, p: Json, at: str) -> None:

@@ -14,7 +14,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from bingo_hall.domain.errors import RuleError
 from bingo_hall.domain.events import BallShowing
+from bingo_hall.domain.state import HallState
 
 MIN_READ_SHARE = 0.80
 """Of all showings, the share the camera must read as their own number."""
@@ -40,6 +42,22 @@ class CommissioningVerdict:
     @property
     def read_share(self) -> float:
         return self.read / self.showings if self.showings else 0.0
+
+
+def require_commissionable(state: HallState, ball_set_id: str) -> None:
+    """A set is commissioned once registered, and until it is retired."""
+    ball_set = state.ball_sets.get(ball_set_id)
+    if ball_set is None:
+        raise RuleError(f"ball set {ball_set_id} is not registered")
+    if ball_set.retired:
+        raise RuleError(f"ball set {ball_set_id} was retired: it cannot be commissioned")
+
+
+def verdict_summary(payload: dict) -> dict:
+    """A `ball_set_commissioned` payload with its showings counted, not listed."""
+    summary = {key: value for key, value in payload.items() if key != "showings"}
+    summary["showings"] = len(payload["showings"])
+    return summary
 
 
 def missing_balls(showings: Sequence[BallShowing]) -> list[int]:

@@ -14,7 +14,7 @@ from bingo_hall.domain import commands as c
 from bingo_hall.domain import events as e
 from bingo_hall.domain.cards import Card
 from bingo_hall.domain.claims import Verdict, verify_bingo, verify_line
-from bingo_hall.domain.commissioning import judge, missing_balls
+from bingo_hall.domain.commissioning import judge, missing_balls, require_commissionable
 from bingo_hall.domain.errors import RuleError, require_legal_phase
 from bingo_hall.domain.money import percentage_of, split_equally
 from bingo_hall.domain.phases import Phase
@@ -116,11 +116,7 @@ def _change_ball_set(state: HallState, cmd: c.ChangeBallSet, now: datetime) -> l
 def _commission_ball_set(
     state: HallState, cmd: c.CommissionBallSet, now: datetime
 ) -> list[e.Event]:
-    ball_set = state.ball_sets.get(cmd.ball_set_id)
-    if ball_set is None:
-        raise RuleError(f"ball set {cmd.ball_set_id} is not registered")
-    if ball_set.retired:
-        raise RuleError(f"ball set {cmd.ball_set_id} was retired: it cannot be commissioned")
+    require_commissionable(state, cmd.ball_set_id)
     missing = missing_balls(cmd.showings)
     if missing:
         shown = ", ".join(str(n) for n in missing[:10]) + (", …" if len(missing) > 10 else "")

@@ -176,8 +176,6 @@ def _viewed(
     grey_patch: np.ndarray, angle: float, scale: float, along: float, across: float
 ) -> np.ndarray:
     """The label turned upright along `angle`, scaled and shifted along and across the text."""
-    if (scale, along, across) == (1.0, 0.0, 0.0):
-        return upright(grey_patch, angle)
     shift = (
         along * math.cos(angle) - across * math.sin(angle),
         along * math.sin(angle) + across * math.cos(angle),
