@@ -61,7 +61,20 @@ it into a ``record_sale`` of the cards it assigns to the terminal."""
 MY_CARDS = "my_cards"
 """A terminal reads its cards in the current game (series, number, grid, player): read only."""
 
-HUB_COMMANDS: frozenset[str] = frozenset({BUY_CARDS, MY_CARDS})
+SHOW_BALL_TO_CAMERA = "show_ball_to_camera"
+"""A ball of a set being commissioned put at the exit: the hub reads it and keeps the showing."""
+
+BALL_SHOWINGS = "ball_showings"
+"""The balls shown so far of the set being commissioned: read only."""
+
+DISCARD_BALL_SHOWINGS = "discard_ball_showings"
+"""The showings so far dropped, unjudged: the staff start the set's showing again."""
+
+SHOWING_COMMANDS: frozenset[str] = frozenset(
+    {SHOW_BALL_TO_CAMERA, BALL_SHOWINGS, DISCARD_BALL_SHOWINGS}
+)
+
+HUB_COMMANDS: frozenset[str] = frozenset({BUY_CARDS, MY_CARDS}) | SHOWING_COMMANDS
 """Commands the hub handles itself, besides the rules engine's ``COMMAND_TYPES``."""
 
 KNOWN_COMMANDS: frozenset[str] = frozenset(COMMAND_TYPES) | HUB_COMMANDS
@@ -76,6 +89,7 @@ _JEFE_DE_MESA = frozenset(
         "record_equipment_check",  # §5.1 EQUIPMENT_CHECK; 1977: checks balls and cards
         "load_balls",  # §5.1 BALL_LOADING; 1977: «responsable de la comprobación de las bolas»
         "commission_ball_set",  # §4: the set shown to the CCTV camera; JM checks the balls
+        *SHOWING_COMMANDS,  # the same, ball by ball under a real camera
         "announce_last_game",  # §5.1 note: «el Jefe de mesa … lo advertirá» [S77] L2498-2500
         "announce_series",  # G0 (S79 L1202)
         "start_sale",  # G0 → G1

@@ -1,17 +1,20 @@
 """Commissioning a ball set: every ball shown to the hall's camera, read as in play.
 
-The staff show each ball at the exit and key its number (`bingo-hall commission-ball-set`);
-a simulated camera is shown each ball by the hub itself. The readings go to the rules in one
-`CommissionBallSet`, which judge whether the camera may confirm the set's calls
-(`bingo_hall.domain.commissioning`).
+The staff show each ball at the exit and key its number: at the control page while the hub
+runs (`show_ball_to_camera`, the showings kept by the hub until the set is judged), or at the
+hub's console with the hub stopped (`bingo-hall commission-ball-set`); a simulated camera is
+shown each ball by the hub itself. The readings go to the rules in one `CommissionBallSet`,
+which judge whether the camera may confirm the set's calls (`bingo_hall.domain.commissioning`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from typing import TextIO
+from dataclasses import dataclass, field
+from typing import Any, TextIO
 
 from bingo_hall.domain.commands import CommissionBallSet
+from bingo_hall.domain.commissioning import missing_balls
 from bingo_hall.domain.events import BallShowing
 from bingo_hall.hub.ball_check import BallCheck
 
@@ -29,6 +32,26 @@ def show_balls(
         yield BallShowing(number=number, camera=check.check(number, ALL_BALLS))
 
 
+@dataclass
+class ShowingsInProgress:
+    """The balls of one set shown so far to the camera, kept by the running hub until the set
+    is judged (`commission_ball_set`) or the showings are discarded. They are not a fact of
+    the log until judged: a hub restarted in between has the staff show the set again."""
+
+    ball_set_id: str
+    showings: list[BallShowing] = field(default_factory=list)
+
+    def command(self) -> CommissionBallSet:
+        return CommissionBallSet(ball_set_id=self.ball_set_id, showings=tuple(self.showings))
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "ball_set_id": self.ball_set_id,
+            "showings": [showing.model_dump(mode="json") for showing in self.showings],
+            "balls_missing": missing_balls(self.showings),
+        }
+
+
 def simulated_commissioning(
     check: BallCheck,
     ball_set_id: str,
@@ -39,8 +62,8 @@ def simulated_commissioning(
     camera the check stages itself."""
     if present is None and check.stage is None:
         raise ValueError(
-            "a real camera's ball set is commissioned at the hub with "
-            "`bingo-hall commission-ball-set`, the staff keying each ball they show"
+            "a real camera is shown each ball by the staff: show_ball_to_camera for every "
+            "ball (or `bingo-hall commission-ball-set` at the hub), then commission_ball_set"
         )
     if not 1 <= showings_per_ball <= 10:
         raise ValueError("showings_per_ball must be 1 to 10")

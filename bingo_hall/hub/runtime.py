@@ -17,14 +17,26 @@ from pydantic import ValidationError
 from bingo_hall.config import HallConfig
 from bingo_hall.domain import RuleError
 from bingo_hall.domain.commands import COMMAND_TYPES, Command, CommissionBallSet, DrawBall
+from bingo_hall.domain.commissioning import require_commissionable
 from bingo_hall.domain.errors import PhaseError
+from bingo_hall.domain.events import BallShowing
 from bingo_hall.domain.phases import Phase
 from bingo_hall.domain.profiles import RuleProfile
 from bingo_hall.domain.state import Game
 from bingo_hall.draw import CertifiedRandomDraw
-from bingo_hall.hub.auth import BUY_CARDS, KNOWN_COMMANDS, MY_CARDS, Denied, Principal, authorise
+from bingo_hall.hub.auth import (
+    BALL_SHOWINGS,
+    BUY_CARDS,
+    DISCARD_BALL_SHOWINGS,
+    KNOWN_COMMANDS,
+    MY_CARDS,
+    SHOWING_COMMANDS,
+    Denied,
+    Principal,
+    authorise,
+)
 from bingo_hall.hub.ball_check import BallCheck, call_command
-from bingo_hall.hub.commissioning import simulated_commissioning
+from bingo_hall.hub.commissioning import ALL_BALLS, ShowingsInProgress, simulated_commissioning
 from bingo_hall.hub.service import HallService
 from bingo_hall.store.cards import CardStore
 from bingo_hall.transport.fanout import Fanout
@@ -56,6 +68,7 @@ class HubRuntime:
         self.ball_check = ball_check
         self.fanout = Fanout(service.log, service.hall_id, display_delay)
         self._lock = asyncio.Lock()
+        self.showings: ShowingsInProgress | None = None  # a set being shown to the camera
 
     def attach(self) -> None:
         """Route committed events to the fan-out, on the running loop, in order."""
@@ -75,6 +88,8 @@ class HubRuntime:
         if name == MY_CARDS:
             return await asyncio.to_thread(self._my_cards, principal)
         async with self._lock:
+            if name in SHOWING_COMMANDS:
+                return await self._showings(name, args)
             if name == BUY_CARDS:
                 command = self._purchase(principal, args)
             elif name == "draw_ball":
@@ -95,6 +110,8 @@ class HubRuntime:
                 raise CommandFailed("wrong_phase", error.message) from None
             except RuleError as error:
                 raise CommandFailed(error.code, error.message) from None
+            if isinstance(command, CommissionBallSet) and self.showings is not None:
+                self.showings = None  # judged: a new trial starts afresh
         return {"events": [{"seq": e.seq, "type": e.type} for e in envelopes]}
 
     def _build(self, name: str, args: dict[str, Any]) -> Command:
@@ -153,24 +170,22 @@ class HubRuntime:
         return call_command(command.number, command.source, check, state.camera_may_confirm)
 
     async def _commission(self, args: dict[str, Any]) -> Command:
-        """A ball set shown ball by ball to the hall's simulated camera; a real camera's set is
-        commissioned at the hub, the staff keying each ball (`bingo-hall commission-ball-set`)."""
+        """The balls the staff showed the camera (`show_ball_to_camera`) judged; with a
+        simulated camera and none shown, the hub shows it every ball itself."""
         if "showings" in args:
             raise CommandFailed(
                 "invalid_args", "commission_ball_set: the camera readings come from the hub"
             )
-        if self.ball_check is None:
-            raise CommandFailed("invalid_args", "this hall has no camera to commission a set for")
-        phase = self.service.state.phase
-        if phase not in CommissionBallSet.legal_in:  # before the camera is taken from the game
-            raise CommandFailed(
-                "wrong_phase", f"a ball set is commissioned between games, not in {phase.value}"
-            )
-        ball_set_id, times = args.get("ball_set_id"), args.get("showings_per_ball", 1)
-        if not isinstance(ball_set_id, str) or ball_set_id not in self.service.state.ball_sets:
-            raise CommandFailed(
-                "invalid_args", f"commission_ball_set: no ball set {ball_set_id!r} is registered"
-            )
+        ball_set_id = self._commissionable(args.get("ball_set_id"), "commission_ball_set")
+        if self.showings is not None and self.showings.ball_set_id == ball_set_id:
+            if "showings_per_ball" in args:
+                raise CommandFailed(
+                    "invalid_args",
+                    "commission_ball_set: showings_per_ball is for a simulated camera; the "
+                    f"balls shown of {ball_set_id} are judged as shown",
+                )
+            return self.showings.command()
+        times = args.get("showings_per_ball", 1)
         if not isinstance(times, int) or isinstance(times, bool):
             raise CommandFailed("invalid_args", "showings_per_ball must be a whole number")
         try:
@@ -179,6 +194,57 @@ class HubRuntime:
             )
         except ValueError as error:
             raise CommandFailed("invalid_args", f"commission_ball_set: {error}") from None
+
+    def _commissionable(self, ball_set_id: object, name: str) -> str:
+        """The set may be shown to the camera now: there is a camera, no game has begun (the
+        camera is not taken from a game), the set is registered and not retired."""
+        if self.ball_check is None:
+            raise CommandFailed("invalid_args", "this hall has no camera to commission a set for")
+        phase = self.service.state.phase
+        if phase not in CommissionBallSet.legal_in:
+            raise CommandFailed(
+                "wrong_phase", f"a ball set is commissioned between games, not in {phase.value}"
+            )
+        if not isinstance(ball_set_id, str) or ball_set_id not in self.service.state.ball_sets:
+            raise CommandFailed(
+                "invalid_args", f"{name}: no ball set {ball_set_id!r} is registered"
+            )
+        try:
+            require_commissionable(self.service.state, ball_set_id)
+        except RuleError as error:
+            raise CommandFailed(error.code, error.message) from None
+        return ball_set_id
+
+    async def _showings(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
+        """A ball of a set shown to the camera at the staff's word, the showings so far, or
+        their discarding: the commissioning of a set under the hall's real camera."""
+        if name == DISCARD_BALL_SHOWINGS:
+            discarded = len(self.showings.showings) if self.showings else 0
+            self.showings = None
+            return {"discarded": discarded}
+        if name == BALL_SHOWINGS:
+            return {"showings": self.showings.as_json() if self.showings else None}
+        unknown = set(args) - {"ball_set_id", "number"}
+        if unknown:
+            raise CommandFailed("invalid_args", f"{name}: unknown argument {min(unknown)!r}")
+        ball_set_id = self._commissionable(args.get("ball_set_id"), name)
+        number = args.get("number")
+        if isinstance(number, bool) or not isinstance(number, int) or number not in ALL_BALLS:
+            raise CommandFailed("invalid_args", f"{name}: number must be a ball, 1 to 90")
+        if self.showings is not None and self.showings.ball_set_id != ball_set_id:
+            raise CommandFailed(
+                "invalid_args",
+                f"{name}: the balls of {self.showings.ball_set_id} are being shown; commission "
+                "that set or discard its showings first",
+            )
+        check = self.ball_check
+        assert check is not None  # _commissionable
+        reading = await asyncio.to_thread(check.check, number, ALL_BALLS)
+        shown = BallShowing(number=number, camera=reading)
+        if self.showings is None:
+            self.showings = ShowingsInProgress(ball_set_id)
+        self.showings.showings.append(shown)
+        return {"shown": shown.model_dump(mode="json"), "showings": self.showings.as_json()}
 
     def _purchase(self, principal: Principal, args: dict[str, Any]) -> Command:
         """A terminal's purchase: the next whole block of a series on sale, for its player."""

@@ -48,7 +48,15 @@ from websockets.http11 import Request, Response
 
 from bingo_hall.domain.commands import COMMAND_TYPES
 from bingo_hall.domain.phases import Phase
-from bingo_hall.hub.auth import BUY_CARDS, MY_CARDS, Principal, Role
+from bingo_hall.hub.auth import (
+    BALL_SHOWINGS,
+    BUY_CARDS,
+    DISCARD_BALL_SHOWINGS,
+    MY_CARDS,
+    SHOW_BALL_TO_CAMERA,
+    Principal,
+    Role,
+)
 from bingo_hall.hub.runtime import HubRuntime
 
 REPO = Path(__file__).resolve().parents[2]
@@ -234,12 +242,27 @@ def _session_from(runtime: HubRuntime) -> int:
 
 
 def command_phases() -> dict[str, list[str]]:
-    """Where each command of the rules engine is legal (the hub's own commands: anywhere)."""
+    """Where each command of the rules engine is legal, and the hub's own commands."""
     phases = {name: sorted(p.value for p in cls.legal_in) for name, cls in COMMAND_TYPES.items()}
     # the hub's own: a purchase is a sale (legal where record_sale is); my_cards reads anywhere
     phases[BUY_CARDS] = phases["record_sale"]
     phases[MY_CARDS] = sorted(p.value for p in Phase)
+    # a set is shown to the camera where it may be commissioned; what was shown, anywhere
+    phases[SHOW_BALL_TO_CAMERA] = phases["commission_ball_set"]
+    phases[BALL_SHOWINGS] = phases[DISCARD_BALL_SHOWINGS] = phases[MY_CARDS]
     return phases
+
+
+CAMERA_KINDS = ("none", "simulated", "real")
+"""The hall's exit camera, for the pages: none; simulated (the hub shows it the balls); real
+(the staff show it the balls)."""
+
+
+def _camera_kind(runtime: HubRuntime) -> str:
+    check = runtime.ball_check
+    if check is None:
+        return CAMERA_KINDS[0]
+    return CAMERA_KINDS[1] if check.stage is not None else CAMERA_KINDS[2]
 
 
 def start_data(runtime: HubRuntime) -> dict[str, Any]:
@@ -254,6 +277,7 @@ def start_data(runtime: HubRuntime) -> dict[str, Any]:
         "session_from": _session_from(runtime),
         "machine": {"id": config.machine.id, "kind": config.machine.kind},
         "draw": config.machine.draw,
+        "camera": _camera_kind(runtime),
         "display_delay": runtime.fanout.display_delay,
         "legal": command_phases(),
     }
@@ -281,6 +305,7 @@ def hall_data(runtime: HubRuntime) -> dict[str, Any]:
                 "homologation": b.homologation,
                 "games": b.games,
                 "retired": b.retired,
+                "camera_fit": b.camera_fit,
             }
             for b in state.ball_sets.values()
         ],

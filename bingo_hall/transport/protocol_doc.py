@@ -48,11 +48,17 @@ JSON text, at most 64 KiB (a larger frame closes the connection with 1009).
    ball reaches them before it is resolved. `GET /frames/<sha256>.jpg` serves a kept frame.
    The camera confirms calls only on a ball set that passed its commissioning: every ball
    shown to the camera (`commission_ball_set`, `ball_set_commissioned` with `fit`); on any
-   other set every call is held (`ball_held` with `cause: "uncommissioned_set"`). Through
-   the hub, `commission_ball_set` takes `ball_set_id` and `showings_per_ball` (1-10, default
-   1) and the hub fills in `showings` by showing each ball to its simulated camera; a real
-   camera's set is commissioned at the hub, the staff keying each ball shown
-   (`bingo-hall commission-ball-set`).
+   other set every call is held (`ball_held` with `cause: "uncommissioned_set"`). The
+   readings come from the hub, never from the client. Under a real camera the staff put each
+   ball at the exit and send `show_ball_to_camera` (`ball_set_id`, `number`): the hub reads
+   the camera and answers with the showing (`shown`: `number`, `camera`) and every showing so
+   far of that set (`showings`: `ball_set_id`, `showings`, `balls_missing`), which it keeps
+   in memory (`ball_showings` reads them, `discard_ball_showings` drops them; a restarted hub
+   has none) until `commission_ball_set` with that `ball_set_id` has the rules judge them.
+   One set at a time, between games. With no showings kept and a simulated camera,
+   `commission_ball_set` takes `showings_per_ball` (1-10, default 1) and the hub shows every
+   ball itself. With the hub stopped, `bingo-hall commission-ball-set` does the same at the
+   console.
 5. A frame that is not JSON, not an object or of an unknown type gets an `error` frame (or a
    failed `result` when it carried an `id`) and changes nothing.
 

@@ -165,9 +165,10 @@ def audience(principal: Principal, stream: str) -> Audience:
 
 
 def _command_names() -> list[str]:
-    from bingo_hall.domain.commands import COMMAND_TYPES
+    """The rules engine's commands and the hub's own."""
+    from bingo_hall.hub.auth import KNOWN_COMMANDS
 
-    return list(COMMAND_TYPES)
+    return list(KNOWN_COMMANDS)
 
 
 class _Session:

@@ -281,3 +281,69 @@ def test_a_ball_keyed_before_the_last_draw_is_answered_is_kept(browser, tmp_path
         expect(locutor.locator("#live-last")).to_have_text("45")
         expect(locutor.locator("#blower-number")).to_have_value("")  # answered, now emptied
         assert locutor.errors == [], locutor.errors  # type: ignore[attr-defined]
+
+
+async def register_ball_set(url: str) -> None:
+    async with Client.login(url, user="sala", password=PASSWORD) as sala:
+        await sala.ok("register_ball_set", ball_set_id="JB-1")
+
+
+def test_the_jefe_de_mesa_tests_a_ball_set_under_a_real_camera_from_the_control_page(
+    browser, tmp_path
+):
+    """A real camera (no stage: the hub cannot put a ball at the exit): each ball is put at
+    the exit and keyed on the control page, the hub reads it and keeps the showing; another
+    control page sees the showings so far; once every ball was shown the set is judged."""
+    url = f"sqlite:///{tmp_path / 'commission.sqlite'}"
+    token, series = prepare_store(url)
+    exit_ = Exit()
+    with HubThread(url=url, token=token, series=series, ball_check=exit_.check) as threaded:
+        threaded.call(register_ball_set(threaded.hub.url))
+        base = threaded.hub.http
+        mesa = staff(browser, base, "mesa")
+        panel = mesa.locator("#commissioning")
+        expect(panel).to_be_visible()
+        expect(mesa.locator("#commissioning-how")).to_contain_text("Ponga cada bola")
+        expect(mesa.locator("#ball-sets tr[data-set='JB-1'] td").nth(4)).to_have_text("Sin probar")
+        judge = mesa.locator("#commission-judge")
+        progress = mesa.locator("#commissioning-progress")
+
+        def show(at_exit: int, keyed: int, count: int) -> None:
+            exit_.show(at_exit)  # the ball put at the exit
+            mesa.fill("#commission-number", str(keyed))
+            mesa.click("#form-show-ball button")
+            expect(progress).to_contain_text(f"JB-1: {count} lecturas")
+
+        show(45, 54, 1)  # miskeyed: the row shows what the camera read, marked
+        row = mesa.locator("#showings tbody tr[data-ball='54']")
+        expect(row).to_have_class("warn")
+        expect(row.locator("td").nth(1)).to_have_text(re.compile(r"^(45|¿45\? \(dudosa\))$"))
+        expect(judge).to_be_disabled()  # 89 balls never shown
+        mesa.click("#commission-discard")
+        expect(mesa.locator("#showings tbody tr")).to_have_count(0)
+        expect(progress).to_have_text("")
+
+        for ball in range(1, 46):
+            show(ball, ball, ball)
+        expect(progress).to_contain_text("faltan (45): 46, 47")
+        sala = staff(browser, base, "sala")  # another control page sees the showings so far
+        expect(sala.locator("#commissioning-progress")).to_contain_text(
+            "JB-1: 45 lecturas, 45 de 90 bolas"
+        )
+        expect(sala.locator("#showings tbody tr")).to_have_count(45)
+        Screens(first=90).element(sala.locator("#p-ball-sets"), "control-camera-test-of-a-ball-set")
+        for ball in range(46, 91):
+            show(ball, ball, ball)
+        expect(progress).not_to_contain_text("faltan")
+        expect(judge).to_be_enabled()
+        judge.click()
+        expect(progress).to_contain_text("JB-1 APTO")
+        expect(mesa.locator("#ball-sets tr[data-set='JB-1'] td").nth(4)).to_have_text("APTO")
+        expect(mesa.locator("#events-log li").first).to_contain_text(
+            "Prueba del juego de bolas ante la cámara JB-1: APTO"
+        )
+        expect(sala.locator("#commissioning-progress")).to_contain_text("JB-1 APTO")
+        expect(sala.locator("#showings tbody tr")).to_have_count(0)
+        assert threaded.hub.runtime.service.state.ball_sets["JB-1"].camera_fit is True
+        for page in (mesa, sala):
+            assert page.errors == [], page.errors  # type: ignore[attr-defined]

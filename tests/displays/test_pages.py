@@ -268,18 +268,19 @@ def test_every_text_the_pages_use_is_in_the_translation_files():
     assert used - keys == set()
     # keys built at run time: one per phase, event, role, reason and command of the hub
     from bingo_hall.domain import claims
-    from bingo_hall.domain.commands import COMMAND_TYPES
     from bingo_hall.domain.decide import NOT_SOLD
     from bingo_hall.domain.events import EVENT_TYPES, CameraCheck, CheckVerdict
     from bingo_hall.domain.phases import Phase
     from bingo_hall.domain.profiles import VoidReason
-    from bingo_hall.hub.auth import Role
+    from bingo_hall.hub.auth import KNOWN_COMMANDS, Role
     from bingo_hall.tables.phases import TablePhase
     from bingo_hall.tables.profiles import GameName
+    from bingo_hall.transport.page_data import CAMERA_KINDS
 
     dynamic = {f"phase.{p.value}" for p in Phase} | {f"monitor.state.{p.value}" for p in Phase}
     dynamic |= {f"event.{name}" for name in EVENT_TYPES} | {f"role.{r.value}" for r in Role}
-    dynamic |= {f"command.{name}" for name in COMMAND_TYPES}
+    dynamic |= {f"command.{name}" for name in KNOWN_COMMANDS}
+    dynamic |= {f"commissioning.how_{kind}" for kind in CAMERA_KINDS if kind != "none"}
     dynamic |= {f"void.reason.{r.value}" for r in VoidReason}
     dynamic |= {f"check.{verdict}" for verdict in get_args(CheckVerdict)}
     camera_reasons = get_args(get_args(CameraCheck.model_fields["reason"].annotation)[0])

@@ -289,3 +289,99 @@ def test_commissioning_through_the_hub_refuses_what_the_hub_cannot_do(store):
             assert hub.runtime.service.seq == seq
 
     asyncio.run(scenario())
+
+
+def test_a_real_cameras_set_is_shown_ball_by_ball_while_the_hub_runs_and_judged(store):
+    exit_ = Exit()  # no stage: the hub cannot show the camera a ball, the staff do
+
+    async def scenario() -> None:
+        async with (
+            running_hub(*store, ball_check=exit_.check) as hub,
+            hall_staff(hub) as (staff, mesa, _locutor, _monitor),
+        ):
+            await staff.ok("register_ball_set", ball_set_id="JB-1")
+            seq = hub.runtime.service.seq
+            read = 0
+            for ball in range(1, 91):
+                exit_.show(ball)  # the Jefe de Mesa puts the ball at the exit and keys it
+                answer = await mesa.ok("show_ball_to_camera", ball_set_id="JB-1", number=ball)
+                shown = answer["shown"]
+                assert shown["number"] == ball and shown["camera"]["reading"] in (ball, None)
+                assert len(answer["showings"]["showings"]) == ball
+                assert answer["showings"]["balls_missing"] == list(range(ball + 1, 91))
+                read += shown["camera"]["reading"] == ball
+                if ball == 45:  # another control page sees the showings so far
+                    mid = await staff.ok("ball_showings")
+                    assert mid["showings"]["ball_set_id"] == "JB-1"
+                    assert [s["number"] for s in mid["showings"]["showings"]] == list(range(1, 46))
+            assert hub.runtime.service.seq == seq  # nothing recorded until the set is judged
+            result = await mesa.ok("commission_ball_set", ball_set_id="JB-1")
+            assert [e["type"] for e in result["events"]] == ["ball_set_commissioned"]
+            service = hub.runtime.service
+            (envelope,) = service.log.read(service.hall_id, after_seq=seq)
+            payload = envelope.payload
+            assert [s["number"] for s in payload["showings"]] == list(range(1, 91))
+            assert payload["read"] == read and payload["fit"] is True  # a clear simulated set
+            assert service.state.ball_sets["JB-1"].camera_fit is True
+            assert (await mesa.ok("ball_showings"))["showings"] is None  # judged: a new trial
+
+    asyncio.run(scenario())
+
+
+def test_showing_balls_to_the_camera_refuses_what_is_wrong_and_keeps_what_was_shown(store):
+    exit_ = Exit()
+
+    async def scenario() -> None:
+        async with (
+            running_hub(*store, ball_check=exit_.check) as hub,
+            hall_staff(hub) as (staff, mesa, locutor, _monitor),
+        ):
+            await staff.ok("register_ball_set", ball_set_id="JB-1")
+            await staff.ok("register_ball_set", ball_set_id="JB-2")
+            answer = await mesa.command("commission_ball_set", ball_set_id="JB-1")
+            assert answer["error"]["code"] == "invalid_args"
+            assert "show_ball_to_camera" in answer["error"]["message"]
+            for ball in (7, 70):
+                exit_.show(ball)
+                await mesa.ok("show_ball_to_camera", ball_set_id="JB-1", number=ball)
+            seq = hub.runtime.service.seq
+            bad = [
+                ({"ball_set_id": "JB-1", "number": 0}, "number must be a ball, 1 to 90"),
+                ({"ball_set_id": "JB-1", "number": "7"}, "number must be a ball, 1 to 90"),
+                ({"ball_set_id": "JB-1", "number": True}, "number must be a ball, 1 to 90"),
+                ({"ball_set_id": "JB-1"}, "number must be a ball, 1 to 90"),
+                ({"ball_set_id": "JB-9", "number": 5}, "no ball set 'JB-9' is registered"),
+                ({"ball_set_id": "JB-2", "number": 5}, "the balls of JB-1 are being shown"),
+                ({"ball_set_id": "JB-1", "number": 5, "camera": {}}, "unknown argument 'camera'"),
+            ]
+            for args, message in bad:
+                answer = await mesa.command("show_ball_to_camera", **args)
+                assert answer["error"]["code"] == "invalid_args", (args, answer)
+                assert message in answer["error"]["message"], (args, answer)
+            answer = await locutor.command("show_ball_to_camera", ball_set_id="JB-1", number=5)
+            assert answer["error"]["code"] == "forbidden"
+            # the rules refuse a set with balls never shown, naming them; the showings stay
+            answer = await mesa.command("commission_ball_set", ball_set_id="JB-1")
+            assert not answer["success"] and "1, 2, 3" in answer["error"]["message"], answer
+            answer = await mesa.command(
+                "commission_ball_set", ball_set_id="JB-1", showings_per_ball=2
+            )
+            assert "judged as shown" in answer["error"]["message"]
+            kept = (await mesa.ok("ball_showings"))["showings"]
+            assert [s["number"] for s in kept["showings"]] == [7, 70]
+            assert hub.runtime.service.seq == seq
+            assert await mesa.ok("discard_ball_showings") == {"discarded": 2}
+            assert (await mesa.ok("ball_showings"))["showings"] is None
+            exit_.show(5)
+            await mesa.ok("show_ball_to_camera", ball_set_id="JB-2", number=5)  # now JB-2's turn
+            await staff.ok("open_session")
+            await staff.ok("record_equipment_check", ok=True)
+            await staff.ok("change_ball_set", ball_set_id="JB-1", reason="puesta en servicio")
+            await staff.ok("load_balls")
+            await staff.ok("register_series", series_id="A1", face_value="1.50", size=120)
+            await staff.ok("announce_series", series=["A1"])  # a game has begun
+            answer = await mesa.command("show_ball_to_camera", ball_set_id="JB-2", number=6)
+            assert answer["error"]["code"] == "wrong_phase", answer
+            assert hub.runtime.service.seq > seq
+
+    asyncio.run(scenario())

@@ -37,6 +37,8 @@ let clockOffset = 0; // local clock minus the hub's, from the last live event
 let voidArmed = false;
 let saleFirstAuto = true;
 let nextDrawAt = 0; // the next ball waits until the last one is on the panels (announce, show)
+let showings = null; // the balls of a set shown so far to the camera, as the hub keeps them
+let lastVerdict = null; // the last ball_set_commissioned payload seen
 const busy = new Set();
 const chosenSeries = new Set();
 const eventLines = [];
@@ -95,6 +97,13 @@ const EXTRA = {
   'give-order': () => pendingClaims().length === 0 && windowRemaining() === 0,
   'hold-confirm': () => Boolean(model.game && model.game.hold && model.game.hold.called),
   'form-change-ball-set': () => $('#change-ball-set-id').options.length > 0,
+  'form-show-ball': () => $('#commission-set').options.length > 0 && $('#commission-number').value !== '',
+  // every ball shown (the rules refuse a set with any missing); a simulated camera is shown
+  // every ball by the hub itself when none was shown by hand
+  'commission-judge': () =>
+    $('#commission-set').options.length > 0 &&
+    (showings ? showings.balls_missing.length === 0 : start.camera === 'simulated'),
+  'commission-discard': () => Boolean(showings),
   'form-draw': () => Date.now() >= nextDrawAt && (start.draw !== 'blower' || $('#blower-number').value !== ''),
 };
 
@@ -153,7 +162,7 @@ function bindForm(id, command, args, after = () => {}) {
     const typed = new Map([...form.elements].map((field) => [field, field.value]));
     const result = await run(command, args(), id);
     if (result) {
-      after(typed);
+      after(typed, result);
       rerender();
     }
   });
@@ -188,6 +197,27 @@ function bindActions() {
     () => ({ ball_set_id: $('#change-ball-set-id').value, reason: $('#change-ball-set-reason').value.trim() }),
     () => $('#form-change-ball-set').reset(),
   );
+  $('#commission-number').addEventListener('input', rerender);
+  bindForm(
+    'form-show-ball',
+    'show_ball_to_camera',
+    () => ({ ball_set_id: $('#commission-set').value, number: Number($('#commission-number').value) }),
+    (typed, result) => {
+      showings = result.showings;
+      emptyUnlessRetyped('#commission-number')(typed);
+      $('#commission-number').focus(); // the next ball
+    },
+  );
+  $('#commission-judge').addEventListener('click', async () => {
+    const result = await run('commission_ball_set', { ball_set_id: $('#commission-set').value }, 'commission-judge');
+    if (result) showings = null;
+    rerender();
+  });
+  $('#commission-discard').addEventListener('click', async () => {
+    const result = await run('discard_ball_showings', {}, 'commission-discard');
+    if (result) showings = null;
+    rerender();
+  });
   bindForm(
     'form-register-series',
     'register_series',
@@ -348,12 +378,58 @@ function renderBallSets() {
         el('td', { text: set.homologation || '—' }),
         el('td', { class: near ? 'warn' : null, text: limit ? t('ball_set.games_of', { games: set.games, limit }) : String(set.games) }),
         el('td', { text: t(`ball_set.state.${state}`) }),
+        el('td', {
+          class: set.camera_fit === false ? 'warn' : null,
+          text: t(set.camera_fit === null || set.camera_fit === undefined ? 'ball_set.camera.untested' : set.camera_fit ? 'ball_set.camera.fit' : 'ball_set.camera.unfit'),
+        }),
       );
     }),
   );
   fillSelect(
     $('#change-ball-set-id'),
     sets.filter((set) => !set.retired && set.ball_set_id !== inService).map((set) => [set.ball_set_id, set.ball_set_id]),
+  );
+  renderCommissioning(sets);
+}
+
+// The camera test of a ball set (spec §4): each ball put at the exit and keyed, the hub reads
+// it; once every ball was shown, the set is judged.
+function renderCommissioning(sets) {
+  const camera = start ? start.camera : 'none';
+  $('#commissioning').hidden = camera === 'none' || !may('commission_ball_set');
+  if ($('#commissioning').hidden) return;
+  $('#commissioning-how').textContent = t(`commissioning.how_${camera}`);
+  const choices = showings ? [showings.ball_set_id] : sets.filter((set) => !set.retired).map((set) => set.ball_set_id);
+  fillSelect($('#commission-set'), choices.map((id) => [id, id]));
+  const shown = showings ? showings.showings : [];
+  const read = shown.filter((s) => s.camera.reading === s.number).length;
+  let progress = '';
+  if (showings) {
+    const missing = showings.balls_missing;
+    progress = t('commissioning.progress', { set: showings.ball_set_id, shown: shown.length, balls: 90 - missing.length, read });
+    if (missing.length) progress += ` · ${t('commissioning.missing', { balls: missing.length <= 12 ? missing.join(', ') : `${missing.slice(0, 12).join(', ')}…`, count: missing.length })}`;
+  } else if (lastVerdict) {
+    const v = lastVerdict;
+    progress = t(v.fit ? 'commissioning.verdict_fit' : 'commissioning.verdict_unfit', { set: v.ball_set_id, read: v.read, shown: v.showings.length });
+    if (v.refusals.length) progress += `: ${v.refusals.join('; ')}`;
+  }
+  $('#commissioning-progress').textContent = progress;
+  $('#showings tbody').replaceChildren(
+    ...shown
+      .slice(-90)
+      .reverse()
+      .map((s) => {
+        const c = s.camera;
+        const wrong = (c.reading ?? c.guess) !== null && (c.reading ?? c.guess) !== undefined && (c.reading ?? c.guess) !== s.number;
+        const reading = c.reading ?? (c.guess !== null && c.guess !== undefined ? t('hold.guess', { n: c.guess }) : t(`hold.reason.${c.reason}`));
+        return el(
+          'tr',
+          { class: wrong ? 'warn' : null, dataset: { ball: String(s.number) } },
+          el('td', { text: String(s.number) }),
+          el('td', { text: String(reading) }),
+          el('td', { text: `${Math.floor(c.confidence * 100)} %` }),
+        );
+      }),
   );
 }
 
@@ -654,6 +730,7 @@ function eventSummary(envelope) {
     sale_recorded: () => ` ${p.sale.series_id} ${p.sale.first}–${p.sale.last}`,
     prize_split: () => ` ${money(p.share)} × ${p.winners.length}`,
     order_given: () => ` ${t(`order.${p.order}`)}`,
+    ball_set_commissioned: () => ` ${p.ball_set_id}: ${t(p.fit ? 'ball_set.camera.fit' : 'ball_set.camera.unfit')}`,
   }[envelope.event];
   return `${name}${detail ? detail() : ''}`;
 }
@@ -753,6 +830,10 @@ function onEvent(envelope, { replay }) {
   eventLines.push({ seq: envelope.seq, text: eventSummary(envelope) });
   if (eventLines.length > 200) eventLines.splice(0, eventLines.length - 200);
   if (envelope.event === 'sale_recorded' || envelope.event === 'series_announced') saleFirstAuto = true;
+  if (envelope.event === 'ball_set_commissioned') {
+    lastVerdict = envelope.payload;
+    if (!replay) showings = null; // judged, from this page or another: the hub keeps none now
+  }
   if (envelope.event === 'ball_drawn' && !replay) {
     const delay = (start.display_delay || 0) * 1000;
     nextDrawAt = Date.now() + delay;
@@ -777,6 +858,16 @@ function onAuth(message) {
   $('#c-app').hidden = false;
   $('#c-logout').hidden = false;
   refreshHall(0);
+  if (may('ball_showings')) {
+    // a set half shown from another control page, or before this page was reloaded
+    hub.command('ball_showings', {}).then(
+      (result) => {
+        showings = result.showings;
+        rerender();
+      },
+      () => {},
+    );
+  }
   rerender();
 }
 
@@ -795,6 +886,8 @@ async function login(event) {
   }
   model = newModel();
   eventLines.length = 0;
+  showings = null;
+  lastVerdict = null;
   if (hub) hub.stop();
   hub = new Hub({
     auth: { user: credentials.user, password: credentials.password },
