@@ -19,6 +19,7 @@ from bingo_hall.domain.events import BallShowing
 from bingo_hall.hub.ball_check import BallCheck
 
 ALL_BALLS = tuple(range(1, 91))
+MAX_SHOWINGS_PER_BALL = 10
 
 
 def show_balls(
@@ -40,6 +41,9 @@ class ShowingsInProgress:
 
     ball_set_id: str
     showings: list[BallShowing] = field(default_factory=list)
+
+    def times_shown(self, number: int) -> int:
+        return sum(1 for showing in self.showings if showing.number == number)
 
     def command(self) -> CommissionBallSet:
         return CommissionBallSet(ball_set_id=self.ball_set_id, showings=tuple(self.showings))
@@ -65,8 +69,8 @@ def simulated_commissioning(
             "a real camera is shown each ball by the staff: show_ball_to_camera for every "
             "ball (or `bingo-hall commission-ball-set` at the hub), then commission_ball_set"
         )
-    if not 1 <= showings_per_ball <= 10:
-        raise ValueError("showings_per_ball must be 1 to 10")
+    if not 1 <= showings_per_ball <= MAX_SHOWINGS_PER_BALL:
+        raise ValueError(f"showings_per_ball must be 1 to {MAX_SHOWINGS_PER_BALL}")
     order = [number for _ in range(showings_per_ball) for number in ALL_BALLS]
     showings = tuple(show_balls(check, order, present))
     return CommissionBallSet(ball_set_id=ball_set_id, showings=showings)

@@ -36,7 +36,12 @@ from bingo_hall.hub.auth import (
     authorise,
 )
 from bingo_hall.hub.ball_check import BallCheck, call_command
-from bingo_hall.hub.commissioning import ALL_BALLS, ShowingsInProgress, simulated_commissioning
+from bingo_hall.hub.commissioning import (
+    ALL_BALLS,
+    MAX_SHOWINGS_PER_BALL,
+    ShowingsInProgress,
+    simulated_commissioning,
+)
 from bingo_hall.hub.service import HallService
 from bingo_hall.store.cards import CardStore
 from bingo_hall.transport.fanout import Fanout
@@ -110,7 +115,12 @@ class HubRuntime:
                 raise CommandFailed("wrong_phase", error.message) from None
             except RuleError as error:
                 raise CommandFailed(error.code, error.message) from None
-            if isinstance(command, CommissionBallSet) and self.showings is not None:
+            shown = self.showings
+            if (
+                isinstance(command, CommissionBallSet)
+                and shown
+                and shown.ball_set_id == command.ball_set_id
+            ):
                 self.showings = None  # judged: a new trial starts afresh
         return {"events": [{"seq": e.seq, "type": e.type} for e in envelopes]}
 
@@ -236,6 +246,10 @@ class HubRuntime:
                 "invalid_args",
                 f"{name}: the balls of {self.showings.ball_set_id} are being shown; commission "
                 "that set or discard its showings first",
+            )
+        if self.showings is not None and self.showings.times_shown(number) >= MAX_SHOWINGS_PER_BALL:
+            raise CommandFailed(
+                "invalid_args", f"{name}: ball {number} was shown {MAX_SHOWINGS_PER_BALL} times"
             )
         check = self.ball_check
         assert check is not None  # _commissionable

@@ -373,7 +373,17 @@ def test_showing_balls_to_the_camera_refuses_what_is_wrong_and_keeps_what_was_sh
             assert await mesa.ok("discard_ball_showings") == {"discarded": 2}
             assert (await mesa.ok("ball_showings"))["showings"] is None
             exit_.show(5)
-            await mesa.ok("show_ball_to_camera", ball_set_id="JB-2", number=5)  # now JB-2's turn
+            for _ in range(10):  # now JB-2's turn
+                await mesa.ok("show_ball_to_camera", ball_set_id="JB-2", number=5)
+            answer = await mesa.command("show_ball_to_camera", ball_set_id="JB-2", number=5)
+            assert "ball 5 was shown 10 times" in answer["error"]["message"], answer
+            # the hub shows its simulated camera every ball of JB-1: JB-2's showings stay
+            hub.runtime.ball_check.stage = exit_.show
+            await mesa.ok("commission_ball_set", ball_set_id="JB-1")
+            hub.runtime.ball_check.stage = None
+            kept = (await mesa.ok("ball_showings"))["showings"]
+            assert kept["ball_set_id"] == "JB-2" and len(kept["showings"]) == 10
+            seq = hub.runtime.service.seq
             await staff.ok("open_session")
             await staff.ok("record_equipment_check", ok=True)
             await staff.ok("change_ball_set", ball_set_id="JB-1", reason="puesta en servicio")
@@ -382,6 +392,5 @@ def test_showing_balls_to_the_camera_refuses_what_is_wrong_and_keeps_what_was_sh
             await staff.ok("announce_series", series=["A1"])  # a game has begun
             answer = await mesa.command("show_ball_to_camera", ball_set_id="JB-2", number=6)
             assert answer["error"]["code"] == "wrong_phase", answer
-            assert hub.runtime.service.seq > seq
 
     asyncio.run(scenario())
