@@ -10,6 +10,10 @@ in training or calibration), reads each one with `BallReader.read` on one core
   most confident of them;
 - by typeface: frames, read, best guess right (the typefaces the reader finds hardest); the
   same by the evidence each reading rests on (one label, two labels found, two agreeing);
+- thresholds in hindsight: for each kind of evidence, the most confident wrong guess on these
+  frames and what would have been read with the threshold just above it, and the read rate
+  at a few fixed thresholds: a bound on what any threshold rule could read with these
+  networks, not a threshold to adopt (that would be tuning on the held-out frames);
 - time per frame (median, p99) against a baseline measured on the same frames in the same
   process: the bare cost of cv2.cvtColor + cv2.GaussianBlur(5×5) on the frame;
 - then, as the hub reads a ball, bursts of three frames from the simulated camera (held-out
@@ -92,6 +96,7 @@ def main() -> int:
     confusions: list[tuple[int, int | None, float, str | None]] = []
     by_font: Counter[tuple[str, str]] = Counter()
     by_evidence: Counter[tuple[str, str]] = Counter()
+    guesses: list[tuple[bool, float, str]] = []  # every best guess: right, confidence, kind
     for i, (truth, scene, frame) in enumerate(scenes(args.frames, args.seed, style_set)):
         start = time.perf_counter()
         baseline(frame)
@@ -106,6 +111,8 @@ def main() -> int:
             if reading.guess is not None
             else "no label read"
         )
+        if reading.guess is not None:
+            guesses.append((reading.guess == truth, reading.confidence, kind))
         for tally, key in ((by_font, scene.font.name), (by_evidence, kind)):
             tally[key, "frames"] += 1
             tally[key, "read"] += reading.number == truth
@@ -143,6 +150,9 @@ def main() -> int:
         print(f"  {truth:2d} → {guess!s:>4}  {confidence:.6f}  {reason}")
     print_breakdown("typeface", by_font)
     print_breakdown("evidence", by_evidence)
+    print_hindsight(
+        guesses, n, {EVIDENCE_NAMES[k]: reader.model.threshold_for(k) for k in Evidence}
+    )
     med, p99 = statistics.median(read_times) * 1e3, percentile(read_times, 99) * 1e3
     bmed, bp99 = statistics.median(base_times) * 1e3, percentile(base_times, 99) * 1e3
     print(f"time per frame (one core): median {med:.2f} ms, p99 {p99:.2f} ms")
@@ -163,6 +173,37 @@ def print_breakdown(what: str, tally: Counter[tuple[str, str]]) -> None:
             f"  {key:32s} {frames:5d}: {tally[key, 'read'] / frames:7.2%} read, "
             f"{tally[key, 'guess'] / frames:7.2%} best guess right"
         )
+
+
+HINDSIGHT_THRESHOLDS = (0.99, 0.999, 0.9999, 0.99999, 0.999999)
+
+
+def print_hindsight(
+    guesses: list[tuple[bool, float, str]], frames: int, thresholds: dict[str, float]
+) -> None:
+    """What these frames would have read at other thresholds: for each kind of evidence, at
+    the model's, just above the most confident wrong guess of its kind on these very frames
+    (hindsight), and at fixed ones; and in all with every kind's threshold in hindsight."""
+    print("thresholds in hindsight (frames of each kind; right guesses at or above):")
+    hindsight_read = 0
+    for kind, threshold in thresholds.items():
+        of_kind = [(right, c) for right, c, k in guesses if k == kind]
+        worst = max((c for right, c in of_kind if not right), default=0.0)
+        at = {t: sum(1 for right, c in of_kind if right and c >= t) for t in HINDSIGHT_THRESHOLDS}
+        model_read = sum(1 for right, c in of_kind if right and c >= threshold)
+        above_worst = sum(1 for right, c in of_kind if right and c > worst)
+        hindsight_read += above_worst
+        total = max(1, len(of_kind))
+        fixed = ", ".join(f"{t}: {k / total:.2%}" for t, k in at.items())
+        print(
+            f"  {kind}: {len(of_kind)} frames; at the model's {threshold:.7f}: "
+            f"{model_read / total:.2%}; most confident wrong {worst:.6f}, above it "
+            f"{above_worst / total:.2%}; {fixed}"
+        )
+    print(
+        f"  read with no wrong number, every kind's threshold in hindsight: "
+        f"{hindsight_read} / {frames} = {hindsight_read / frames:.2%}"
+    )
 
 
 def bursts(reader: BallReader, balls: int, seed: int, style_set: StyleSet) -> int:

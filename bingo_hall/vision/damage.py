@@ -61,3 +61,40 @@ def _glare(xs: np.ndarray, ys: np.ndarray, rng: np.random.Generator) -> np.ndarr
     sigma = rng.uniform(0.06, 0.3) * w
     blob = np.exp(-((xs - cx) ** 2 + (ys - cy) ** 2) / (2 * sigma**2))
     return float(rng.uniform(60, 320)) * blob
+
+
+SURVIVING_CONTRAST = 0.5  # of its contrast before the damage, an ink pixel still shows
+DESTROYED_GRID = 3  # the print's parts: the image in 3 × 3 cells
+PART_INK = 0.05  # a cell with this share of the print's ink is a part of it
+
+
+def destroyed_share(before: np.ndarray, after: np.ndarray) -> np.ndarray:
+    """For each image (N, H, W) before and after `damage`, the share of the most damaged
+    part of its print the damage destroyed. The ink pixels before are the darker third of
+    the span from the ink's to the paper's level; each keeps part of its contrast against
+    the paper after (half of it or more counts as kept); the print's parts are the cells of
+    a 3 × 3 grid holding some of its ink. A highlight that washes out one digit destroys its
+    cells, whatever the bar and the other digit keep."""
+    n, h, w = before.shape
+    b = before.reshape(n, -1).astype(np.float32)
+    a = after.reshape(n, -1).astype(np.float32)
+    ink_b, paper_b = np.percentile(b, 5, axis=1), np.percentile(b, 90, axis=1)
+    span = paper_b - ink_b
+    ink = b < (ink_b + span / 3)[:, None]
+    paper_a = np.percentile(a, 90, axis=1)
+    kept = np.clip(
+        (paper_a[:, None] - a) / np.maximum(span, 1.0)[:, None] / SURVIVING_CONTRAST, 0, 1
+    )
+    rows = (np.arange(h) * DESTROYED_GRID // h)[:, None]
+    cols = (np.arange(w) * DESTROYED_GRID // w)[None, :]
+    cell = (rows * DESTROYED_GRID + cols).reshape(-1)
+    cells = DESTROYED_GRID * DESTROYED_GRID
+    ink_in = np.zeros((n, cells), np.float32)
+    kept_in = np.zeros((n, cells), np.float32)
+    for c in range(cells):
+        here = cell == c
+        ink_in[:, c] = ink[:, here].sum(axis=1)
+        kept_in[:, c] = (kept[:, here] * ink[:, here]).sum(axis=1)
+    part = ink_in >= PART_INK * np.maximum(ink_in.sum(axis=1, keepdims=True), 1)
+    destroyed = np.where(part, 1 - kept_in / np.maximum(ink_in, 1), 0.0).max(axis=1)
+    return np.where(span >= 30, destroyed, 0.0).astype(np.float32)

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from bingo_hall.vision.damage import damage
+from bingo_hall.vision.damage import damage, destroyed_share
 from bingo_hall.vision.label_data import LabelSet
 from bingo_hall.vision.labelnet import (
     ORIENTATION,
@@ -158,10 +158,10 @@ def digit_targets(numbers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def reading_inputs(
     data: LabelSet, rng: np.random.Generator, letterforms: float = 0.0
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One epoch's upright labels (with their errors of direction, scale and place, and
-    `letterforms` of them with their letterforms varied) and which of them were turned
-    upside down."""
+    `letterforms` of them with their letterforms varied), damaged; which of them were turned
+    upside down; and the share of each print the damage destroyed."""
     flipped = rng.random(len(data)) < UPSIDE_DOWN_SHARE
     error = np.radians(rng.normal(0, ANGLE_ERROR_DEG, len(data)))
     angles = data.angle + error + np.where(flipped, math.pi, 0.0)
@@ -175,12 +175,29 @@ def reading_inputs(
     )
     if letterforms > 0:  # with none, the epoch's random draws stay those of a fit before
         images = vary_letterforms(images, rng, letterforms)
-    return damage(images, rng), flipped
+    damaged = damage(images, rng)
+    return damaged, flipped, destroyed_share(images, damaged)
 
 
-def fit_reading(data: LabelSet, seed: int, epochs: int, letterforms: float = 0.0) -> Weights:
+# a print the damage destroyed this much is taught as doubtful: its digits' target moves
+# towards every digit alike, up to `doubt` at DESTROYED_FULLY
+DESTROYED_FROM, DESTROYED_FULLY = 0.3, 0.9
+
+
+def digit_target_doubt(destroyed: np.ndarray, doubt: float) -> np.ndarray:
+    """How far each print's digit targets move from its own digits towards every digit."""
+    ramp = (destroyed - DESTROYED_FROM) / (DESTROYED_FULLY - DESTROYED_FROM)
+    return (doubt * np.clip(ramp, 0.0, 1.0)).astype(np.float32)
+
+
+def fit_reading(
+    data: LabelSet, seed: int, epochs: int, letterforms: float = 0.0, doubt: float = 0.0
+) -> Weights:
     """The reading network: tens, units, upside down; `letterforms`: the share of training
-    prints whose letterforms are varied afresh each epoch (`vary_letterforms`)."""
+    prints whose letterforms are varied afresh each epoch (`vary_letterforms`); `doubt`: how
+    far the digit targets of a print the damage destroyed move towards every digit alike
+    (`digit_target_doubt`; 0: a damaged print is taught as its own number, however little
+    is left of it)."""
     torch = _torch()
     functional = torch.nn.functional
     torch.manual_seed(seed)
@@ -191,8 +208,9 @@ def fit_reading(data: LabelSet, seed: int, epochs: int, letterforms: float = 0.0
     def batches(epoch):
         if epoch is None:
             return math.ceil(len(data) / BATCH)
-        images, flipped = reading_inputs(data, rng, letterforms)
+        images, flipped, destroyed = reading_inputs(data, rng, letterforms)
         x = standardise(images)
+        soft = digit_target_doubt(destroyed, doubt)
         order = rng.permutation(len(x))
         out = []
         for i in range(0, len(x), BATCH):
@@ -203,17 +221,22 @@ def fit_reading(data: LabelSet, seed: int, epochs: int, letterforms: float = 0.0
                     torch.from_numpy(tens[rows]),
                     torch.from_numpy(units[rows]),
                     torch.from_numpy(flipped[rows].astype(np.float32)),
+                    torch.from_numpy(soft[rows]),
                 )
             )
         return out
 
+    def digit_loss(scores, digit, soft):
+        """Cross-entropy against the own digit, moved by `soft` towards every digit."""
+        log_p = functional.log_softmax(scores, dim=1)
+        own = -log_p.gather(1, digit[:, None])[:, 0]
+        return (1 - soft) * own - soft * log_p.mean(dim=1)
+
     def loss_of(batch):
-        x, t, u, f = batch
+        x, t, u, f, soft = batch
         out = run(module, x)
         upright_rows = f < 0.5
-        digits = functional.cross_entropy(
-            out[:, :10], t, reduction="none"
-        ) + functional.cross_entropy(out[:, 10:20], u, reduction="none")
+        digits = digit_loss(out[:, :10], t, soft) + digit_loss(out[:, 10:20], u, soft)
         digits = (digits * upright_rows).sum() / upright_rows.sum().clamp(min=1)
         return digits + functional.binary_cross_entropy_with_logits(out[:, 20], f)
 

@@ -1,7 +1,7 @@
 """Train the label networks from rendered balls, calibrate them, choose the threshold.
 
     python -m bingo_hall.vision.train [--frames N] [--calibration N] [--workers N] [--seed S]
-        [--epochs N] [--readers N] [--glare-on-print SHARE] [--letterforms SHARE]
+        [--epochs N] [--readers N] [--glare-on-print SHARE] [--letterforms SHARE] [--doubt D]
         [--damage-seeds K] [--one-threshold] [--window-epochs N]
         [--typefaces kept-out|other-families] [--networks MODEL [--fit-window]]
         [--output PATH]
@@ -22,6 +22,8 @@
    is a multiple of three for the calibration (sisters of fitted faces: thresholds so chosen
    let wrong readings of other families through). `--letterforms SHARE` (0 by default)
    slants, narrows or widens and bends that share of the upright prints afresh each epoch.
+   `--doubt D` (0 by default) teaches a print the damage mostly destroyed as doubtful: its
+   digit targets move towards every digit alike, up to D (`fit_nets.digit_target_doubt`).
 3. Render the calibration set in the typefaces the networks were not fitted on (another
    seed), framed as the reader with that window network frames them: bursts of three frames
    of one ball as the simulated camera gives them, read as rendered and again damaged as
@@ -162,6 +164,12 @@ def main(argv: list[str] | None = None) -> int:
         help="share of training prints slanted, narrowed or widened and bent (0 to 1)",
     )
     parser.add_argument(
+        "--doubt",
+        type=float,
+        default=0.0,
+        help="how far the digit targets of a destroyed print move towards every digit (0 to 1)",
+    )
+    parser.add_argument(
         "--damage-seeds", type=int, default=8, help="damage seeds of the calibration bursts"
     )
     parser.add_argument(
@@ -197,6 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     for option, share in (
         ("--glare-on-print", args.glare_on_print),
         ("--letterforms", args.letterforms),
+        ("--doubt", args.doubt),
     ):
         if not 0.0 <= share <= 1.0:
             parser.error(f"{option} {share}: a share from 0 to 1")
@@ -244,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         orientation = fit_orientation(framed, args.seed, args.epochs)
         readers = tuple(
-            fit_reading(framed, args.seed + 1 + i, args.epochs, args.letterforms)
+            fit_reading(framed, args.seed + 1 + i, args.epochs, args.letterforms, args.doubt)
             for i in range(args.readers)
         )
         networks = LabelModel(orientation, readers, window=window)

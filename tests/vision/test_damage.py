@@ -1,4 +1,5 @@
-"""The damage the networks are taught with: ink spread bolder or lighter than rendered."""
+"""The damage the networks are taught with: ink spread bolder or lighter than rendered; how
+much of a print a damage destroyed."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bingo_hall.vision.damage import ink_weight
+from bingo_hall.vision.damage import damage, destroyed_share, ink_weight
+from bingo_hall.vision.fit_nets import DESTROYED_FROM, DESTROYED_FULLY, digit_target_doubt
 
 
 def _print(stroke: int) -> np.ndarray:
@@ -37,3 +39,44 @@ def test_ink_spreads_both_ways_across_labels() -> None:
     inks = [(ink_weight(image, np.random.default_rng(s)) < 125).sum() for s in range(40)]
     before = (image < 125).sum()
     assert min(inks) < before < max(inks)
+
+
+def _two_digits() -> np.ndarray:
+    """A white label with a bar and two dark strokes over it, one on each side."""
+    image = np.full((48, 48), 225.0, np.float32)
+    image[38:41, 6:42] = 25.0  # the bar
+    image[6:32, 12:16] = 25.0  # the tens
+    image[6:32, 32:36] = 25.0  # the units
+    return cv2.GaussianBlur(image, (0, 0), 0.8)[None]
+
+
+def test_a_print_washed_out_over_one_digit_is_destroyed_though_the_rest_is_clear() -> None:
+    label = _two_digits()
+    washed = label.copy()
+    washed[0, :34, 26:] = 255.0  # a highlight over the units digit alone
+    faded = 225.0 - (225.0 - label) * 0.6  # the whole print paler, every stroke still there
+    blank = np.full_like(label, 230.0)
+    shares = destroyed_share(
+        np.concatenate([label] * 4), np.concatenate([label, washed, faded, blank])
+    )
+    assert shares[0] == 0.0  # nothing done, nothing destroyed
+    assert shares[1] > 0.9  # the units digit is gone, whatever the bar and the tens keep
+    assert shares[2] < 0.1  # faded is not destroyed
+    assert shares[3] == 1.0  # a print wiped off the label entirely
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_the_share_destroyed_is_a_share(seed: int) -> None:
+    before = np.repeat(_two_digits(), 8, axis=0)
+    after = damage(before, np.random.default_rng(seed))
+    shares = destroyed_share(before, after)
+    assert shares.shape == (8,) and np.all((shares >= 0) & (shares <= 1))
+
+
+def test_a_destroyed_print_is_taught_as_doubtful_in_proportion() -> None:
+    destroyed = np.array(
+        [0.0, DESTROYED_FROM, (DESTROYED_FROM + DESTROYED_FULLY) / 2, DESTROYED_FULLY, 1.0]
+    )
+    assert np.allclose(digit_target_doubt(destroyed, 0.8), [0, 0, 0.4, 0.8, 0.8])
+    assert np.all(digit_target_doubt(destroyed, 0.0) == 0)  # the default: as before

@@ -192,10 +192,11 @@ def test_each_training_label_has_a_misframed_copy_for_the_window_network() -> No
     assert set(labels.number[labels.misframed]) <= set(labels.number[~labels.misframed])
 
 
-def test_a_glare_share_outside_0_to_1_is_refused(tmp_path: Path, capsys) -> None:
+@pytest.mark.parametrize("option", ["--glare-on-print", "--letterforms", "--doubt"])
+def test_a_share_outside_0_to_1_is_refused(option: str, tmp_path: Path, capsys) -> None:
     output = tmp_path / "labels.npz"
     with pytest.raises(SystemExit) as stop:
-        main(["--glare-on-print", "1.5", "--output", str(output)])
+        main([option, "1.5", "--output", str(output)])
     assert stop.value.code == 2
-    assert "--glare-on-print 1.5: a share from 0 to 1" in capsys.readouterr().err
+    assert f"{option} 1.5: a share from 0 to 1" in capsys.readouterr().err
     assert not output.exists()
