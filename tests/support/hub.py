@@ -181,13 +181,19 @@ async def open_sale(staff: Client, series_id: str = "A1", commission: bool = Fal
     await staff.ok("register_ball_set", ball_set_id="JB-1")
     if commission:
         await staff.ok("commission_ball_set", ball_set_id="JB-1")
+    await announce_game(staff, series_id)
+    await staff.ok("start_sale")
+
+
+async def announce_game(staff: Client, series_id: str = "A1") -> None:
+    """The session open with the registered set JB-1 in service and a game announced: a game
+    has begun."""
     await staff.ok("open_session")
     await staff.ok("record_equipment_check", ok=True)
     await staff.ok("change_ball_set", ball_set_id="JB-1", reason="puesta en servicio")
     await staff.ok("load_balls")
     await staff.ok("register_series", series_id=series_id, face_value="1.50", size=120)
     await staff.ok("announce_series", series=[series_id])
-    await staff.ok("start_sale")
 
 
 async def open_game(

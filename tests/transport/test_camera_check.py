@@ -17,7 +17,15 @@ from bingo_hall.hub.ball_check import BallCheck
 from bingo_hall.store.frames import FrameStore
 from bingo_hall.vision.camera import SimulatedCamera
 from bingo_hall.vision.recognise import BallReader
-from support.hub import PASSWORD, Client, hall_staff, open_game, prepare_store, running_hub
+from support.hub import (
+    PASSWORD,
+    Client,
+    announce_game,
+    hall_staff,
+    open_game,
+    prepare_store,
+    running_hub,
+)
 
 
 class Exit:
@@ -277,12 +285,7 @@ def test_commissioning_through_the_hub_refuses_what_the_hub_cannot_do(store):
             )
             assert "showings_per_ball must be 1 to 10" in answer["error"]["message"]
             assert hub.runtime.service.seq == seq  # nothing recorded
-            await staff.ok("open_session")
-            await staff.ok("record_equipment_check", ok=True)
-            await staff.ok("change_ball_set", ball_set_id="JB-1", reason="puesta en servicio")
-            await staff.ok("load_balls")
-            await staff.ok("register_series", series_id="A1", face_value="1.50", size=120)
-            await staff.ok("announce_series", series=["A1"])  # a game has begun
+            await announce_game(staff)  # a game has begun
             seq = hub.runtime.service.seq
             answer = await staff.command("commission_ball_set", ball_set_id="JB-1")
             assert answer["error"]["code"] == "wrong_phase", answer
@@ -384,12 +387,7 @@ def test_showing_balls_to_the_camera_refuses_what_is_wrong_and_keeps_what_was_sh
             kept = (await mesa.ok("ball_showings"))["showings"]
             assert kept["ball_set_id"] == "JB-2" and len(kept["showings"]) == 10
             seq = hub.runtime.service.seq
-            await staff.ok("open_session")
-            await staff.ok("record_equipment_check", ok=True)
-            await staff.ok("change_ball_set", ball_set_id="JB-1", reason="puesta en servicio")
-            await staff.ok("load_balls")
-            await staff.ok("register_series", series_id="A1", face_value="1.50", size=120)
-            await staff.ok("announce_series", series=["A1"])  # a game has begun
+            await announce_game(staff)  # a game has begun
             answer = await mesa.command("show_ball_to_camera", ball_set_id="JB-2", number=6)
             assert answer["error"]["code"] == "wrong_phase", answer
 
