@@ -420,7 +420,8 @@ function renderCommissioning(sets) {
       .reverse()
       .map((s) => {
         const c = s.camera;
-        const wrong = (c.reading ?? c.guess) !== null && (c.reading ?? c.guess) !== undefined && (c.reading ?? c.guess) !== s.number;
+        const seen = c.reading ?? c.guess;
+        const wrong = seen !== null && seen !== undefined && seen !== s.number;
         const reading = c.reading ?? (c.guess !== null && c.guess !== undefined ? t('hold.guess', { n: c.guess }) : t(`hold.reason.${c.reason}`));
         return el(
           'tr',
@@ -832,7 +833,8 @@ function onEvent(envelope, { replay }) {
   if (envelope.event === 'sale_recorded' || envelope.event === 'series_announced') saleFirstAuto = true;
   if (envelope.event === 'ball_set_commissioned') {
     lastVerdict = envelope.payload;
-    if (!replay) showings = null; // judged, from this page or another: the hub keeps none now
+    // judged, from this page or another: the hub keeps none of that set's showings now
+    if (!replay && showings && showings.ball_set_id === envelope.payload.ball_set_id) showings = null;
   }
   if (envelope.event === 'ball_drawn' && !replay) {
     const delay = (start.display_delay || 0) * 1000;
