@@ -157,11 +157,11 @@ def digit_targets(numbers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def reading_inputs(
-    data: LabelSet, rng: np.random.Generator, letterforms: float = 0.0
+    data: LabelSet, rng: np.random.Generator, letterforms: float = 0.0, measure: bool = False
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One epoch's upright labels (with their errors of direction, scale and place, and
     `letterforms` of them with their letterforms varied), damaged; which of them were turned
-    upside down; and the share of each print the damage destroyed."""
+    upside down; and, if `measure`, the share of each print the damage destroyed (else 0)."""
     flipped = rng.random(len(data)) < UPSIDE_DOWN_SHARE
     error = np.radians(rng.normal(0, ANGLE_ERROR_DEG, len(data)))
     angles = data.angle + error + np.where(flipped, math.pi, 0.0)
@@ -176,6 +176,8 @@ def reading_inputs(
     if letterforms > 0:  # with none, the epoch's random draws stay those of a fit before
         images = vary_letterforms(images, rng, letterforms)
     damaged = damage(images, rng)
+    if not measure:  # the measure reads every pixel of every label again, every epoch
+        return damaged, flipped, np.zeros(len(damaged), np.float32)
     return damaged, flipped, destroyed_share(images, damaged)
 
 
@@ -208,7 +210,7 @@ def fit_reading(
     def batches(epoch):
         if epoch is None:
             return math.ceil(len(data) / BATCH)
-        images, flipped, destroyed = reading_inputs(data, rng, letterforms)
+        images, flipped, destroyed = reading_inputs(data, rng, letterforms, doubt > 0)
         x = standardise(images)
         soft = digit_target_doubt(destroyed, doubt)
         order = rng.permutation(len(x))
