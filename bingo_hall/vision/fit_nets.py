@@ -193,18 +193,23 @@ def digit_target_doubt(destroyed: np.ndarray, doubt: float) -> np.ndarray:
 
 
 def fit_reading(
-    data: LabelSet, seed: int, epochs: int, letterforms: float = 0.0, doubt: float = 0.0
+    data: LabelSet,
+    seed: int,
+    epochs: int,
+    letterforms: float = 0.0,
+    doubt: float = 0.0,
+    arch: Architecture = READING,
 ) -> Weights:
     """The reading network: tens, units, upside down; `letterforms`: the share of training
     prints whose letterforms are varied afresh each epoch (`vary_letterforms`); `doubt`: how
     far the digit targets of a print the damage destroyed move towards every digit alike
     (`digit_target_doubt`; 0: a damaged print is taught as its own number, however little
-    is left of it)."""
+    is left of it); `arch`: the network's widths."""
     torch = _torch()
     functional = torch.nn.functional
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    module = network(READING)
+    module = network(arch)
     tens, units = digit_targets(data.number)
 
     def batches(epoch):
@@ -243,7 +248,7 @@ def fit_reading(
         return digits + functional.binary_cross_entropy_with_logits(out[:, 20], f)
 
     _epochs(module, epochs, batches, loss_of, "reading")
-    return export(module.eval(), READING)
+    return export(module.eval(), arch)
 
 
 def set_threads(threads: int) -> None:

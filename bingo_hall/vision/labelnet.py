@@ -72,6 +72,18 @@ WINDOW = Architecture(ORIENT_SIDE, ORIENT_CHANNELS, ORIENT_HIDDEN, WINDOW_OUTPUT
 Weights = dict[str, np.ndarray]
 
 
+def reading_architecture(channels: tuple[int, ...], hidden: int) -> Architecture:
+    """A reading network of other widths (the model file says which it holds)."""
+    return Architecture(READ_SIDE, channels, hidden, READ_OUTPUTS)
+
+
+def architecture_of(weights: Weights, side: int, outputs: int) -> Architecture:
+    """The architecture whose weights these are: its widths read off their shapes."""
+    count = sum(1 for name in weights if name.startswith("conv") and name.endswith(".weight"))
+    channels = tuple(weights[f"conv{i}.weight"].shape[0] for i in range(count))
+    return Architecture(side, channels, weights["hidden.weight"].shape[0], outputs)
+
+
 def grey(patch: np.ndarray) -> np.ndarray:
     """A flattened colour label as grey levels."""
     return cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)

@@ -26,10 +26,13 @@ import numpy as np
 from bingo_hall.vision.digits import printed_digits
 from bingo_hall.vision.labelnet import (
     ORIENTATION,
+    READ_OUTPUTS,
     READ_SCALE,
-    READING,
+    READ_SIDE,
     WINDOW,
+    Architecture,
     Weights,
+    architecture_of,
     conv_kernels,
     forward,
     standardise,
@@ -129,7 +132,7 @@ class LabelModel:
                 )
             )
             outputs += [
-                forward(weights, READING, x, kernels)
+                forward(weights, self.reading_architecture, x, kernels)
                 for weights, kernels in zip(self.readers, self._reader_kernels, strict=True)
             ]
         return mixture(outputs)
@@ -144,8 +147,13 @@ class LabelModel:
         return None if self.window is None else conv_kernels(self.window, WINDOW)
 
     @cached_property
+    def reading_architecture(self) -> Architecture:
+        """The reading networks' widths, read off their weights (all alike)."""
+        return architecture_of(self.readers[0], READ_SIDE, READ_OUTPUTS)
+
+    @cached_property
     def _reader_kernels(self) -> tuple[tuple[np.ndarray, ...], ...]:
-        return tuple(conv_kernels(weights, READING) for weights in self.readers)
+        return tuple(conv_kernels(weights, self.reading_architecture) for weights in self.readers)
 
     def as_saved(self) -> LabelModel:
         """The model with its weights rounded to float16 as the file keeps them: the one the
@@ -243,13 +251,19 @@ def log_normalise(values: np.ndarray) -> np.ndarray:
     return values - (top + np.log(np.exp(values - top).sum(axis=-1, keepdims=True)))
 
 
+def _weights_under(data: np.lib.npyio.NpzFile, prefix: str) -> Weights:
+    """One network's weights in the file, whatever its widths."""
+    return {
+        name.removeprefix(prefix): data[name].astype(np.float32)
+        for name in data.files
+        if name.startswith(prefix)
+    }
+
+
 def load_model(path: Path = MODEL_PATH) -> LabelModel:
     with np.load(path) as data:
         orientation = {k: data[f"orientation/{k}"].astype(np.float32) for k in ORIENTATION.shapes()}
-        readers = tuple(
-            {k: data[f"reading{i}/{k}"].astype(np.float32) for k in READING.shapes()}
-            for i in range(int(data["readers"]))
-        )
+        readers = tuple(_weights_under(data, f"reading{i}/") for i in range(int(data["readers"])))
         settings = {k: float(data[k]) for k in SETTINGS if k in data}
         window = (
             {k: data[f"window/{k}"].astype(np.float32) for k in WINDOW.shapes()}

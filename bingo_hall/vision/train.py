@@ -3,8 +3,8 @@
     python -m bingo_hall.vision.train [--frames N] [--calibration N] [--workers N] [--seed S]
         [--epochs N] [--readers N] [--glare-on-print SHARE] [--letterforms SHARE] [--doubt D]
         [--damage-seeds K] [--one-threshold] [--window-epochs N]
-        [--typefaces kept-out|other-families] [--networks MODEL [--fit-window]]
-        [--output PATH]
+        [--typefaces kept-out|other-families] [--reader-channels C,C,...] [--reader-hidden N]
+        [--networks MODEL [--fit-window] [--fit-readers]] [--output PATH]
 
 1. Render balls in the TRAINING styles only and run the reader's own pipeline on them (find
    the ball, find and flatten its labels); every label flattened is kept with the truth the
@@ -24,6 +24,8 @@
    slants, narrows or widens and bends that share of the upright prints afresh each epoch.
    `--doubt D` (0 by default) teaches a print the damage mostly destroyed as doubtful: its
    digit targets move towards every digit alike, up to D (`fit_nets.digit_target_doubt`).
+   `--reader-channels` and `--reader-hidden` set the reading networks' widths (the model
+   file keeps them: the reader reads them off the weights).
 3. Render the calibration set in the typefaces the networks were not fitted on (another
    seed), framed as the reader with that window network frames them: bursts of three frames
    of one ball as the simulated camera gives them, read as rendered and again damaged as
@@ -38,7 +40,8 @@
 4. Write `bingo_hall/vision/model/labels.npz` (float16 weights).
 
 `--networks MODEL` skips steps 1 and 2 and calibrates the networks of a model file again;
-with `--fit-window` it renders the training labels and fits a window network for them first.
+with `--fit-window` it renders the training labels and fits a window network for them first,
+with `--fit-readers` new reading networks beside its orientation and window networks.
 """
 
 from __future__ import annotations
@@ -57,7 +60,12 @@ import numpy as np
 
 from bingo_hall.vision.calibrate import calibrate
 from bingo_hall.vision.label_data import Burst, LabelSet, render_bursts, render_labels
-from bingo_hall.vision.labelnet import Weights
+from bingo_hall.vision.labelnet import (
+    READ_CHANNELS,
+    READ_HIDDEN,
+    Weights,
+    reading_architecture,
+)
 from bingo_hall.vision.model import MODEL_PATH, VIEWS, LabelModel, load_model
 from bingo_hall.vision.styles import (
     CALIBRATION,
@@ -142,6 +150,19 @@ def render_calibration(
         return [b for part in pool.map(render_bursts, jobs) for b in part]
 
 
+def _widths(text: str) -> tuple[int, ...]:
+    """'16,32,64,96' → (16, 32, 64, 96): one positive width per convolution."""
+    try:
+        widths = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: widths separated by commas") from None
+    if not 1 <= len(widths) <= 4 or min(widths) < 1:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: one to four positive widths (48 pixels halved four times)"
+        )
+    return widths
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--frames", type=int, default=60000, help="training frames")
@@ -191,6 +212,21 @@ def main(argv: list[str] | None = None) -> int:
         default=1,
         help=f"views each reading network reads a label through (1-{len(VIEWS)})",
     )
+    parser.add_argument(
+        "--fit-readers",
+        action="store_true",
+        help="with --networks: render training labels and fit new reading networks for it",
+    )
+    parser.add_argument(
+        "--reader-channels",
+        type=_widths,
+        default=READ_CHANNELS,
+        help="the reading networks' convolution widths, comma-separated "
+        f"(default {','.join(map(str, READ_CHANNELS))})",
+    )
+    parser.add_argument(
+        "--reader-hidden", type=int, default=READ_HIDDEN, help="the reading networks' hidden layer"
+    )
     parser.add_argument("--window-epochs", type=int, default=12)
     parser.add_argument(
         "--typefaces",
@@ -225,8 +261,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.fit_window and args.networks is None:
         parser.error("--fit-window: with --networks (a full training fits the window network)")
+    if args.fit_readers and args.networks is None:
+        parser.error("--fit-readers: with --networks (a full training fits the readers)")
+    if args.reader_hidden < 1:
+        parser.error(f"--reader-hidden {args.reader_hidden}: at least one")
     started = time.perf_counter()
-    if args.networks is not None and not args.fit_window:
+    if args.networks is not None and not (args.fit_window or args.fit_readers):
         return finish(load_model(args.networks), args, started)
     from bingo_hall.vision.fit_nets import fit_orientation, fit_reading, fit_window, set_threads
 
@@ -247,16 +287,26 @@ def main(argv: list[str] | None = None) -> int:
         flush=True,
     )
     set_threads(args.workers)
-    window = fit_window(seen, args.seed, args.window_epochs)
-    if args.networks is not None:
-        networks = replace(load_model(args.networks), window=window)
-    else:
-        orientation = fit_orientation(framed, args.seed, args.epochs)
-        readers = tuple(
-            fit_reading(framed, args.seed + 1 + i, args.epochs, args.letterforms, args.doubt)
+    reading = reading_architecture(args.reader_channels, args.reader_hidden)
+
+    def readers() -> tuple[Weights, ...]:
+        return tuple(
+            fit_reading(
+                framed, args.seed + 1 + i, args.epochs, args.letterforms, args.doubt, reading
+            )
             for i in range(args.readers)
         )
-        networks = LabelModel(orientation, readers, window=window)
+
+    if args.networks is not None:
+        networks = load_model(args.networks)
+        if args.fit_window:
+            networks = replace(networks, window=fit_window(seen, args.seed, args.window_epochs))
+        if args.fit_readers:
+            networks = replace(networks, readers=readers())
+    else:
+        window = fit_window(seen, args.seed, args.window_epochs)
+        orientation = fit_orientation(framed, args.seed, args.epochs)
+        networks = LabelModel(orientation, readers(), window=window)
     print(f"fitted ({time.perf_counter() - started:.0f} s)", flush=True)
     return finish(networks.as_saved(), args, started)
 

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from bingo_hall.vision.labelnet import ORIENTATION, READING, WINDOW
+from bingo_hall.vision.labelnet import ORIENTATION, READING, WINDOW, reading_architecture
 from bingo_hall.vision.model import (
     Evidence,
     LabelModel,
@@ -125,13 +125,28 @@ def test_the_model_calibrated_is_the_model_the_file_gives(tmp_path: Path) -> Non
     )
 
 
-def _random_networks(readers: int = 1) -> tuple[dict, tuple[dict, ...]]:
+def _random_networks(readers: int = 1, reading=READING) -> tuple[dict, tuple[dict, ...]]:
     rng = np.random.default_rng(6)
 
     def weights(arch):
         return {k: rng.normal(size=s).astype(np.float32) for k, s in arch.shapes().items()}
 
-    return weights(ORIENTATION), tuple(weights(READING) for _ in range(readers))
+    return weights(ORIENTATION), tuple(weights(reading) for _ in range(readers))
+
+
+def test_reading_networks_of_other_widths_are_read_off_the_file(tmp_path: Path) -> None:
+    """The file holds no widths of its own: the reader takes them from the weights, and the
+    model it loads reads labels as the one saved."""
+    wider = reading_architecture((8, 16, 24), 40)
+    model = LabelModel(*_random_networks(readers=2, reading=wider)).as_saved()
+    path = tmp_path / "labels.npz"
+    model.save(path)
+    loaded = load_model(path)
+    assert loaded.reading_architecture == wider
+    assert model.reading_architecture == wider != load_model().reading_architecture
+    patches = [np.random.default_rng(i).integers(0, 256, (64, 64), np.uint8) for i in range(3)]
+    assert loaded.outputs(patches).shape == (3, 21)
+    assert np.allclose(loaded.outputs(patches), model.outputs(patches), atol=1e-4)
 
 
 outputs_row = arrays(np.float64, 21, elements=st.floats(-12.0, 12.0))

@@ -123,9 +123,41 @@ def test_a_window_network_is_fitted_for_a_models_networks(tmp_path: Path, capsys
     assert "window epoch 1/1" in printed and "misframed copies" in printed
 
 
+def test_reading_networks_of_other_widths_are_fitted_for_a_models_networks(
+    tmp_path: Path, capsys
+) -> None:
+    """--networks with --fit-readers keeps the model's orientation and window networks and
+    fits new reading networks of the widths asked for, then calibrates the whole."""
+    output = tmp_path / "wider.npz"
+    code = main(
+        [
+            *("--networks", str(MODEL_PATH), "--fit-readers", "--frames", "40"),
+            *("--readers", "2", "--reader-channels", "8,16,24", "--reader-hidden", "40"),
+            *("--epochs", "1", "--calibration", "10", "--damage-seeds", "1"),
+            *("--output", str(output)),
+        ]
+    )
+    assert code == 0
+    packaged, wider = load_model(MODEL_PATH), load_model(output)
+    assert wider.reading_architecture.channels == (8, 16, 24)
+    assert wider.reading_architecture.hidden == 40 and len(wider.readers) == 2
+    for kept, read_back in (
+        (packaged.orientation, wider.orientation),
+        (packaged.window, wider.window),
+    ):
+        assert all(np.array_equal(kept[name], read_back[name]) for name in kept)
+    printed = capsys.readouterr().out
+    assert "reading epoch 1/1" in printed and "window epoch" not in printed
+
+
 @pytest.mark.parametrize(
     ("option", "message"),
     [
+        (["--fit-readers"], "--fit-readers: with --networks"),
+        (["--reader-channels", "16,x"], "'16,x': widths separated by commas"),
+        (["--reader-channels", "8,8,8,8,8"], "'8,8,8,8,8': one to four positive widths"),
+        (["--reader-channels", "16,0"], "'16,0': one to four positive widths"),
+        (["--reader-hidden", "0"], "--reader-hidden 0: at least one"),
         (["--damage-seeds", "0"], "--damage-seeds 0: at least one"),
         (["--letterforms", "-0.1"], "--letterforms -0.1: a share from 0 to 1"),
         (["--networks", "nowhere.npz"], "--networks nowhere.npz: no such model file"),
