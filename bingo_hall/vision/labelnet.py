@@ -73,7 +73,7 @@ Weights = dict[str, np.ndarray]
 
 
 def reading_architecture(channels: tuple[int, ...], hidden: int) -> Architecture:
-    """A reading network of other widths (the model file says which it holds)."""
+    """A reading network of other widths (a model's weights say which it holds)."""
     return Architecture(READ_SIDE, channels, hidden, READ_OUTPUTS)
 
 

@@ -262,14 +262,10 @@ def _weights_under(data: np.lib.npyio.NpzFile, prefix: str) -> Weights:
 
 def load_model(path: Path = MODEL_PATH) -> LabelModel:
     with np.load(path) as data:
-        orientation = {k: data[f"orientation/{k}"].astype(np.float32) for k in ORIENTATION.shapes()}
+        orientation = _weights_under(data, "orientation/")
         readers = tuple(_weights_under(data, f"reading{i}/") for i in range(int(data["readers"])))
         settings = {k: float(data[k]) for k in SETTINGS if k in data}
-        window = (
-            {k: data[f"window/{k}"].astype(np.float32) for k in WINDOW.shapes()}
-            if "window/out.bias" in data
-            else None
-        )
+        window = _weights_under(data, "window/") if "window/out.bias" in data else None
     # files from before the thresholds by evidence: the one-label threshold where none is set
     settings.setdefault("threshold_two_labels", settings["threshold"])
     settings.setdefault("threshold_two_found", settings["threshold"])
