@@ -6,15 +6,16 @@ families neither trained on nor held out; `--typefaces kept-out` the training fa
 before 2026-11-27 were calibrated on, `check-families` the CHECK ones, of yet other families,
 never calibrated on), damages them as the calibration does but from other seeds (by default the
 eight after the calibration's own, so that the tail is one the thresholds were not set on;
-`--skip 0` reads the calibration's), and reads them with each model given, at that model's own
-settings and thresholds. For each model it prints the wrong best guesses above its thresholds,
-above 0.999 and above 0.99, the readings correct and accepted, and the most confident wrong
-readings, for each kind of evidence a reading rests on (one label; two labels found in a frame;
-two labels agreeing). The first model given (by default the packaged one) is the baseline the
-others are read against. A diagnosis, not timed.
+`--skip 0` reads the calibration's; `--legible SHARE` leaves out damage that destroyed more
+than that share of a part of a print, as the calibration with that option does), and reads them
+with each model given, at that model's own settings and thresholds. For each model it prints
+the wrong best guesses above its thresholds, above 0.999 and above 0.99, the readings correct
+and accepted, and the most confident wrong readings, for each kind of evidence a reading rests
+on (one label; two labels found in a frame; two labels agreeing). The first model given (by
+default the packaged one) is the baseline the others are read against. A diagnosis, not timed.
 
 Usage: python bench/vision_tail.py [MODEL.npz ...] [--balls N] [--seeds K] [--skip K]
-    [--typefaces kept-out|other-families|check-families] [--workers N]
+    [--typefaces kept-out|other-families|check-families] [--legible SHARE] [--workers N]
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from bingo_hall.vision.calibrate import (  # noqa: E402
     Calibration,
     ReadingRow,
     accepted,
-    damaged,
+    legibly_damaged,
     of_kind,
 )
 from bingo_hall.vision.model import (  # noqa: E402
@@ -71,6 +72,12 @@ def main() -> int:
     parser.add_argument("--seeds", type=int, default=8, help="damage seeds")
     parser.add_argument("--skip", type=int, default=8, help="damage seeds of the calibration")
     parser.add_argument("--typefaces", choices=tuple(CALIBRATION_STYLES), default=OTHER_FAMILIES)
+    parser.add_argument(
+        "--legible",
+        type=float,
+        default=1.0,
+        help="leave out damaged bursts with a part of a print destroyed beyond this share",
+    )
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     args = parser.parse_args()
     missing = [str(p) for p in args.models if not p.is_file()]
@@ -86,7 +93,7 @@ def main() -> int:
         )
         rows: list[ReadingRow] = []
         for seed in seeds:
-            rows += Calibration(model, damaged(bursts, seed)).readings(model)
+            rows += Calibration(model, legibly_damaged(bursts, seed, args.legible)).readings(model)
         thresholds = ", ".join(
             f"{model.threshold_for(kind):.7f} {EVIDENCE_NAMES[kind]}" for kind in Evidence
         )

@@ -27,7 +27,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from bingo_hall.vision.damage import damage
+from bingo_hall.vision.damage import damage, destroyed_share
 from bingo_hall.vision.label_data import Burst
 from bingo_hall.vision.model import (
     EVIDENCE_NAMES,
@@ -154,6 +154,34 @@ def damaged(bursts: list[Burst], seed: int) -> list[Burst]:
     ]
 
 
+def destroyed(rendered: list[Burst], hurt: list[Burst]) -> np.ndarray:
+    """For each burst, the most its damage destroyed of a part of any of its labels' prints
+    (`damage.destroyed_share`)."""
+    shares = np.zeros(len(rendered), np.float32)
+    for b, ((_, _, before), (_, _, after)) in enumerate(zip(rendered, hurt, strict=True)):
+        pairs = [
+            (x, y)
+            for labels_before, labels_after in zip(before, after, strict=True)
+            for x, y in zip(labels_before, labels_after, strict=True)
+        ]
+        if pairs:
+            olds, news = zip(*pairs, strict=True)
+            shares[b] = destroyed_share(np.stack(olds), np.stack(news)).max()
+    return shares
+
+
+def legibly_damaged(bursts: list[Burst], seed: int, legible: float = 1.0) -> list[Burst]:
+    """The bursts damaged from `seed`, less those whose damage destroyed more than `legible`
+    of a part of a print (1.0 keeps them all). A print whose digit is gone is no longer a
+    print of its number: read as another number, it says nothing of how the reader errs on
+    a print it can see."""
+    hurt = damaged(bursts, seed)
+    if legible >= 1.0:
+        return hurt
+    kept = destroyed(bursts, hurt) <= legible
+    return [burst for burst, keep in zip(hurt, kept, strict=True) if keep]
+
+
 def _damaged_labels(labels: list[np.ndarray], seed: int) -> list[np.ndarray]:
     """Each label damaged by a generator started afresh from the burst's seed: the same
     damage wherever the label appears in the burst."""
@@ -161,14 +189,21 @@ def _damaged_labels(labels: list[np.ndarray], seed: int) -> list[np.ndarray]:
 
 
 def calibrate(
-    model: LabelModel, bursts: list[Burst], seeds: list[int], by_evidence: bool = False
+    model: LabelModel,
+    bursts: list[Burst],
+    seeds: list[int],
+    by_evidence: bool = False,
+    legible: float = 1.0,
 ) -> tuple[LabelModel, dict[str, object]]:
     """The setting with the best log-loss on the readings of the bursts as rendered and as
     damaged from the first of `seeds`, and its threshold (or thresholds by evidence) on the
-    bursts as rendered and as damaged from every seed."""
+    bursts as rendered and as damaged from every seed; damaged bursts whose damage destroyed
+    more than `legible` of a part of a print are left out (`legibly_damaged`)."""
     clean = len(bursts)
     rendered = bursts
-    bursts = bursts + damaged(bursts, seeds[0])
+    hurt = legibly_damaged(bursts, seeds[0], legible)
+    left_out = clean - len(hurt)
+    bursts = bursts + hurt
     data = Calibration(model, bursts)
     tried = []
     settings = itertools.product(
@@ -184,7 +219,9 @@ def calibrate(
     loss, model = min(tried, key=lambda t: t[0])
     readings = data.readings(model)
     for seed in seeds[1:]:
-        readings += Calibration(model, damaged(rendered, seed)).readings(model)
+        hurt = legibly_damaged(rendered, seed, legible)
+        left_out += clean - len(hurt)
+        readings += Calibration(model, hurt).readings(model)
     if by_evidence:
         chosen = thresholds_by_evidence(readings)
     else:
@@ -203,6 +240,7 @@ def calibrate(
         "frame fusion": model.fusion,
         "log loss": round(loss, 5),
         "damage seeds": len(seeds),
+        f"damaged bursts left out (a part of a print destroyed beyond {legible:g})": left_out,
         "readings (single frames and bursts)": len(readings),
         "wrong guesses": len(wrong),
         **{

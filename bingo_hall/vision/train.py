@@ -2,7 +2,7 @@
 
     python -m bingo_hall.vision.train [--frames N] [--calibration N] [--workers N] [--seed S]
         [--epochs N] [--readers N] [--glare-on-print SHARE] [--letterforms SHARE] [--doubt D]
-        [--damage-seeds K] [--one-threshold] [--window-epochs N]
+        [--damage-seeds K] [--legible SHARE] [--one-threshold] [--window-epochs N]
         [--typefaces kept-out|other-families] [--reader-channels C,C,...] [--reader-hidden N]
         [--networks MODEL [--fit-window] [--fit-readers]] [--output PATH]
 
@@ -36,7 +36,9 @@
    on (one label; two labels found in one frame; two labels of one frame agreeing on the
    number): each above every wrong reading of its kind, with a margin of a factor of a
    hundred in the odds, and never below 0.99 (`bingo_hall.vision.calibrate`).
-   `--one-threshold` chooses one for every reading.
+   `--one-threshold` chooses one for every reading. `--legible SHARE` (1 by default) leaves
+   out the damaged bursts whose damage destroyed more than that share of a part of a print
+   (`damage.destroyed_share`): a digit gone is no longer a print of its number.
 4. Write `bingo_hall/vision/model/labels.npz` (float16 weights).
 
 `--networks MODEL` skips steps 1 and 2 and calibrates the networks of a model file again;
@@ -194,6 +196,13 @@ def main(argv: list[str] | None = None) -> int:
         "--damage-seeds", type=int, default=8, help="damage seeds of the calibration bursts"
     )
     parser.add_argument(
+        "--legible",
+        type=float,
+        default=1.0,
+        help="leave out of the calibration damaged bursts whose damage destroyed more than "
+        "this share of a part of a print (0 to 1; 1 keeps them all)",
+    )
+    parser.add_argument(
         "--one-threshold",
         action="store_true",
         help="one threshold for every reading, not one for each kind of evidence",
@@ -242,6 +251,7 @@ def main(argv: list[str] | None = None) -> int:
         ("--glare-on-print", args.glare_on_print),
         ("--letterforms", args.letterforms),
         ("--doubt", args.doubt),
+        ("--legible", args.legible),
     ):
         if not 0.0 <= share <= 1.0:
             parser.error(f"{option} {share}: a share from 0 to 1")
@@ -320,7 +330,7 @@ def finish(networks: LabelModel, args: argparse.Namespace, started: float) -> in
     )
     print(f"{len(bursts)} calibration balls ({time.perf_counter() - started:.0f} s)", flush=True)
     seeds = damage_seeds(args.seed, args.damage_seeds)
-    model, stats = calibrate(networks, bursts, seeds, not args.one_threshold)
+    model, stats = calibrate(networks, bursts, seeds, not args.one_threshold, args.legible)
     for key, value in stats.items():
         print(f"  {key}: {value}")
     model.save(args.output)

@@ -15,6 +15,8 @@ from bingo_hall.vision.calibrate import (
     MIN_THRESHOLD,
     Calibration,
     damaged,
+    destroyed,
+    legibly_damaged,
     threshold_above,
     thresholds_by_evidence,
 )
@@ -124,3 +126,21 @@ def test_a_burst_keeps_one_damage_on_all_its_frames() -> None:
     label = render_bursts((3, 1, 1, TRAINING))[0][2][0][0]
     (_, _, frames), *_ = damaged([(5, 0, [[label], [label], [label]])], 2)
     assert all(np.array_equal(frames[0][0], frame[0]) for frame in frames[1:])
+
+
+def test_damage_that_destroyed_a_part_of_a_print_can_be_left_out() -> None:
+    """`legible` leaves out exactly the damaged bursts whose damage destroyed more than that
+    share of a part of a print; 1.0 keeps them all, as `damaged` gives them."""
+    bursts = render_bursts((7, 12, 2, TRAINING))
+    hurt = damaged(bursts, 5)
+    shares = destroyed(bursts, hurt)
+    assert shares.shape == (len(bursts),) and np.all((shares >= 0) & (shares <= 1))
+    assert destroyed(bursts, bursts).max() == 0.0  # nothing done, nothing destroyed
+    limit = float(np.median(shares))
+    kept = legibly_damaged(bursts, 5, limit)
+    expected = [b for b, share in zip(hurt, shares, strict=True) if share <= limit]
+    assert 0 < len(kept) < len(bursts)
+    assert [(n, f) for n, f, _ in kept] == [(n, f) for n, f, _ in expected]
+    for (_, _, a), (_, _, b) in zip(kept, expected, strict=True):
+        assert all(np.array_equal(x[0], y[0]) for x, y in zip(a, b, strict=True) if x)
+    assert len(legibly_damaged(bursts, 5)) == len(bursts)

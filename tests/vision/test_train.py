@@ -224,7 +224,7 @@ def test_each_training_label_has_a_misframed_copy_for_the_window_network() -> No
     assert set(labels.number[labels.misframed]) <= set(labels.number[~labels.misframed])
 
 
-@pytest.mark.parametrize("option", ["--glare-on-print", "--letterforms", "--doubt"])
+@pytest.mark.parametrize("option", ["--glare-on-print", "--letterforms", "--doubt", "--legible"])
 def test_a_share_outside_0_to_1_is_refused(option: str, tmp_path: Path, capsys) -> None:
     output = tmp_path / "labels.npz"
     with pytest.raises(SystemExit) as stop:
