@@ -12,15 +12,20 @@ with each model given, at that model's own settings and thresholds. For each mod
 the wrong best guesses above its thresholds, above 0.999 and above 0.99, the readings correct
 and accepted, and the most confident wrong readings, for each kind of evidence a reading rests
 on (one label; two labels found in a frame; two labels agreeing). The first model given (by
-default the packaged one) is the baseline the others are read against. A diagnosis, not timed.
+default the packaged one) is the baseline the others are read against. With `--margins` it
+also chooses thresholds on the calibration's own damage seeds with margins of 1 to 100 in the
+odds and counts the wrong readings above them on the tail's seeds, and the other way round:
+how much margin the thresholds need. A diagnosis, not timed.
 
 Usage: python bench/vision_tail.py [MODEL.npz ...] [--balls N] [--seeds K] [--skip K]
-    [--typefaces kept-out|other-families|check-families] [--legible SHARE] [--workers N]
+    [--typefaces kept-out|other-families|check-families] [--legible SHARE] [--margins]
+    [--workers N]
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from pathlib import Path
@@ -36,6 +41,7 @@ from bingo_hall.vision.calibrate import (  # noqa: E402
     accepted,
     legibly_damaged,
     of_kind,
+    thresholds_by_evidence,
 )
 from bingo_hall.vision.model import (  # noqa: E402
     EVIDENCE_NAMES,
@@ -78,6 +84,12 @@ def main() -> int:
         default=1.0,
         help="leave out damaged bursts with a part of a print destroyed beyond this share",
     )
+    parser.add_argument(
+        "--margins",
+        action="store_true",
+        help="also choose thresholds on the calibration's own seeds with margins of 1 to 100 in "
+        "the odds and count the wrong readings above them on the tail's seeds, and back",
+    )
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     args = parser.parse_args()
     missing = [str(p) for p in args.models if not p.is_file()]
@@ -101,7 +113,36 @@ def main() -> int:
         print(f"  all: {summary(rows, model)}")
         for kind in Evidence:
             print(f"  {EVIDENCE_NAMES[kind]}: {summary(of_kind(rows, kind), model)}")
+        if args.margins:
+            own = Calibration(model, bursts).readings(model)
+            for seed in damage_seeds(DEFAULT_SEED, args.seeds):
+                hurt = legibly_damaged(bursts, seed, args.legible)
+                own += Calibration(model, hurt).readings(model)
+            for margin in MARGINS:
+                print(f"  margin ×{margin:g}: {margin_check(own, rows, margin)}")
     return 0
+
+
+MARGINS = (1.0, 3.0, 10.0, 30.0, 100.0)  # in the odds
+
+
+def margin_check(chosen_on: list[ReadingRow], tried_on: list[ReadingRow], margin: float) -> str:
+    """Thresholds chosen on one set of readings with this margin, tried on the other, and the
+    other way round: the wrong readings above them, the right ones accepted."""
+    parts = []
+    for name, fit, test in (
+        ("own → tail", chosen_on, tried_on),
+        ("tail → own", tried_on, chosen_on),
+    ):
+        threshold = thresholds_by_evidence(fit, math.log(margin))
+        wrong = sorted(
+            (c for t, c, g, k in test if g is not None and g != t and c >= threshold[k]),
+            reverse=True,
+        )
+        right = sum(1 for t, c, g, k in test if g == t and c >= threshold[k])
+        top = ", ".join(f"{c:.6f}" for c in wrong[:3])
+        parts.append(f"{name}: {len(wrong)} wrong above ({top}), {right} correct and accepted")
+    return "; ".join(parts)
 
 
 if __name__ == "__main__":

@@ -122,17 +122,22 @@ def log_loss(readings: list[ReadingRow]) -> float:
     return total / max(1, len(readings))
 
 
-def threshold_above(readings: list[ReadingRow]) -> tuple[float, list[float]]:
-    """Above the most confident wrong reading, with a margin, and never below MIN_THRESHOLD."""
+def threshold_above(
+    readings: list[ReadingRow], margin: float = MARGIN
+) -> tuple[float, list[float]]:
+    """Above the most confident wrong reading, with a margin (in log-odds), and never below
+    MIN_THRESHOLD."""
     wrong = sorted((c for t, c, g, _ in readings if g is not None and g != t), reverse=True)
     worst = wrong[0] if wrong else 0.0
-    odds = math.log(max(worst, 1e-9) / max(1 - worst, 1e-12)) + MARGIN
+    odds = math.log(max(worst, 1e-9) / max(1 - worst, 1e-12)) + margin
     return min(max(MIN_THRESHOLD, 1 / (1 + math.exp(-odds))), MAX_THRESHOLD), wrong
 
 
-def thresholds_by_evidence(readings: list[ReadingRow]) -> dict[Evidence, float]:
+def thresholds_by_evidence(
+    readings: list[ReadingRow], margin: float = MARGIN
+) -> dict[Evidence, float]:
     """A threshold for each kind of evidence, above the wrong readings of its kind."""
-    return {kind: threshold_above(of_kind(readings, kind))[0] for kind in Evidence}
+    return {kind: threshold_above(of_kind(readings, kind), margin)[0] for kind in Evidence}
 
 
 def of_kind(readings: list[ReadingRow], kind: Evidence) -> list[ReadingRow]:

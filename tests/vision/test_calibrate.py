@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from bingo_hall.vision.calibrate import (
     MARGIN,
+    MAX_THRESHOLD,
     MIN_THRESHOLD,
     Calibration,
     damaged,
@@ -73,6 +74,15 @@ def test_the_threshold_lies_above_every_wrong_reading_with_its_margin(rows: list
     assert wrong == sorted((c for t, c, g, _ in rows if g is not None and g != t), reverse=True)
     for worst in wrong[:1]:
         assert_above_with_margin(threshold, worst)
+
+
+@given(rows, st.floats(0.01, 10.0), st.floats(0.01, 10.0))
+def test_a_wider_margin_never_lowers_a_threshold(rows: list, a: float, b: float) -> None:
+    narrow, wide = thresholds_by_evidence(rows, min(a, b)), thresholds_by_evidence(rows, max(a, b))
+    assert all(narrow[kind] <= wide[kind] for kind in Evidence)
+    for kind in Evidence:
+        wrong = [c for t, c, g, k in rows if k == kind and g is not None and g != t]
+        assert all(c < narrow[kind] for c in wrong if c < MAX_THRESHOLD)
 
 
 @given(rows)
