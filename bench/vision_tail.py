@@ -13,8 +13,9 @@ the wrong best guesses above its thresholds, above 0.999 and above 0.99, the rea
 and accepted, and the most confident wrong readings, for each kind of evidence a reading rests
 on (one label; two labels found in a frame; two labels agreeing). The first model given (by
 default the packaged one) is the baseline the others are read against. With `--margins` it
-also chooses thresholds on the calibration's own damage seeds with margins of 1 to 100 in the
-odds and counts the wrong readings above them on the tail's seeds, and the other way round:
+also chooses thresholds on the bursts as rendered and damaged from the calibration's own seeds
+with margins of 1 to 100 in the odds and counts the wrong readings above them on the bursts as
+rendered and damaged from the tail's seeds, and the other way round:
 how much margin the thresholds need. A diagnosis, not timed.
 
 Usage: python bench/vision_tail.py [MODEL.npz ...] [--balls N] [--seeds K] [--skip K]
@@ -113,13 +114,14 @@ def main() -> int:
         print(f"  all: {summary(rows, model)}")
         for kind in Evidence:
             print(f"  {EVIDENCE_NAMES[kind]}: {summary(of_kind(rows, kind), model)}")
-        if args.margins:
-            own = Calibration(model, bursts).readings(model)
+        if args.margins:  # both sides hold the bursts as rendered, as the calibration does
+            rendered = Calibration(model, bursts).readings(model)
+            own = list(rendered)
             for seed in damage_seeds(DEFAULT_SEED, args.seeds):
                 hurt = legibly_damaged(bursts, seed, args.legible)
                 own += Calibration(model, hurt).readings(model)
             for margin in MARGINS:
-                print(f"  margin ×{margin:g}: {margin_check(own, rows, margin)}")
+                print(f"  margin ×{margin:g}: {margin_check(own, rendered + rows, margin)}")
     return 0
 
 
