@@ -5,7 +5,9 @@ Every epoch, each label is turned upright afresh by the reader's own `upright`, 
 true direction plus a small error (the orientation network's is a few degrees), at a
 slightly different scale and place, and some labels are turned upside down on purpose (the
 reading network must say so rather than read a 68 as 89). The grey levels are damaged as a
-camera damages them (`_photometric`).
+camera damages them (`damage.damage`). A reading network may also be taught to say when part
+of the print is obscured: by the renderer's highlights (`label_data.obscured`) or by the
+damage (`damage.destroyed_share`).
 """
 
 from __future__ import annotations
@@ -17,9 +19,12 @@ import numpy as np
 from bingo_hall.vision.damage import damage, destroyed_share
 from bingo_hall.vision.label_data import LabelSet
 from bingo_hall.vision.labelnet import (
+    OBSCURED,
+    OBSCURED_READ_OUTPUTS,
     ORIENTATION,
     READ_SCALE,
     READING,
+    UPSIDE_DOWN,
     WINDOW,
     Architecture,
     Weights,
@@ -186,10 +191,23 @@ def reading_inputs(
 DESTROYED_FROM, DESTROYED_FULLY = 0.3, 0.9
 
 
+def ramp(destroyed: np.ndarray, start: float, full: float) -> np.ndarray:
+    """0 up to `start`, rising evenly to 1 at `full` and beyond."""
+    return np.clip((destroyed - start) / (full - start), 0.0, 1.0).astype(np.float32)
+
+
 def digit_target_doubt(destroyed: np.ndarray, doubt: float) -> np.ndarray:
     """How far each print's digit targets move from its own digits towards every digit."""
-    ramp = (destroyed - DESTROYED_FROM) / (DESTROYED_FULLY - DESTROYED_FROM)
-    return (doubt * np.clip(ramp, 0.0, 1.0)).astype(np.float32)
+    return (doubt * ramp(destroyed, DESTROYED_FROM, DESTROYED_FULLY)).astype(np.float32)
+
+
+def obscured_target(
+    by_highlights: np.ndarray, by_damage: np.ndarray, start: float, full: float
+) -> np.ndarray:
+    """The truth taught to the "obscured" output: how far the share of the print lost to the
+    renderer's highlights or to the damage, whichever lost more, lies up the `ramp` from
+    `start` to `full`. A print that lost little is taught as whole, with certainty."""
+    return ramp(np.maximum(by_highlights, by_damage), start, full)
 
 
 def fit_reading(
@@ -199,12 +217,16 @@ def fit_reading(
     letterforms: float = 0.0,
     doubt: float = 0.0,
     arch: Architecture = READING,
+    obscured: tuple[float, float] | None = None,
 ) -> Weights:
     """The reading network: tens, units, upside down; `letterforms`: the share of training
     prints whose letterforms are varied afresh each epoch (`vary_letterforms`); `doubt`: how
     far the digit targets of a print the damage destroyed move towards every digit alike
     (`digit_target_doubt`; 0: a damaged print is taught as its own number, however little
-    is left of it); `arch`: the network's widths."""
+    is left of it); `arch`: the network's widths; `obscured` (start, full): a 22nd output,
+    the print partly obscured, taught as `obscured_target` (the architecture must have it)."""
+    if (obscured is not None) != (arch.outputs == OBSCURED_READ_OUTPUTS):
+        raise ValueError("an obscured output needs its truth, and its truth the output")
     torch = _torch()
     functional = torch.nn.functional
     torch.manual_seed(seed)
@@ -215,9 +237,15 @@ def fit_reading(
     def batches(epoch):
         if epoch is None:
             return math.ceil(len(data) / BATCH)
-        images, flipped, destroyed = reading_inputs(data, rng, letterforms, doubt > 0)
+        measure = doubt > 0 or obscured is not None
+        images, flipped, destroyed = reading_inputs(data, rng, letterforms, measure)
         x = standardise(images)
         soft = digit_target_doubt(destroyed, doubt)
+        hidden = (
+            np.zeros(len(x), np.float32)
+            if obscured is None
+            else obscured_target(data.obscured, destroyed, *obscured)
+        )
         order = rng.permutation(len(x))
         out = []
         for i in range(0, len(x), BATCH):
@@ -229,6 +257,7 @@ def fit_reading(
                     torch.from_numpy(units[rows]),
                     torch.from_numpy(flipped[rows].astype(np.float32)),
                     torch.from_numpy(soft[rows]),
+                    torch.from_numpy(hidden[rows]),
                 )
             )
         return out
@@ -240,12 +269,15 @@ def fit_reading(
         return (1 - soft) * own - soft * log_p.mean(dim=1)
 
     def loss_of(batch):
-        x, t, u, f, soft = batch
+        x, t, u, f, soft, hidden = batch
         out = run(module, x)
         upright_rows = f < 0.5
         digits = digit_loss(out[:, :10], t, soft) + digit_loss(out[:, 10:20], u, soft)
         digits = (digits * upright_rows).sum() / upright_rows.sum().clamp(min=1)
-        return digits + functional.binary_cross_entropy_with_logits(out[:, 20], f)
+        loss = digits + functional.binary_cross_entropy_with_logits(out[:, UPSIDE_DOWN], f)
+        if obscured is not None:
+            loss = loss + functional.binary_cross_entropy_with_logits(out[:, OBSCURED], hidden)
+        return loss
 
     _epochs(module, epochs, batches, loss_of, "reading")
     return export(module.eval(), arch)

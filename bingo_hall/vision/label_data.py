@@ -1,18 +1,21 @@
 """Training data for the label networks: labels flattened by the reader's own pipeline from
 rendered balls, each with the truth the renderer knows (the number, the direction in which
-the print's text runs in the flattened patch, and where the print is in it)."""
+the print's text runs in the flattened patch, where the print is in it, and how much of it
+the highlights washed out)."""
 
 from __future__ import annotations
 
+import copy
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
 
+from bingo_hall.vision.damage import destroyed_share
 from bingo_hall.vision.framing import framed_labels
 from bingo_hall.vision.labelnet import Weights, grey
-from bingo_hall.vision.locate import find_ball
+from bingo_hall.vision.locate import Circle, find_ball
 from bingo_hall.vision.prints import BLOCK_FILL, Label, ball_crop, reframe, tangents
 from bingo_hall.vision.render import (
     Scene,
@@ -42,6 +45,7 @@ class LabelSet:
     cut: np.ndarray  # bool
     window: np.ndarray  # (n, 3) float32: the print's place and size in the patch (`window_error`)
     misframed: np.ndarray  # bool: flattened through a window moved off on purpose (`misframed`)
+    obscured: np.ndarray  # float32: the share of the print the highlights washed out (`obscured`)
 
     @staticmethod
     def concatenate(parts: list[LabelSet]) -> LabelSet:
@@ -54,7 +58,18 @@ class LabelSet:
         return len(self.number)
 
 
-_FIELDS = ("grey", "angle", "number", "font", "rank", "tilt", "cut", "window", "misframed")
+_FIELDS = (
+    "grey",
+    "angle",
+    "number",
+    "font",
+    "rank",
+    "tilt",
+    "cut",
+    "window",
+    "misframed",
+    "obscured",
+)
 
 
 def text_direction(scene: Scene, normal: tuple[float, float, float]) -> float:
@@ -110,11 +125,31 @@ def frame_labels(scene: Scene, frame: np.ndarray, window: Weights | None = None)
 
 
 def _found_labels(frame: np.ndarray, window: Weights | None) -> tuple[np.ndarray, list[Label]]:
+    crop, labels, _ = _found(frame, window)
+    return crop, labels
+
+
+def _found(
+    frame: np.ndarray, window: Weights | None
+) -> tuple[np.ndarray, list[Label], Circle | None]:
+    """The ball's crop, the labels flattened from it, and the ball (None: no ball found)."""
     ball = find_ball(frame)
     if ball is None:
-        return np.zeros((0, 0, 3), np.uint8), []
+        return np.zeros((0, 0, 3), np.uint8), [], None
     crop = ball_crop(frame, ball)
-    return crop, framed_labels(crop, LABELS_SEEN, window)
+    return crop, framed_labels(crop, LABELS_SEEN, window), ball
+
+
+def obscured(unlit_crop: np.ndarray | None, label: Label) -> float:
+    """The share of the label's print the highlights washed out (`damage.destroyed_share`):
+    the label flattened again, through the same window, from the ball's crop rendered
+    without them (None: the scene had none)."""
+    if unlit_crop is None:
+        return 0.0
+    unlit = reframe(unlit_crop, label, 0.0, 0.0, 0.0)
+    if unlit is None:
+        return 0.0
+    return float(destroyed_share(grey(unlit.patch)[None], grey(label.patch)[None])[0])
 
 
 def _row(scene: Scene, label: Label) -> LabelRow:
@@ -139,7 +174,9 @@ def misframed(
 def render_labels(job: tuple[int, int, StyleSet, float]) -> LabelSet:
     """The labels of `count` rendered balls (seeded) and, for each, one `misframed` copy;
     in a share `glare_share` of them the glare spots are moved onto the print nearest the
-    camera (`glare_on_print`)."""
+    camera (`glare_on_print`), and the ball is rendered again without them, with the same
+    sensor noise, to measure how much of each print they washed out (`obscured`; 0 for the
+    others, whose spots mostly miss the print and wash out little of it where they fall)."""
     seed, count, style_set, glare_share = job
     cv2.setNumThreads(1)
     rng = np.random.default_rng(seed)
@@ -148,24 +185,29 @@ def render_labels(job: tuple[int, int, StyleSet, float]) -> LabelSet:
     for _ in range(count):
         truth = int(rng.integers(1, 91))
         scene = sample_scene(truth, rng, style_set)
-        if glare_share > 0 and rng.random() < glare_share:
+        on_print = glare_share > 0 and rng.random() < glare_share
+        if on_print:
             scene = glare_on_print(scene, rng, style_set.conditions)
+        noise = copy.deepcopy(rng)
         frame = draw_scene(scene, rng)
         font = style_set.fonts.index(scene.font)
-        crop, labels = _found_labels(frame, None)
+        crop, labels, ball = _found(frame, None)
+        unlit = None
+        if on_print and ball is not None:
+            unlit = ball_crop(draw_scene(replace(scene, glare=()), noise), ball)
         for rank, label in enumerate(labels):
-            rows.append((*_row(scene, label), truth, font, rank, False))
+            rows.append((*_row(scene, label), truth, font, rank, False, obscured(unlit, label)))
             moved = misframed(scene, crop, label, misframing)
             if moved is not None:
-                rows.append((*moved, truth, font, rank, True))
+                rows.append((*moved, truth, font, rank, True, 0.0))
     return _label_set(rows)
 
 
 def _label_set(rows: list[tuple]) -> LabelSet:
     if not rows:
         rows_of = [np.zeros((0, 64, 64), np.uint8), *(np.zeros(0),) * 6, np.zeros((0, 3))]
-        return LabelSet(*rows_of, np.zeros(0, bool))
-    patch, direction, tilt, cut, error, number, font, rank, moved = zip(*rows, strict=True)
+        return LabelSet(*rows_of, np.zeros(0, bool), np.zeros(0, np.float32))
+    patch, direction, tilt, cut, error, number, font, rank, moved, washed = zip(*rows, strict=True)
     return LabelSet(
         np.stack(patch),
         np.array(direction, np.float32),
@@ -176,6 +218,7 @@ def _label_set(rows: list[tuple]) -> LabelSet:
         np.array(cut, bool),
         np.array(error, np.float32),
         np.array(moved, bool),
+        np.array(washed, np.float32),
     )
 
 

@@ -8,7 +8,9 @@
 2. The label is turned upright along that direction (`upright`, 48×48 around its centre)
    and the *reading* network gives the tens digit and the units digit as printed (7 is 07),
    ten scores each, and one score for "this label is upside down" (the orientation
-   network took the bar for the top): a label it thinks upside down says little.
+   network took the bar for the top): a label it thinks upside down says little. A reading
+   network may have a 22nd score, "part of this print is obscured" (a highlight washed it
+   out, the ink faded, the ball's edge hides it): an obscured print says little too.
 
 Both are trained by `bingo_hall.vision.train` on labels flattened by the reader's own
 pipeline from rendered balls whose pose, and so the true direction of each print, is known.
@@ -35,6 +37,8 @@ READ_HIDDEN = 128
 ORIENT_OUTPUTS = 2  # cos, sin of the text's direction
 WINDOW_OUTPUTS = 3  # where the print is in the window, and how large (`window_corrections`)
 READ_OUTPUTS = 21  # tens (10), units (10), upside down (1)
+OBSCURED_READ_OUTPUTS = 22  # and part of the print obscured (1)
+UPSIDE_DOWN, OBSCURED = 20, 21  # the columns of those scores
 
 
 @dataclass(frozen=True)
@@ -72,16 +76,20 @@ WINDOW = Architecture(ORIENT_SIDE, ORIENT_CHANNELS, ORIENT_HIDDEN, WINDOW_OUTPUT
 Weights = dict[str, np.ndarray]
 
 
-def reading_architecture(channels: tuple[int, ...], hidden: int) -> Architecture:
-    """A reading network of other widths (a model's weights say which it holds)."""
-    return Architecture(READ_SIDE, channels, hidden, READ_OUTPUTS)
+def reading_architecture(
+    channels: tuple[int, ...], hidden: int, outputs: int = READ_OUTPUTS
+) -> Architecture:
+    """A reading network of other widths or outputs (a model's weights say which it holds)."""
+    return Architecture(READ_SIDE, channels, hidden, outputs)
 
 
-def architecture_of(weights: Weights, side: int, outputs: int) -> Architecture:
-    """The architecture whose weights these are: its widths read off their shapes."""
+def architecture_of(weights: Weights, side: int) -> Architecture:
+    """The architecture whose weights these are: its widths and outputs read off their
+    shapes."""
     count = sum(1 for name in weights if name.startswith("conv") and name.endswith(".weight"))
     channels = tuple(weights[f"conv{i}.weight"].shape[0] for i in range(count))
-    return Architecture(side, channels, weights["hidden.weight"].shape[0], outputs)
+    hidden, outputs = weights["hidden.weight"].shape[0], weights["out.bias"].shape[0]
+    return Architecture(side, channels, hidden, outputs)
 
 
 def grey(patch: np.ndarray) -> np.ndarray:

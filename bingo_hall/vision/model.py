@@ -25,10 +25,11 @@ import numpy as np
 
 from bingo_hall.vision.digits import printed_digits
 from bingo_hall.vision.labelnet import (
+    OBSCURED,
     ORIENTATION,
-    READ_OUTPUTS,
     READ_SCALE,
     READ_SIDE,
+    UPSIDE_DOWN,
     WINDOW,
     Architecture,
     Weights,
@@ -106,17 +107,17 @@ class LabelModel:
         return self.threshold
 
     def outputs(self, grey_patches: list[np.ndarray]) -> np.ndarray:
-        """The reading networks' scores (tens, units, upside down), one row per label, as
-        one network's would be (`mixture`).
+        """The reading networks' scores (tens, units, upside down, and obscured if they have
+        that output), one row per label, as one network's would be (`mixture`).
 
         A label the networks take for upside down (the orientation network mistook the bar
         for the top) is turned round and read again; the way it looks more upright is kept."""
         angles = text_angles(self.orientation, grey_patches, self._orientation_kernels)
         out = self._read(grey_patches, angles)
-        doubtful = np.flatnonzero(out[:, 20] > 0)
+        doubtful = np.flatnonzero(out[:, UPSIDE_DOWN] > 0)
         if len(doubtful):
             again = self._read([grey_patches[i] for i in doubtful], angles[doubtful] + math.pi)
-            better = again[:, 20] < out[doubtful, 20]
+            better = again[:, UPSIDE_DOWN] < out[doubtful, UPSIDE_DOWN]
             out[doubtful[better]] = again[better]
         return out
 
@@ -148,8 +149,8 @@ class LabelModel:
 
     @cached_property
     def reading_architecture(self) -> Architecture:
-        """The reading networks' widths, read off their weights (all alike)."""
-        return architecture_of(self.readers[0], READ_SIDE, READ_OUTPUTS)
+        """The reading networks' widths and outputs, read off their weights (all alike)."""
+        return architecture_of(self.readers[0], READ_SIDE)
 
     @cached_property
     def _reader_kernels(self) -> tuple[tuple[np.ndarray, ...], ...]:
@@ -193,30 +194,38 @@ def _viewed(
 
 def mixture(outputs: list[np.ndarray]) -> np.ndarray:
     """Several reading networks' outputs as one network's: for each digit, the log of the
-    mean of their probabilities, and the upside-down score whose sigmoid is the mean of
-    theirs. Where the networks disagree the mixture doubts; one network is left as it is
-    (its digit scores shifted by a constant, which changes no probability)."""
+    mean of their probabilities, and each yes-or-no score (upside down, obscured) one whose
+    sigmoid is the mean of theirs. Where the networks disagree the mixture doubts; one
+    network is left as it is (its digit scores shifted by a constant, which changes no
+    probability)."""
     stack = np.stack(outputs)
     mean = -math.log(len(outputs))
     tens = np.logaddexp.reduce(log_normalise(stack[..., :10]), axis=0) + mean
     units = np.logaddexp.reduce(log_normalise(stack[..., 10:20]), axis=0) + mean
-    upside = stack[..., 20]
-    log_p = np.logaddexp.reduce(log_sigmoid(upside), axis=0) + mean  # log of the mean sigmoid
-    log_q = np.logaddexp.reduce(log_sigmoid(-upside), axis=0) + mean
-    return np.concatenate([tens, units, (log_p - log_q)[:, None]], axis=1)
+    yes_or_no = stack[..., UPSIDE_DOWN:]
+    log_p = np.logaddexp.reduce(log_sigmoid(yes_or_no), axis=0) + mean  # log of the mean sigmoid
+    log_q = np.logaddexp.reduce(log_sigmoid(-yes_or_no), axis=0) + mean
+    return np.concatenate([tens, units, log_p - log_q], axis=1)
 
 
 def number_log_likelihoods(outputs: np.ndarray, temperature: float) -> np.ndarray:
     """Log-likelihood of each of the 90 numbers, one row per label, from the reading
-    network's outputs: tens and units as printed (7 is 07) if the label was upright; if it was
-    upside down, nothing (the same for every number). In float64: the confidences that
-    matter lie within a few 1e-6 of 1, where float32 has little left to say."""
+    network's outputs: tens and units as printed (7 is 07) if the label was upright and its
+    print whole; if it was upside down or part of its print obscured, nothing (the same for
+    every number). In float64: the confidences that matter lie within a few 1e-6 of 1, where
+    float32 has little left to say."""
     outputs = outputs.astype(np.float64)
     tens = log_normalise(outputs[:, :10] / temperature)
     units = log_normalise(outputs[:, 10:20] / temperature)
-    upright_lp = log_sigmoid(-outputs[:, 20])[:, None]
-    upside_lp = log_sigmoid(outputs[:, 20])[:, None]
-    return np.logaddexp(upright_lp + tens[:, TENS] + units[:, UNITS], upside_lp - math.log(90))
+    upside = outputs[:, UPSIDE_DOWN]
+    legible_lp = log_sigmoid(-upside)
+    says_nothing_lp = log_sigmoid(upside)
+    if outputs.shape[1] > OBSCURED:  # P(upside down) + P(upright) P(obscured)
+        obscured = outputs[:, OBSCURED]
+        says_nothing_lp = np.logaddexp(says_nothing_lp, legible_lp + log_sigmoid(obscured))
+        legible_lp = legible_lp + log_sigmoid(-obscured)
+    read_lp = legible_lp[:, None] + tens[:, TENS] + units[:, UNITS]
+    return np.logaddexp(read_lp, says_nothing_lp[:, None] - math.log(90))
 
 
 AGREES = math.log(0.5)  # a label agrees with a number it gives a probability of one half or more

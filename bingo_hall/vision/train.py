@@ -2,6 +2,7 @@
 
     python -m bingo_hall.vision.train [--frames N] [--calibration N] [--workers N] [--seed S]
         [--epochs N] [--readers N] [--glare-on-print SHARE] [--letterforms SHARE] [--doubt D]
+        [--obscured FROM,FULL]
         [--damage-seeds K] [--legible SHARE] [--one-threshold] [--window-epochs N]
         [--typefaces kept-out|other-families] [--reader-channels C,C,...] [--reader-hidden N]
         [--networks MODEL [--fit-window] [--fit-readers]] [--output PATH]
@@ -24,6 +25,10 @@
    slants, narrows or widens and bends that share of the upright prints afresh each epoch.
    `--doubt D` (0 by default) teaches a print the damage mostly destroyed as doubtful: its
    digit targets move towards every digit alike, up to D (`fit_nets.digit_target_doubt`).
+   `--obscured FROM,FULL` gives the reading networks a 22nd output, "part of the print
+   obscured", taught 0 for a print that lost up to FROM of a part of it to the renderer's
+   highlights or to the damage, rising to 1 at FULL (`fit_nets.obscured_target`); the reader
+   then reads an obscured print as saying little (`model.number_log_likelihoods`).
    `--reader-channels` and `--reader-hidden` set the reading networks' widths (the model
    file keeps them: the reader reads them off the weights).
 3. Render the calibration set in the typefaces the networks were not fitted on (another
@@ -63,8 +68,10 @@ import numpy as np
 from bingo_hall.vision.calibrate import calibrate
 from bingo_hall.vision.label_data import Burst, LabelSet, render_bursts, render_labels
 from bingo_hall.vision.labelnet import (
+    OBSCURED_READ_OUTPUTS,
     READ_CHANNELS,
     READ_HIDDEN,
+    READ_OUTPUTS,
     Weights,
     reading_architecture,
 )
@@ -165,6 +172,17 @@ def _widths(text: str) -> tuple[int, ...]:
     return widths
 
 
+def _ramp(text: str) -> tuple[float, float]:
+    """'0.3,0.6' → (0.3, 0.6): where the ramp starts and where it is full, 0 ≤ from < full ≤ 1."""
+    try:
+        start, full = (float(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: two shares, FROM,FULL") from None
+    if not 0.0 <= start < full <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text!r}: 0 <= FROM < FULL <= 1")
+    return start, full
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--frames", type=int, default=60000, help="training frames")
@@ -191,6 +209,12 @@ def main(argv: list[str] | None = None) -> int:
         type=float,
         default=0.0,
         help="how far the digit targets of a destroyed print move towards every digit (0 to 1)",
+    )
+    parser.add_argument(
+        "--obscured",
+        type=_ramp,
+        help="teach the reading networks to say a print is obscured: not below FROM of a "
+        "part of it lost, surely from FULL on (FROM,FULL)",
     )
     parser.add_argument(
         "--damage-seeds", type=int, default=8, help="damage seeds of the calibration bursts"
@@ -297,12 +321,19 @@ def main(argv: list[str] | None = None) -> int:
         flush=True,
     )
     set_threads(args.workers)
-    reading = reading_architecture(args.reader_channels, args.reader_hidden)
+    outputs = READ_OUTPUTS if args.obscured is None else OBSCURED_READ_OUTPUTS
+    reading = reading_architecture(args.reader_channels, args.reader_hidden, outputs)
 
     def readers() -> tuple[Weights, ...]:
         return tuple(
             fit_reading(
-                framed, args.seed + 1 + i, args.epochs, args.letterforms, args.doubt, reading
+                framed,
+                args.seed + 1 + i,
+                args.epochs,
+                args.letterforms,
+                args.doubt,
+                reading,
+                args.obscured,
             )
             for i in range(args.readers)
         )

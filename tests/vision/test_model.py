@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from bingo_hall.vision.labelnet import ORIENTATION, READING, WINDOW, reading_architecture
+from bingo_hall.vision.labelnet import (
+    OBSCURED_READ_OUTPUTS,
+    ORIENTATION,
+    READ_OUTPUTS,
+    READING,
+    WINDOW,
+    reading_architecture,
+)
 from bingo_hall.vision.model import (
     Evidence,
     LabelModel,
@@ -56,6 +65,29 @@ def test_a_label_seen_upside_down_says_less(
     assert doubt.max() <= sure.max() + 1e-12
     flipped = posterior(number_log_likelihoods(np.concatenate([tens, units, [30.0]])[None], 1)[0])
     assert np.allclose(flipped, 1 / 90, atol=1e-9)
+
+
+def sigmoid(x: float) -> float:
+    return 1 / (1 + math.exp(-x))
+
+
+@given(tens=scores, units=scores, upside=st.floats(-12.0, 12.0), obscured=st.floats(-12.0, 12.0))
+def test_an_obscured_print_says_as_much_less_as_it_is_believed_obscured(
+    tens: np.ndarray, units: np.ndarray, upside: float, obscured: float
+) -> None:
+    """With the 22nd output, a number's likelihood is the chance of reading the print
+    (upright and whole) times its digits', plus an even share of the rest: a print whose
+    highlight made an 8 a 3 must not become a confident 23."""
+    outputs = np.concatenate([tens, units, [upside, obscured]])[None]
+    got = posterior(number_log_likelihoods(outputs, 1.0)[0])
+    t, u = softmax(tens), softmax(units)
+    digits = np.array([t[n // 10] * u[n % 10] for n in range(1, 91)])
+    read = (1 - sigmoid(upside)) * (1 - sigmoid(obscured))
+    likelihood = read * digits + (1 - read) / 90
+    assert np.allclose(got, likelihood / likelihood.sum(), atol=1e-9)
+    whole = number_log_likelihoods(np.concatenate([tens, units, [upside, -60.0]])[None], 1.0)
+    as_before = number_log_likelihoods(np.concatenate([tens, units, [upside]])[None], 1.0)
+    assert np.allclose(posterior(whole[0]), posterior(as_before[0]), atol=1e-12)
 
 
 @given(digit=st.integers(0, 9))
@@ -134,10 +166,14 @@ def _random_networks(readers: int = 1, reading=READING) -> tuple[dict, tuple[dic
     return weights(ORIENTATION), tuple(weights(reading) for _ in range(readers))
 
 
-def test_reading_networks_of_other_widths_are_read_off_the_file(tmp_path: Path) -> None:
-    """The file holds no widths of its own: the reader takes them from the weights, and the
-    model it loads reads labels as the one saved."""
-    wider = reading_architecture((8, 16, 24), 40)
+@pytest.mark.parametrize("outputs", [READ_OUTPUTS, OBSCURED_READ_OUTPUTS])
+def test_reading_networks_of_other_widths_are_read_off_the_file(
+    tmp_path: Path, outputs: int
+) -> None:
+    """The file holds no widths of its own: the reader takes them (and whether the networks
+    say a print is obscured) from the weights, and the model it loads reads labels as the
+    one saved."""
+    wider = reading_architecture((8, 16, 24), 40, outputs)
     model = LabelModel(*_random_networks(readers=2, reading=wider)).as_saved()
     path = tmp_path / "labels.npz"
     model.save(path)
@@ -145,11 +181,11 @@ def test_reading_networks_of_other_widths_are_read_off_the_file(tmp_path: Path) 
     assert loaded.reading_architecture == wider
     assert model.reading_architecture == wider != load_model().reading_architecture
     patches = [np.random.default_rng(i).integers(0, 256, (64, 64), np.uint8) for i in range(3)]
-    assert loaded.outputs(patches).shape == (3, 21)
+    assert loaded.outputs(patches).shape == (3, outputs)
     assert np.allclose(loaded.outputs(patches), model.outputs(patches), atol=1e-4)
 
 
-outputs_row = arrays(np.float64, 21, elements=st.floats(-12.0, 12.0))
+outputs_row = arrays(np.float64, st.sampled_from([21, 22]), elements=st.floats(-12.0, 12.0))
 
 
 @given(row=outputs_row, temperature=st.floats(0.5, 4.0))
@@ -159,16 +195,23 @@ def test_one_reading_network_is_its_own_mixture(row: np.ndarray, temperature: fl
     assert np.allclose(posterior(alone[0]), posterior(mixed[0]), atol=1e-9)
 
 
-@given(first=outputs_row, second=outputs_row)
+@given(
+    pair=st.sampled_from([21, 22]).flatmap(
+        lambda n: st.tuples(*[arrays(np.float64, n, elements=st.floats(-12.0, 12.0))] * 2)
+    )
+)
 def test_the_mixture_averages_the_networks_probabilities(
-    first: np.ndarray, second: np.ndarray
+    pair: tuple[np.ndarray, np.ndarray],
 ) -> None:
+    first, second = pair
     mixed = mixture([first[None], second[None]])[0]
+    assert mixed.shape == first.shape
     for head in (slice(0, 10), slice(10, 20)):
         expected = (softmax(first[head]) + softmax(second[head])) / 2
         assert np.allclose(softmax(mixed[head]), expected, atol=1e-9)
-    sigmoid = 1 / (1 + np.exp(-np.array([first[20], second[20], mixed[20]])))
-    assert np.isclose(sigmoid[2], sigmoid[:2].mean(), atol=1e-9)
+    for column in range(20, len(first)):  # upside down, obscured
+        chances = [sigmoid(first[column]), sigmoid(second[column])]
+        assert np.isclose(sigmoid(mixed[column]), np.mean(chances), atol=1e-9)
 
 
 def test_networks_that_disagree_make_a_doubtful_reading() -> None:
