@@ -8,8 +8,13 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bingo_hall.vision.damage import damage, destroyed_share, ink_weight
-from bingo_hall.vision.fit_nets import DESTROYED_FROM, DESTROYED_FULLY, digit_target_doubt
+from bingo_hall.vision.damage import damage, destroyed_share, ink_weight, row_percentiles
+from bingo_hall.vision.fit_nets import (
+    DESTROYED_FROM,
+    DESTROYED_FULLY,
+    digit_target_doubt,
+    obscured_target,
+)
 
 
 def _print(stroke: int) -> np.ndarray:
@@ -80,3 +85,48 @@ def test_a_destroyed_print_is_taught_as_doubtful_in_proportion() -> None:
     )
     assert np.allclose(digit_target_doubt(destroyed, 0.8), [0, 0, 0.4, 0.8, 0.8])
     assert np.all(digit_target_doubt(destroyed, 0.0) == 0)  # the default: as before
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    shape=st.tuples(st.integers(1, 6), st.integers(1, 50)),
+    percent=st.floats(0, 100),
+)
+def test_row_percentiles_are_numpys(seed: int, shape: tuple[int, int], percent: float) -> None:
+    rows = np.random.default_rng(seed).integers(0, 256, shape).astype(np.uint8)
+    (got,) = row_percentiles(rows, (percent,))
+    assert np.allclose(got, np.percentile(rows.astype(np.float64), percent, axis=1))
+
+
+def test_the_share_destroyed_is_measured_image_by_image() -> None:
+    """Measured in chunks or one at a time, each image's share is its own."""
+    before = np.repeat(_two_digits(), 2500, axis=0)
+    after = damage(before, np.random.default_rng(3))
+    together = destroyed_share(before, after)
+    alone = [destroyed_share(before[i : i + 1], after[i : i + 1])[0] for i in (0, 1023, 2499)]
+    assert np.allclose(together[[0, 1023, 2499]], alone)
+    assert destroyed_share(before[:0], after[:0]).shape == (0,)
+
+
+@given(
+    highlights=st.floats(0, 1),
+    damaged=st.floats(0, 1),
+    start=st.floats(0, 0.9),
+    width=st.floats(0.05, 0.5),
+)
+def test_the_obscured_truth_rises_with_the_print_lost(
+    highlights: float, damaged: float, start: float, width: float
+) -> None:
+    """Whole (0) up to `start` of a part lost by either cause, obscured (1) from `full` on,
+    and never less for more lost."""
+    full = min(1.0, start + width)
+    lost = max(highlights, damaged)
+    target = obscured_target(np.array([highlights]), np.array([damaged]), start, full)[0]
+    assert 0.0 <= target <= 1.0
+    if lost <= start:
+        assert target == 0.0
+    if lost >= full:
+        assert target == 1.0
+    more = obscured_target(np.array([min(1.0, lost + 0.05)]), np.array([0.0]), start, full)[0]
+    assert more >= target

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bingo_hall.vision import train
+from bingo_hall.vision import label_data, train
 from bingo_hall.vision.label_data import LabelSet, frame_labels, render_labels
 from bingo_hall.vision.model import MODEL_PATH, load_model
 from bingo_hall.vision.render import draw_scene, sample_scene
@@ -42,6 +42,7 @@ def test_the_calibration_typefaces_are_never_seen_by_the_networks(typefaces: str
         *(np.zeros(n),) * 3,
         np.zeros((n, 3)),
         np.zeros(n, bool),
+        np.zeros(n, np.float32),
     )
     seen = {TRAINING.fonts[i] for i in train.fitted_labels(labels, typefaces).font}
     calibration = set(train.calibration_styles(typefaces).fonts)
@@ -79,6 +80,23 @@ def test_a_small_training_run_writes_a_calibrated_model(tmp_path: Path, capsys) 
     printed = capsys.readouterr().out
     assert "threshold (one label)" in printed and str(output) in printed
     assert "damage seeds: 2" in printed
+
+
+def test_reading_networks_that_say_a_print_is_obscured_are_fitted(tmp_path: Path, capsys) -> None:
+    """--obscured fits reading networks with the 22nd output, and the model file keeps it."""
+    output = tmp_path / "obscured.npz"
+    code = main(
+        [
+            *("--networks", str(MODEL_PATH), "--fit-readers", "--frames", "40"),
+            *("--readers", "1", "--obscured", "0.3,0.6", "--epochs", "1"),
+            *("--calibration", "10", "--damage-seeds", "1", "--output", str(output)),
+        ]
+    )
+    assert code == 0
+    model = load_model(output)
+    assert model.reading_architecture.outputs == 22
+    assert load_model(MODEL_PATH).reading_architecture.outputs == 21
+    assert "reading epoch 1/1" in capsys.readouterr().out
 
 
 def test_networks_are_calibrated_again_without_fitting(tmp_path: Path, capsys) -> None:
@@ -162,6 +180,9 @@ def test_reading_networks_of_other_widths_are_fitted_for_a_models_networks(
         (["--letterforms", "-0.1"], "--letterforms -0.1: a share from 0 to 1"),
         (["--networks", "nowhere.npz"], "--networks nowhere.npz: no such model file"),
         (["--fit-window"], "--fit-window: with --networks"),
+        (["--obscured", "0.6,0.3"], "'0.6,0.3': 0 <= FROM < FULL <= 1"),
+        (["--obscured", "0.3"], "'0.3': two shares, FROM,FULL"),
+        (["--obscured", "0.3,1.2"], "'0.3,1.2': 0 <= FROM < FULL <= 1"),
     ],
 )
 def test_bad_calibration_options_are_refused(
@@ -210,6 +231,35 @@ def test_glare_on_print_moves_the_glare_of_its_share_of_the_frames_alone() -> No
     assert not np.array_equal(moved.grey[0], plain.grey[0])
 
 
+def test_the_highlights_moved_onto_the_print_are_measured_against_the_ball_without_them() -> None:
+    """A frame whose glare was moved onto the print is rendered again without it: its labels
+    carry how much of the print the highlights washed out. The frames are those rendered
+    without the measure, and the other frames and the misframed copies carry nothing."""
+    lit = render_labels((13, 30, TRAINING, 1.0))
+    plain = render_labels((13, 30, TRAINING, 0.0))
+    framed = lit.obscured[~lit.misframed]
+    assert np.all((framed >= 0) & (framed <= 1))
+    assert (framed > 0.02).mean() > 0.2  # a highlight on the print washes some of it out
+    assert np.all(lit.obscured[lit.misframed] == 0)
+    assert np.all(plain.obscured == 0)
+
+
+def test_a_label_flattened_again_from_the_same_ball_is_not_obscured() -> None:
+    """The measure flattens the label again through its own window: from the very crop it was
+    flattened from, the patch is the same and nothing is washed out; a label washed out
+    white has lost all of its print."""
+    rng = np.random.default_rng(21)
+    scene = sample_scene(88, rng, TRAINING)
+    crop, labels, _ = label_data._found(draw_scene(scene, rng), None)
+    assert labels
+    for label in labels:
+        assert label_data.obscured(crop, label) == 0.0
+        assert label_data.obscured(None, label) == 0.0
+    washed = label_data.reframe(np.full_like(crop, 255), labels[0], 0.0, 0.0, 0.0)
+    assert washed is not None  # the frontal label through its own window, washed out white
+    assert label_data.obscured(crop, washed) == 1.0
+
+
 def test_each_training_label_has_a_misframed_copy_for_the_window_network() -> None:
     """The rules' windows are nearly all on the print; the copies flattened through a window
     moved off it at random teach the window network where the print is."""
@@ -232,3 +282,15 @@ def test_a_share_outside_0_to_1_is_refused(option: str, tmp_path: Path, capsys) 
     assert stop.value.code == 2
     assert f"{option} 1.5: a share from 0 to 1" in capsys.readouterr().err
     assert not output.exists()
+
+
+def test_an_obscured_output_and_its_truth_go_together() -> None:
+    from bingo_hall.vision.fit_nets import fit_reading
+    from bingo_hall.vision.labelnet import READING, reading_architecture
+
+    nothing = render_labels((1, 0, TRAINING, 0.0))
+    with_output = reading_architecture(READING.channels, READING.hidden, 22)
+    with pytest.raises(ValueError, match="obscured output needs its truth"):
+        fit_reading(nothing, 1, 1, arch=READING, obscured=(0.3, 0.6))
+    with pytest.raises(ValueError, match="obscured output needs its truth"):
+        fit_reading(nothing, 1, 1, arch=with_output)
