@@ -29,6 +29,7 @@ import numpy as np
 
 from bingo_hall.vision.damage import damage, destroyed_share
 from bingo_hall.vision.label_data import Burst
+from bingo_hall.vision.labelnet import OBSCURED
 from bingo_hall.vision.model import (
     EVIDENCE_NAMES,
     Evidence,
@@ -74,7 +75,7 @@ class Calibration:
         self.first = np.flatnonzero(starts)
 
     def readings(self, model: LabelModel) -> list[ReadingRow]:
-        label_scores = number_log_likelihoods(self.outputs, model.temperature)
+        label_scores = number_log_likelihoods(self.outputs, model.temperature, model.obscured_shift)
         label_lp = log_normalise(label_scores)
         label_ball = self.ball_of[self.label_frame]
         scores = np.zeros((self.frames, 90))
@@ -222,21 +223,17 @@ def calibrate(
         )
         tried.append((log_loss(data.readings(candidate)), candidate))
     loss, model = min(tried, key=lambda t: t[0])
-    readings = data.readings(model)
+    sets = [data]
     for seed in seeds[1:]:
         hurt = legibly_damaged(rendered, seed, legible)
         left_out += clean - len(hurt)
-        readings += Calibration(model, hurt).readings(model)
-    if by_evidence:
-        chosen = thresholds_by_evidence(readings)
-    else:
-        chosen = dict.fromkeys(Evidence, threshold_above(readings)[0])
-    model = replace(
-        model,
-        threshold=chosen[Evidence.ONE_LABEL],
-        threshold_two_found=chosen[Evidence.TWO_FOUND],
-        threshold_two_labels=chosen[Evidence.TWO_AGREEING],
-    )
+        sets.append(Calibration(model, hurt))
+    by_shift: dict[float, int] = {}
+    if model.reading_architecture.outputs > OBSCURED:
+        model, by_shift = choose_obscured_shift(model, sets, by_evidence)
+    model = with_thresholds(model, sets, by_evidence)
+    readings = [r for part in sets for r in part.readings(model)]
+    chosen = {kind: model.threshold_for(kind) for kind in Evidence}
     wrong = [r for r in readings if r[2] is not None and r[2] != r[0]]
     first = readings[:clean]  # first frames as rendered
     stats: dict[str, object] = {
@@ -259,7 +256,45 @@ def calibrate(
         "single frames as rendered accepted": accepted(first, model) / clean,
         "correct and accepted": accepted(readings, model),
     }
+    if by_shift:
+        stats["obscured shift"] = model.obscured_shift
+        stats["correct and accepted by obscured shift"] = by_shift
     return model, stats
+
+
+def with_thresholds(model: LabelModel, sets: list[Calibration], by_evidence: bool) -> LabelModel:
+    """The model with its thresholds chosen on the readings of every calibration set."""
+    readings = [r for part in sets for r in part.readings(model)]
+    if by_evidence:
+        chosen = thresholds_by_evidence(readings)
+    else:
+        chosen = dict.fromkeys(Evidence, threshold_above(readings)[0])
+    return replace(
+        model,
+        threshold=chosen[Evidence.ONE_LABEL],
+        threshold_two_found=chosen[Evidence.TWO_FOUND],
+        threshold_two_labels=chosen[Evidence.TWO_AGREEING],
+    )
+
+
+# the shifts of the "obscured" odds tried: its networks are sure of a whole print only so far
+OBSCURED_SHIFTS = tuple(-float(k) for k in range(0, 17))
+
+
+def choose_obscured_shift(
+    model: LabelModel, sets: list[Calibration], by_evidence: bool
+) -> tuple[LabelModel, dict[float, int]]:
+    """The shift of the "obscured" odds under which, with thresholds chosen anew above every
+    wrong reading, most right readings are accepted (the smallest such shift); and that count
+    for every shift tried. The networks' odds are those of the training damage: they doubt
+    every print a little, and a doubt of 1e-4 alone keeps a reading below a threshold of
+    0.99999."""
+    counts: dict[float, int] = {}
+    for shift in OBSCURED_SHIFTS:
+        shifted = with_thresholds(replace(model, obscured_shift=shift), sets, by_evidence)
+        counts[shift] = sum(accepted(part.readings(shifted), shifted) for part in sets)
+    best = max(OBSCURED_SHIFTS, key=lambda shift: (counts[shift], shift))
+    return replace(model, obscured_shift=best), counts
 
 
 def worst_of(wrong: list[ReadingRow]) -> list[float]:

@@ -50,6 +50,7 @@ SETTINGS = (
     "threshold_two_labels",
     "threshold_two_found",
     "views",
+    "obscured_shift",
 )
 # Views each reading network reads a label through: (turn in degrees, scale, shift in patch
 # pixels along the text and across it), all within what the networks saw while fitting. A
@@ -92,6 +93,7 @@ class LabelModel:
     temperature: float = 1.0  # divides the digit scores
     label_fusion: float = 1.0  # k labels of one frame weigh k**(1 - label_fusion) labels
     fusion: float = 0.5  # k frames of one ball weigh k**(1 - fusion) frames
+    obscured_shift: float = 0.0  # added to the "obscured" score (log-odds), when there is one
     threshold: float = 0.999  # a reading on one label (Evidence.ONE_LABEL)
     threshold_two_labels: float = 0.999  # two labels of one frame agree (TWO_AGREEING)
     threshold_two_found: float = 0.999  # two labels found in one frame (TWO_FOUND)
@@ -208,12 +210,15 @@ def mixture(outputs: list[np.ndarray]) -> np.ndarray:
     return np.concatenate([tens, units, log_p - log_q], axis=1)
 
 
-def number_log_likelihoods(outputs: np.ndarray, temperature: float) -> np.ndarray:
+def number_log_likelihoods(
+    outputs: np.ndarray, temperature: float, obscured_shift: float = 0.0
+) -> np.ndarray:
     """Log-likelihood of each of the 90 numbers, one row per label, from the reading
     network's outputs: tens and units as printed (7 is 07) if the label was upright and its
     print whole; if it was upside down or part of its print obscured, nothing (the same for
-    every number). In float64: the confidences that matter lie within a few 1e-6 of 1, where
-    float32 has little left to say."""
+    every number). `obscured_shift` moves the odds of "obscured" (the calibration chooses
+    it: the networks' odds are those of the training damage). In float64: the confidences
+    that matter lie within a few 1e-6 of 1, where float32 has little left to say."""
     outputs = outputs.astype(np.float64)
     tens = log_normalise(outputs[:, :10] / temperature)
     units = log_normalise(outputs[:, 10:20] / temperature)
@@ -221,7 +226,7 @@ def number_log_likelihoods(outputs: np.ndarray, temperature: float) -> np.ndarra
     legible_lp = log_sigmoid(-upside)
     says_nothing_lp = log_sigmoid(upside)
     if outputs.shape[1] > OBSCURED:  # P(upside down) + P(upright) P(obscured)
-        obscured = outputs[:, OBSCURED]
+        obscured = outputs[:, OBSCURED] + obscured_shift
         says_nothing_lp = np.logaddexp(says_nothing_lp, legible_lp + log_sigmoid(obscured))
         legible_lp = legible_lp + log_sigmoid(-obscured)
     read_lp = legible_lp[:, None] + tens[:, TENS] + units[:, UNITS]

@@ -107,7 +107,9 @@ def read_labels(image: np.ndarray, ball: Circle, model: LabelModel) -> list[np.n
 def evidence_from_labels(model: LabelModel, labels: Sequence[np.ndarray]) -> FrameEvidence:
     if not labels:  # a ball, but no label could be found on it
         return FrameEvidence(None, "unsure", ball=True)
-    scores = number_log_likelihoods(model.outputs(list(labels)), model.temperature)
+    scores = number_log_likelihoods(
+        model.outputs(list(labels)), model.temperature, model.obscured_shift
+    )
     total = scores.sum(axis=0) / len(labels) ** model.label_fusion
     return FrameEvidence(log_normalise(total), None, ball=True, label_scores=log_normalise(scores))
 
