@@ -278,7 +278,7 @@ def with_thresholds(model: LabelModel, sets: list[Calibration], by_evidence: boo
 
 
 # the shifts of the "obscured" odds tried: its networks are sure of a whole print only so far
-OBSCURED_SHIFTS = tuple(-float(k) for k in range(0, 17))
+OBSCURED_SHIFTS = tuple(float(-k) for k in range(17))
 
 
 def choose_obscured_shift(

@@ -93,12 +93,12 @@ class LabelModel:
     temperature: float = 1.0  # divides the digit scores
     label_fusion: float = 1.0  # k labels of one frame weigh k**(1 - label_fusion) labels
     fusion: float = 0.5  # k frames of one ball weigh k**(1 - fusion) frames
-    obscured_shift: float = 0.0  # added to the "obscured" score (log-odds), when there is one
     threshold: float = 0.999  # a reading on one label (Evidence.ONE_LABEL)
     threshold_two_labels: float = 0.999  # two labels of one frame agree (TWO_AGREEING)
     threshold_two_found: float = 0.999  # two labels found in one frame (TWO_FOUND)
     window: Weights | None = field(default=None, repr=False)  # None: windows placed by rules
     views: int = 1  # the first `views` of VIEWS each reading network reads a label through
+    obscured_shift: float = 0.0  # added to the "obscured" score (log-odds), when there is one
 
     def threshold_for(self, evidence: Evidence) -> float:
         """The acceptance threshold of a reading that rests on this evidence."""

@@ -4,6 +4,8 @@ reading of its kind."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,15 +16,18 @@ from bingo_hall.vision.calibrate import (
     MARGIN,
     MAX_THRESHOLD,
     MIN_THRESHOLD,
+    OBSCURED_SHIFTS,
     Calibration,
+    choose_obscured_shift,
     damaged,
     destroyed,
     legibly_damaged,
     threshold_above,
     thresholds_by_evidence,
+    with_thresholds,
 )
 from bingo_hall.vision.label_data import render_bursts
-from bingo_hall.vision.model import Evidence
+from bingo_hall.vision.model import Evidence, LabelModel
 from bingo_hall.vision.recognise import LABELS_PER_FRAME, BallReader, evidence_from_labels
 from bingo_hall.vision.styles import TRAINING
 
@@ -47,7 +52,50 @@ def test_the_calibration_reads_as_the_reader_decides() -> None:
     assert {row[3] for row in readings} == set(Evidence)
 
 
-confidence = st.floats(0.0, 0.999, allow_nan=False)
+def _with_obscured_output(model: LabelModel, shift: float) -> LabelModel:
+    """The model's reading networks given a 22nd output, "obscured", of random weights."""
+    rng = np.random.default_rng(4)
+    readers = []
+    for weights in model.readers:
+        extended = dict(weights)
+        row = rng.normal(0, 0.05, (1, weights["out.weight"].shape[1])).astype(np.float32)
+        extended["out.weight"] = np.concatenate([weights["out.weight"], row])
+        extended["out.bias"] = np.concatenate([weights["out.bias"], np.float32([-4.0])])
+        readers.append(extended)
+    return replace(model, readers=tuple(readers), obscured_shift=shift)
+
+
+def test_the_obscured_output_and_its_shift_read_as_the_reader_decides(tmp_path: Path) -> None:
+    bursts = render_bursts((20261127, 6, 2, TRAINING))
+    model = _with_obscured_output(BallReader().model, -2.0).as_saved()
+    model.save(tmp_path / "obscured.npz")
+    reader = BallReader(tmp_path / "obscured.npz")
+    readings = Calibration(model, bursts).readings(model)
+    for b, (_, _, frames) in enumerate(bursts):
+        used = [evidence_from_labels(model, labels[:LABELS_PER_FRAME]) for labels in frames[:1]]
+        decided = reader.decide(used)
+        assert readings[b][2] == decided.guess
+        assert math.isclose(readings[b][1], decided.confidence, rel_tol=1e-6)
+
+
+def test_the_obscured_shift_chosen_accepts_the_most_right_readings() -> None:
+    """Every shift tried is counted with thresholds chosen anew above every wrong reading; the
+    one chosen accepts the most, and its thresholds lie above its own wrong readings."""
+    bursts = render_bursts((20261128, 30, 2, TRAINING))
+    model = _with_obscured_output(BallReader().model, 0.0)
+    sets = [Calibration(model, bursts), Calibration(model, damaged(bursts, 3))]
+    chosen, counts = choose_obscured_shift(model, sets, by_evidence=True)
+    assert set(counts) == set(OBSCURED_SHIFTS)
+    assert chosen.obscured_shift in OBSCURED_SHIFTS
+    assert counts[chosen.obscured_shift] == max(counts.values())
+    assert counts[chosen.obscured_shift] > counts[0.0]  # the networks' own odds doubt too much
+    chosen = with_thresholds(chosen, sets, by_evidence=True)
+    for part in sets:
+        for truth, confidence, guess, kind in part.readings(chosen):
+            if guess is not None and guess != truth:
+                assert confidence < chosen.threshold_for(kind)
+
+
 confidence = st.floats(0.0, 1 - 1e-7, allow_nan=False)
 rows = st.lists(
     st.tuples(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -88,6 +89,13 @@ def test_an_obscured_print_says_as_much_less_as_it_is_believed_obscured(
     whole = number_log_likelihoods(np.concatenate([tens, units, [upside, -60.0]])[None], 1.0)
     as_before = number_log_likelihoods(np.concatenate([tens, units, [upside]])[None], 1.0)
     assert np.allclose(posterior(whole[0]), posterior(as_before[0]), atol=1e-12)
+    shifted = number_log_likelihoods(outputs, 1.0, obscured_shift=-3.0)
+    moved = number_log_likelihoods(outputs + np.r_[np.zeros(21), -3.0], 1.0)
+    assert np.array_equal(shifted, moved)  # the shift moves the odds of "obscured" alone
+    assert np.array_equal(
+        number_log_likelihoods(outputs[:, :21], 1.0, obscured_shift=-3.0),
+        number_log_likelihoods(outputs[:, :21], 1.0),
+    )  # networks without the output: nothing to shift
 
 
 @given(digit=st.integers(0, 9))
@@ -103,11 +111,13 @@ def test_a_clear_print_reads_as_its_ball(digit: int) -> None:
 
 def test_the_model_file_round_trips(tmp_path: Path) -> None:
     model = LabelModel(*_random_networks(readers=2), 1.7, 0.75, 0.5, 0.9993, 0.9991, 0.9992)
+    model = replace(model, obscured_shift=-7.0)
     path = tmp_path / "labels.npz"
     model.save(path)
     loaded = load_model(path)
     settings = (loaded.temperature, loaded.label_fusion, loaded.fusion, loaded.threshold)
     assert settings == (1.7, 0.75, 0.5, 0.9993)
+    assert loaded.obscured_shift == -7.0 and load_model().obscured_shift == 0.0
     assert (loaded.threshold_two_labels, loaded.threshold_two_found) == (0.9991, 0.9992)
     assert len(loaded.readers) == 2
     for reader, read_back in zip(model.readers, loaded.readers, strict=True):

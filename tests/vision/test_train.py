@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from bingo_hall.vision import label_data, train
+from bingo_hall.vision.calibrate import OBSCURED_SHIFTS
 from bingo_hall.vision.label_data import LabelSet, frame_labels, render_labels
 from bingo_hall.vision.model import MODEL_PATH, load_model
 from bingo_hall.vision.render import draw_scene, sample_scene
@@ -96,7 +97,10 @@ def test_reading_networks_that_say_a_print_is_obscured_are_fitted(tmp_path: Path
     model = load_model(output)
     assert model.reading_architecture.outputs == 22
     assert load_model(MODEL_PATH).reading_architecture.outputs == 21
-    assert "reading epoch 1/1" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "reading epoch 1/1" in printed
+    assert model.obscured_shift in OBSCURED_SHIFTS
+    assert f"obscured shift: {model.obscured_shift}" in printed
 
 
 def test_networks_are_calibrated_again_without_fitting(tmp_path: Path, capsys) -> None:
