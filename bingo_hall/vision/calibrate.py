@@ -7,7 +7,9 @@ highlight stays where it is while the ball settles): the conditions of the calib
 renders are the training ones, and a threshold set on them alone lies below the confident
 mistakes of a harsher camera. The softmax temperature and the label- and frame-fusion
 exponents are chosen by the log-loss of the readings as rendered and damaged from the first
-damage seed.
+damage seed. For reading networks that say when a print is obscured, those settings are
+fitted with the obscured odds set aside, and then the shift of those odds is chosen with the
+thresholds: the one under which most right readings are accepted (`choose_obscured_shift`).
 
 The threshold is chosen on the readings as rendered and damaged from every damage seed
 (one by default: then it rests on one damaged reading). It lies above every wrong reading,
@@ -211,6 +213,9 @@ def calibrate(
     left_out = clean - len(hurt)
     bursts = bursts + hurt
     data = Calibration(model, bursts)
+    obscurable = model.reading_architecture.outputs > OBSCURED
+    if obscurable:  # the digits' settings fitted on the digits: the obscured odds set aside
+        model = replace(model, obscured_shift=min(OBSCURED_SHIFTS))
     tried = []
     settings = itertools.product(
         np.exp(np.linspace(math.log(0.25), math.log(4.0), 25)),  # temperature
@@ -229,7 +234,7 @@ def calibrate(
         left_out += clean - len(hurt)
         sets.append(Calibration(model, hurt))
     by_shift: dict[float, int] = {}
-    if model.reading_architecture.outputs > OBSCURED:
+    if obscurable:
         model, by_shift = choose_obscured_shift(model, sets, by_evidence)
     model = with_thresholds(model, sets, by_evidence)
     readings = [r for part in sets for r in part.readings(model)]
@@ -278,7 +283,7 @@ def with_thresholds(model: LabelModel, sets: list[Calibration], by_evidence: boo
 
 
 # the shifts of the "obscured" odds tried: its networks are sure of a whole print only so far
-OBSCURED_SHIFTS = tuple(float(-k) for k in range(17))
+OBSCURED_SHIFTS = tuple(float(-k) for k in range(25))  # from as fitted to set aside
 
 
 def choose_obscured_shift(
