@@ -290,7 +290,7 @@ def choose_obscured_shift(
     model: LabelModel, sets: list[Calibration], by_evidence: bool
 ) -> tuple[LabelModel, dict[float, int]]:
     """The shift of the "obscured" odds under which, with thresholds chosen anew above every
-    wrong reading, most right readings are accepted (the smallest such shift); and that count
+    wrong reading, most right readings are accepted (of those, the nearest 0); and that count
     for every shift tried. The networks' odds are those of the training damage: they doubt
     every print a little, and a doubt of 1e-4 alone keeps a reading below a threshold of
     0.99999."""
