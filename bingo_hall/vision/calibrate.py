@@ -236,8 +236,8 @@ def calibrate(
     by_shift: dict[float, int] = {}
     if obscurable:
         model, by_shift = choose_obscured_shift(model, sets, by_evidence)
-    model = with_thresholds(model, sets, by_evidence)
-    readings = [r for part in sets for r in part.readings(model)]
+    readings = readings_of(sets, model)
+    model = with_thresholds(model, readings, by_evidence)
     chosen = {kind: model.threshold_for(kind) for kind in Evidence}
     wrong = [r for r in readings if r[2] is not None and r[2] != r[0]]
     first = readings[:clean]  # first frames as rendered
@@ -267,9 +267,13 @@ def calibrate(
     return model, stats
 
 
-def with_thresholds(model: LabelModel, sets: list[Calibration], by_evidence: bool) -> LabelModel:
-    """The model with its thresholds chosen on the readings of every calibration set."""
-    readings = [r for part in sets for r in part.readings(model)]
+def readings_of(sets: list[Calibration], model: LabelModel) -> list[ReadingRow]:
+    """The readings of every calibration set under the model's settings."""
+    return [r for part in sets for r in part.readings(model)]
+
+
+def with_thresholds(model: LabelModel, readings: list[ReadingRow], by_evidence: bool) -> LabelModel:
+    """The model with its thresholds chosen on these readings (made under its settings)."""
     if by_evidence:
         chosen = thresholds_by_evidence(readings)
     else:
@@ -296,8 +300,10 @@ def choose_obscured_shift(
     0.99999."""
     counts: dict[float, int] = {}
     for shift in OBSCURED_SHIFTS:
-        shifted = with_thresholds(replace(model, obscured_shift=shift), sets, by_evidence)
-        counts[shift] = sum(accepted(part.readings(shifted), shifted) for part in sets)
+        shifted = replace(model, obscured_shift=shift)
+        readings = readings_of(sets, shifted)
+        shifted = with_thresholds(shifted, readings, by_evidence)
+        counts[shift] = accepted(readings, shifted)
     best = max(OBSCURED_SHIFTS, key=lambda shift: (counts[shift], shift))
     return replace(model, obscured_shift=best), counts
 

@@ -198,7 +198,7 @@ def ramp(destroyed: np.ndarray, start: float, full: float) -> np.ndarray:
 
 def digit_target_doubt(destroyed: np.ndarray, doubt: float) -> np.ndarray:
     """How far each print's digit targets move from its own digits towards every digit."""
-    return (doubt * ramp(destroyed, DESTROYED_FROM, DESTROYED_FULLY)).astype(np.float32)
+    return doubt * ramp(destroyed, DESTROYED_FROM, DESTROYED_FULLY)
 
 
 def obscured_target(

@@ -120,13 +120,8 @@ MISFRAME_SIZE = 0.35
 def frame_labels(scene: Scene, frame: np.ndarray, window: Weights | None = None) -> list[LabelRow]:
     """(grey patch, text direction, tilt, cut, window error) of the labels the reader
     flattens in `frame`, framed by the rules and the window network `window` if given."""
-    _, labels = _found_labels(frame, window)
+    _, labels, _ = _found(frame, window)
     return [_row(scene, label) for label in labels]
-
-
-def _found_labels(frame: np.ndarray, window: Weights | None) -> tuple[np.ndarray, list[Label]]:
-    crop, labels, _ = _found(frame, window)
-    return crop, labels
 
 
 def _found(
@@ -240,7 +235,7 @@ def render_bursts(job: tuple) -> list[Burst]:
         font = style_set.fonts.index(scene.font)
         frames = []
         for _ in range(burst):
-            _, labels = _found_labels(draw_scene(scene, rng), window)
+            _, labels, _ = _found(draw_scene(scene, rng), window)
             frames.append([grey(label.patch) for label in labels])
             scene = settle(scene, rng)
         out.append((truth, font, frames))

@@ -22,6 +22,7 @@ from bingo_hall.vision.calibrate import (
     damaged,
     destroyed,
     legibly_damaged,
+    readings_of,
     threshold_above,
     thresholds_by_evidence,
     with_thresholds,
@@ -89,11 +90,11 @@ def test_the_obscured_shift_chosen_accepts_the_most_right_readings() -> None:
     assert chosen.obscured_shift in OBSCURED_SHIFTS
     assert counts[chosen.obscured_shift] == max(counts.values())
     assert counts[chosen.obscured_shift] > counts[0.0]  # the networks' own odds doubt too much
-    chosen = with_thresholds(chosen, sets, by_evidence=True)
-    for part in sets:
-        for truth, confidence, guess, kind in part.readings(chosen):
-            if guess is not None and guess != truth:
-                assert confidence < chosen.threshold_for(kind)
+    readings = readings_of(sets, chosen)
+    chosen = with_thresholds(chosen, readings, by_evidence=True)
+    for truth, confidence, guess, kind in readings:
+        if guess is not None and guess != truth:
+            assert confidence < chosen.threshold_for(kind)
 
 
 confidence = st.floats(0.0, 1 - 1e-7, allow_nan=False)
