@@ -155,6 +155,15 @@ class Error(_Message):
     error: ErrorBody
 
 
+class Showings(_Message):
+    """The balls shown so far of the set being commissioned under a real camera, pushed to
+    every other connection that may read them (`ball_showings`) when a ball is shown or the
+    showings are discarded: what the `ball_showings` command answers (null: none kept)."""
+
+    type: Literal["showings"] = "showings"
+    showings: dict[str, Any] | None
+
+
 class TableStateMessage(_Message):
     """A casino table after the events of its stream up to `seq`: in the `tables` answer, and
     retained on MQTT `{prefix}/{hall}/tables/{table}/state`. Money is a decimal string.
@@ -231,6 +240,7 @@ HUB_MESSAGES: tuple[type[BaseModel], ...] = (
     Result,
     Pong,
     Error,
+    Showings,
 )
 
 # Close codes (4000-4999 are the application's).

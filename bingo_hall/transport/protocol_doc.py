@@ -55,6 +55,9 @@ JSON text, at most 64 KiB (a larger frame closes the connection with 1009).
    far of that set (`showings`: `ball_set_id`, `showings`, `balls_missing`), which it keeps
    in memory (`ball_showings` reads them, `discard_ball_showings` drops them; a restarted hub
    has none) until `commission_ball_set` with that `ball_set_id` has the rules judge them.
+   Each showing and each discarding is pushed to every other connection whose role may read
+   the showings, as a `showings` frame with what `ball_showings` would answer (`null`: none
+   kept), so that two control pages see each other's showings as they are made.
    One set at a time, between games. With no showings kept and a simulated camera,
    `commission_ball_set` takes `showings_per_ball` (1-10, default 1) and the hub shows every
    ball itself. With the hub stopped, `bingo-hall commission-ball-set` does the same at the

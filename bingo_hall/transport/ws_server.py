@@ -21,13 +21,21 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
-from bingo_hall.hub.auth import TABLE_COMMANDS, Principal
+from bingo_hall.hub.auth import (
+    BALL_SHOWINGS,
+    DISCARD_BALL_SHOWINGS,
+    SHOW_BALL_TO_CAMERA,
+    TABLE_COMMANDS,
+    Principal,
+)
 from bingo_hall.hub.runtime import CommandFailed, HubRuntime
 from bingo_hall.hub.table_runtime import TableRuntime
 from bingo_hall.transport import messages as m
 from bingo_hall.transport.fanout import Audience, Fanout, Subscriber, TooSlow
 
 AUTH_TIMEOUT = 10.0
+
+SHOWINGS_CHANGED_BY = frozenset({SHOW_BALL_TO_CAMERA, DISCARD_BALL_SHOWINGS})
 
 Authenticator = Callable[[m.Auth], Principal | None]
 
@@ -66,6 +74,8 @@ class HubServer:
         self.authenticate = authenticate
         self.queue_size = queue_size
         self.auth_timeout = auth_timeout
+        self.sessions: set[_Session] = set()  # the authenticated connections
+        self._pushing = asyncio.Lock()  # one push at a time: none overtakes a later state
 
     async def start(self, host: str, port: int) -> Server:
         self.runtime.attach()
@@ -114,7 +124,25 @@ class HubServer:
         if principal is None:
             return
         session = _Session(self, connection, principal)
-        await session.run()
+        self.sessions.add(session)
+        try:
+            await session.run()
+        finally:
+            self.sessions.discard(session)
+
+    async def push_showings(self, origin: _Session) -> None:
+        """The showings as they now are, to every other connection that may read them: two
+        control pages commissioning one set see each other's showings. The state is read
+        under the lock, so every connection gets the pushes in the order the showings
+        changed."""
+        async with self._pushing:
+            showings = self.runtime.showings
+            pushed = m.Showings(showings=showings.as_json() if showings else None)
+            frame = pushed.model_dump_json()  # with "showings": null when none are kept
+            for session in list(self.sessions):
+                if session is not origin and session.principal.may(BALL_SHOWINGS):
+                    with contextlib.suppress(ConnectionClosed):
+                        await session.connection.send(frame)
 
     async def _authenticate(self, connection: ServerConnection) -> Principal | None:
         try:
@@ -289,3 +317,5 @@ class _Session:
             await self.connection.send(_failure(message.id, failed.code, failed.message))
             return
         await self.connection.send(_dump(m.Result(id=message.id, success=True, result=result)))
+        if message.table is None and message.command in SHOWINGS_CHANGED_BY:
+            await self.server.push_showings(self)

@@ -293,7 +293,8 @@ def test_the_jefe_de_mesa_tests_a_ball_set_under_a_real_camera_from_the_control_
 ):
     """A real camera (no stage: the hub cannot put a ball at the exit): each ball is put at
     the exit and keyed on the control page, the hub reads it and keeps the showing; another
-    control page sees the showings so far; once every ball was shown the set is judged."""
+    control page sees the showings so far, then each one as it is made; once every ball was
+    shown the set is judged."""
     url = f"sqlite:///{tmp_path / 'commission.sqlite'}"
     token, series = prepare_store(url)
     exit_ = Exit()
@@ -335,6 +336,11 @@ def test_the_jefe_de_mesa_tests_a_ball_set_under_a_real_camera_from_the_control_
         for ball in range(46, 91):
             show(ball, ball, ball)
         expect(progress).not_to_contain_text("faltan")
+        # the other page is told of each showing as the Jefe de Mesa makes it
+        expect(sala.locator("#commissioning-progress")).to_contain_text(
+            "JB-1: 90 lecturas, 90 de 90 bolas"
+        )
+        expect(sala.locator("#showings tbody tr")).to_have_count(90)
         expect(judge).to_be_enabled()
         judge.click()
         expect(progress).to_contain_text("JB-1 APTO")

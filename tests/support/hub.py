@@ -153,6 +153,13 @@ class Client:
         assert answer["success"], answer
         return answer["result"]
 
+    async def pushed(self, kind: str, timeout: float = 10.0) -> dict:
+        """The next message of this type the hub pushed unasked (events and others skipped)."""
+        while True:
+            message = json.loads(await asyncio.wait_for(self.connection.recv(), timeout))
+            if message["type"] == kind:
+                return message
+
     async def events(self, count: int, timeout: float = 10.0) -> list[dict]:
         found = []
         while len(found) < count:

@@ -331,6 +331,38 @@ def test_a_real_cameras_set_is_shown_ball_by_ball_while_the_hub_runs_and_judged(
     asyncio.run(scenario())
 
 
+def test_every_other_control_connection_is_told_of_each_showing_and_of_their_discarding(
+    store,
+):
+    exit_ = Exit()
+
+    async def scenario() -> None:
+        async with (
+            running_hub(*store, ball_check=exit_.check) as hub,
+            hall_staff(hub) as (staff, mesa, locutor, monitor),
+        ):
+            await staff.ok("register_ball_set", ball_set_id="JB-1")
+            for ball in (7, 70):
+                exit_.show(ball)
+                answer = await mesa.ok("show_ball_to_camera", ball_set_id="JB-1", number=ball)
+                push = await staff.pushed("showings", timeout=5)
+                assert push["showings"] == answer["showings"]  # what mesa was answered
+            assert [s["number"] for s in push["showings"]["showings"]] == [7, 70]
+            assert push["showings"]["balls_missing"][:7] == [1, 2, 3, 4, 5, 6, 8]
+            # a refused showing changes nothing and is pushed to no one
+            answer = await mesa.command("show_ball_to_camera", ball_set_id="JB-1", number=0)
+            assert not answer["success"]
+            assert await staff.ok("discard_ball_showings") == {"discarded": 2}
+            assert (await mesa.pushed("showings", timeout=5))["showings"] is None
+            # neither the one who showed nor those who may not read the showings are told
+            for client in (staff, locutor, monitor):
+                with pytest.raises(TimeoutError):
+                    await client.pushed("showings", timeout=0.5)
+            assert hub.runtime.showings is None
+
+    asyncio.run(scenario())
+
+
 def test_showing_balls_to_the_camera_refuses_what_is_wrong_and_keeps_what_was_shown(store):
     exit_ = Exit()
 

@@ -898,6 +898,10 @@ async function login(event) {
     onEvent,
     onStatus,
     onAuth,
+    onShowings: (shown) => {
+      showings = shown; // another control page showed a ball or discarded the showings
+      rerender();
+    },
   });
   hub.start();
   $('#c-login-submit').disabled = false;

@@ -59,7 +59,9 @@ export class Hub {
   // auth: the first frame ({token} or {user, password}); channel: "caller" or "panel".
   // onTables(fresh, ids): the tables' ids in the hub's order and the states of those not
   // followed yet (each is then kept by onTableEvent(event), from the seq its state reflects).
-  constructor({ auth, channel = 'caller', afterSeq = 0, onEvent, onStatus, onAuth, onTables, onTableEvent }) {
+  // onShowings(showings): the balls of a set shown to the camera so far, pushed when another
+  // connection shows one or discards them (null: none kept).
+  constructor({ auth, channel = 'caller', afterSeq = 0, onEvent, onStatus, onAuth, onTables, onTableEvent, onShowings }) {
     this.auth = auth;
     this.channel = channel;
     this.lastSeq = afterSeq;
@@ -69,6 +71,7 @@ export class Hub {
     this.onAuth = onAuth || (() => {});
     this.onTables = onTables || null;
     this.onTableEvent = onTableEvent || (() => {});
+    this.onShowings = onShowings || (() => {});
     this.tableSeqs = new Map(); // table id -> the last seq seen of its stream
     this.nextId = 1;
     this.pending = new Map();
@@ -163,6 +166,9 @@ export class Hub {
         break;
       case 'pong':
         this.lastPong = Date.now();
+        break;
+      case 'showings':
+        this.onShowings(message.showings);
         break;
       case 'result': {
         const waiting = this.pending.get(message.id);
