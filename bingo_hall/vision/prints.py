@@ -213,22 +213,31 @@ _NEAR_PRINT = np.hypot(*(np.mgrid[:PATCH, :PATCH] - (PATCH - 1) / 2)) <= PATCH /
 def tangents(normal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     e1 = np.array([1.0, 0.0, 0.0]) - normal[0] * normal
     e1 /= np.linalg.norm(e1)
-    return e1, np.cross(normal, e1)
+    (n0, n1, n2), (a0, a1, a2) = normal.tolist(), e1.tolist()
+    # normal × e1, as np.cross computes it, without its overhead on one pair of 3-vectors
+    return e1, np.array([n1 * a2 - n2 * a1, n2 * a0 - n0 * a2, n0 * a1 - n1 * a0])
+
+
+# the tangent plane's coordinates under each patch pixel, for a span of 1 (columns, rows)
+_PLANE_U, _PLANE_V = np.meshgrid(
+    *[(np.arange(PATCH, dtype=np.float64) - (PATCH - 1) / 2) / (PATCH / 2)] * 2
+)
 
 
 def _resample(crop: np.ndarray, normal: np.ndarray, span: float) -> tuple[np.ndarray, np.ndarray]:
     """The sphere round `normal` as a flat PATCH×PATCH colour image, ±span in the tangent
     plane, and where it is hidden (beyond the ball's edge: black there)."""
     e1, e2 = tangents(normal)
-    grid = (np.arange(PATCH, dtype=np.float64) - (PATCH - 1) / 2) / (PATCH / 2) * span
-    u, v = np.meshgrid(grid, grid)
+    u, v = _PLANE_U * span, _PLANE_V * span
     depth = np.sqrt(np.clip(1 - u * u - v * v, 0, 1))
-    points = depth[..., None] * normal + u[..., None] * e1 + v[..., None] * e2
+    # the sphere's point under each patch pixel, one coordinate at a time (no PATCH×PATCH×3
+    # temporaries)
+    x, y, z = (depth * normal[k] + u * e1[k] + v * e2[k] for k in range(3))
     c = CROP_RADIUS - 0.5
-    map_x = (c + CROP_RADIUS * points[..., 0]).astype(np.float32)
-    map_y = (c + CROP_RADIUS * points[..., 1]).astype(np.float32)
+    map_x = (c + CROP_RADIUS * x).astype(np.float32)
+    map_y = (c + CROP_RADIUS * y).astype(np.float32)
     patch = cv2.remap(crop, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    hidden = (points[..., 2] < 0.05) | (u * u + v * v >= 1)
+    hidden = (z < 0.05) | (u * u + v * v >= 1)
     patch[hidden] = 0
     return patch, hidden
 
