@@ -73,6 +73,13 @@ class _ActaBuilder:
                 {"at": at, "actor": env.actor, **verdict_summary(p)}
             )
 
+    def _on_ball_showings_discarded(self, env: EventEnvelope, p: Json, at: str) -> None:
+        """A trial set aside unjudged is listed with the others, in its place."""
+        if env.session_id in self.sessions:
+            self.session(env)["camera_commissionings"].append(
+                {"at": at, "actor": env.actor, "discarded": True, **p}
+            )
+
     def _on_balls_loaded(self, env: EventEnvelope, p: Json, at: str) -> None:
         self.session(env)["balls_loaded"].append({"at": at, **p})
 

@@ -261,7 +261,17 @@ def _camera_text(ball: Json) -> str:
 
 
 def _commissioning_line(trial: Json) -> str:
-    """A ball set shown to the camera: whether the camera may confirm its calls, and why not."""
+    """A ball set shown to the camera: whether the camera may confirm its calls, and why not;
+    or its showings set aside unjudged."""
+    if trial.get("discarded"):
+        text = (
+            f"Prueba del juego de bolas {trial['ball_set_id']} ante la cámara "
+            f"({clock(trial['at'])}, {trial['actor']}): DESCARTADA sin juzgar, "
+            f"{trial['showings']} bolas mostradas"
+        )
+        if trial["misread"]:
+            text += "; leídas como otro número: " + ", ".join(map(str, trial["misread"]))
+        return text
     share = f"{100 * trial['read'] / trial['showings']:.1f}".replace(".", ",")
     text = (
         f"Prueba del juego de bolas {trial['ball_set_id']} ante la cámara "

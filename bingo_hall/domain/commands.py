@@ -47,14 +47,33 @@ class ChangeBallSet(Command):
     reason: str = Field(min_length=1)
 
 
+class ShowBallToCamera(Command):
+    """One ball of a set being commissioned put at the exit at the staff's word; the hub
+    attaches what the camera read of it."""
+
+    name = "show_ball_to_camera"
+    legal_in = BETWEEN_GAMES
+    ball_set_id: str = Field(min_length=1)
+    number: int = Field(ge=1, le=90)
+    camera: CameraCheck
+
+
+class DiscardBallShowings(Command):
+    """The showings so far set aside unjudged, whatever the phase."""
+
+    name = "discard_ball_showings"
+    legal_in = frozenset(Phase)
+
+
 class CommissionBallSet(Command):
     """Every ball of a set shown to the camera at the exit (the hub reads them): the rules
-    judge whether the camera may confirm the set's calls."""
+    judge whether the camera may confirm the set's calls. With no showings given, the ones
+    shown one by one and kept in the log (`ShowBallToCamera`) are judged."""
 
     name = "commission_ball_set"
     legal_in = BETWEEN_GAMES
     ball_set_id: str = Field(min_length=1)
-    showings: tuple[BallShowing, ...]
+    showings: tuple[BallShowing, ...] = ()
 
 
 class LoadBalls(Command):
@@ -191,6 +210,8 @@ COMMAND_TYPES: dict[str, type[Command]] = {
         RecordEquipmentCheck,
         RegisterBallSet,
         ChangeBallSet,
+        ShowBallToCamera,
+        DiscardBallShowings,
         CommissionBallSet,
         LoadBalls,
         RegisterSeries,

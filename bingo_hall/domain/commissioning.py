@@ -27,6 +27,9 @@ NEAR_MISS_CONFIDENCE = 0.99
 MAX_WRONG_GUESS_SHARE = 0.05
 """Of all showings, the share whose best guess may be another number (below a near miss)."""
 
+MAX_SHOWINGS_PER_BALL = 10
+"""How many times one ball may be shown in one commissioning."""
+
 
 @dataclass(frozen=True, slots=True)
 class CommissioningVerdict:
@@ -51,6 +54,36 @@ def require_commissionable(state: HallState, ball_set_id: str) -> None:
         raise RuleError(f"ball set {ball_set_id} is not registered")
     if ball_set.retired:
         raise RuleError(f"ball set {ball_set_id} was retired: it cannot be commissioned")
+
+
+def require_showable(state: HallState, ball_set_id: str, number: int) -> None:
+    """A ball may be shown for a set while no other set's showings are kept, up to
+    MAX_SHOWINGS_PER_BALL times."""
+    require_commissionable(state, ball_set_id)
+    kept = state.showings
+    if kept is not None and kept.ball_set_id != ball_set_id:
+        raise RuleError(
+            f"the balls of {kept.ball_set_id} are being shown; commission that set or "
+            "discard its showings first"
+        )
+    if kept is not None and kept.times_shown(number) >= MAX_SHOWINGS_PER_BALL:
+        raise RuleError(f"ball {number} was shown {MAX_SHOWINGS_PER_BALL} times")
+
+
+def showings_to_judge(
+    state: HallState, ball_set_id: str, given: Sequence[BallShowing]
+) -> Sequence[BallShowing]:
+    """The showings a commissioning judges: those given with it, or those kept in the log.
+    Both at once would leave one set of readings unjudged, so it is refused."""
+    kept = state.showings
+    if kept is None or kept.ball_set_id != ball_set_id:
+        return given
+    if given:
+        raise RuleError(
+            f"{len(kept.showings)} showings of {ball_set_id} are kept from the control page: "
+            "judge those, or discard them before judging others"
+        )
+    return kept.showings
 
 
 def verdict_summary(payload: dict) -> dict:

@@ -14,7 +14,13 @@ from bingo_hall.domain import commands as c
 from bingo_hall.domain import events as e
 from bingo_hall.domain.cards import Card
 from bingo_hall.domain.claims import Verdict, verify_bingo, verify_line
-from bingo_hall.domain.commissioning import judge, missing_balls, require_commissionable
+from bingo_hall.domain.commissioning import (
+    judge,
+    missing_balls,
+    require_commissionable,
+    require_showable,
+    showings_to_judge,
+)
 from bingo_hall.domain.errors import RuleError, require_legal_phase
 from bingo_hall.domain.money import percentage_of, split_equally
 from bingo_hall.domain.phases import Phase
@@ -117,14 +123,15 @@ def _commission_ball_set(
     state: HallState, cmd: c.CommissionBallSet, now: datetime
 ) -> list[e.Event]:
     require_commissionable(state, cmd.ball_set_id)
-    missing = missing_balls(cmd.showings)
+    showings = showings_to_judge(state, cmd.ball_set_id, cmd.showings)
+    missing = missing_balls(showings)
     if missing:
         shown = ", ".join(str(n) for n in missing[:10]) + (", …" if len(missing) > 10 else "")
         raise RuleError(
             f"ball set {cmd.ball_set_id}: every ball must be shown to the camera; "
             f"{len(missing)} were not: {shown}"
         )
-    verdict = judge(cmd.showings)
+    verdict = judge(showings)
     return [
         e.BallSetCommissioned(
             ball_set_id=cmd.ball_set_id,
@@ -135,7 +142,28 @@ def _commission_ball_set(
             near_misses=list(verdict.near_misses),
             unread=list(verdict.unread),
             refusals=list(verdict.refusals),
-            showings=list(cmd.showings),
+            showings=list(showings),
+        )
+    ]
+
+
+@_handles(c.ShowBallToCamera)
+def _show_ball(state: HallState, cmd: c.ShowBallToCamera, now: datetime) -> list[e.Event]:
+    require_showable(state, cmd.ball_set_id, cmd.number)
+    showing = e.BallShowing(number=cmd.number, camera=cmd.camera)
+    return [e.BallShownToCamera(ball_set_id=cmd.ball_set_id, showing=showing)]
+
+
+@_handles(c.DiscardBallShowings)
+def _discard_showings(state: HallState, cmd: c.DiscardBallShowings, now: datetime) -> list[e.Event]:
+    if state.showings is None:
+        raise RuleError("no ball set is being shown to the camera: there is nothing to discard")
+    kept = state.showings
+    return [
+        e.BallShowingsDiscarded(
+            ball_set_id=kept.ball_set_id,
+            showings=len(kept.showings),
+            misread=list(judge(kept.showings).misread),
         )
     ]
 

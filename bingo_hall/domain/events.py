@@ -171,6 +171,25 @@ class BallShowing(BaseModel):
     camera: CameraCheck
 
 
+class BallShownToCamera(Event):
+    """A ball of a set being commissioned shown at the exit under the hall's camera, one at a
+    time at the staff's word: kept in the log as it is shown, judged with the others later."""
+
+    type = "ball_shown_to_camera"
+    ball_set_id: str
+    showing: BallShowing
+
+
+class BallShowingsDiscarded(Event):
+    """The showings of a set so far set aside unjudged: the staff show the set again. They stay
+    in the log, and the acta counts them."""
+
+    type = "ball_showings_discarded"
+    ball_set_id: str
+    showings: int
+    misread: list[int]  # balls among them read (accepted) as another number
+
+
 class BallSetCommissioned(Event):
     """Every ball of a set shown to the camera; `fit`: the camera may confirm its calls."""
 
@@ -330,6 +349,8 @@ EVENT_TYPES: dict[str, type[Event]] = {
         EquipmentChecked,
         BallSetRegistered,
         BallSetChanged,
+        BallShownToCamera,
+        BallShowingsDiscarded,
         BallSetCommissioned,
         BallsLoaded,
         SeriesRegistered,

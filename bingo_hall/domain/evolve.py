@@ -10,7 +10,15 @@ from bingo_hall.domain import events as e
 from bingo_hall.domain.cards import Card
 from bingo_hall.domain.phases import Phase
 from bingo_hall.domain.profiles import LinePrizePayable
-from bingo_hall.domain.state import Award, BallSet, Claim, Game, HallState, Series
+from bingo_hall.domain.state import (
+    Award,
+    BallSet,
+    Claim,
+    Game,
+    HallState,
+    Series,
+    ShowingsInProgress,
+)
 from bingo_hall.registry import registrar
 
 Applier = Callable[[HallState, e.Event, datetime], HallState]
@@ -84,14 +92,40 @@ def _(state: HallState, ev: e.BallSetChanged, time: datetime) -> HallState:
     if ev.previous is not None:
         ball_sets[ev.previous] = replace(ball_sets[ev.previous], retired=True)
     return replace(
-        state, ball_sets=ball_sets, ball_set_in_service=ev.ball_set_id, phase=Phase.BALL_LOADING
+        state,
+        ball_sets=ball_sets,
+        ball_set_in_service=ev.ball_set_id,
+        phase=Phase.BALL_LOADING,
+        showings=_showings_without(state.showings, ev.previous),  # a retired set is not judged
     )
+
+
+def _showings_without(
+    showings: ShowingsInProgress | None, ball_set_id: str | None
+) -> ShowingsInProgress | None:
+    """The showings kept, unless they are of that set (their facts stay in the log)."""
+    return None if showings is not None and showings.ball_set_id == ball_set_id else showings
+
+
+@_applies(e.BallShownToCamera)
+def _(state: HallState, ev: e.BallShownToCamera, time: datetime) -> HallState:
+    kept = state.showings or ShowingsInProgress(ev.ball_set_id)
+    return replace(state, showings=replace(kept, showings=(*kept.showings, ev.showing)))
+
+
+@_applies(e.BallShowingsDiscarded)
+def _(state: HallState, ev: e.BallShowingsDiscarded, time: datetime) -> HallState:
+    return replace(state, showings=None)
 
 
 @_applies(e.BallSetCommissioned)
 def _(state: HallState, ev: e.BallSetCommissioned, time: datetime) -> HallState:
     ball_set = replace(state.ball_sets[ev.ball_set_id], camera_fit=ev.fit)
-    return replace(state, ball_sets={**state.ball_sets, ev.ball_set_id: ball_set})
+    return replace(
+        state,
+        ball_sets={**state.ball_sets, ev.ball_set_id: ball_set},
+        showings=_showings_without(state.showings, ev.ball_set_id),  # judged
+    )
 
 
 @_applies(e.BallsLoaded)

@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import Literal
 
 from bingo_hall.domain.cards import Card
-from bingo_hall.domain.events import BallHeld, ClaimKind, MachineKind, SoldRange
+from bingo_hall.domain.events import BallHeld, BallShowing, ClaimKind, MachineKind, SoldRange
 from bingo_hall.domain.phases import Phase
 from bingo_hall.domain.profiles import RuleProfile
 
@@ -23,6 +23,18 @@ class BallSet:
     games: int = 0
     retired: bool = False
     camera_fit: bool | None = None  # the last commissioning's verdict; None: never commissioned
+
+
+@dataclass(frozen=True, slots=True)
+class ShowingsInProgress:
+    """The balls of one set shown so far to the camera, one at a time, until the set is
+    judged or its showings are discarded."""
+
+    ball_set_id: str
+    showings: tuple[BallShowing, ...] = ()
+
+    def times_shown(self, number: int) -> int:
+        return sum(1 for showing in self.showings if showing.number == number)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +128,7 @@ class HallState:
     machine_kind: MachineKind = "drum"
     ball_sets: dict[str, BallSet] = field(default_factory=dict)
     ball_set_in_service: str | None = None
+    showings: ShowingsInProgress | None = None  # a set being shown to the camera
     series: dict[str, Series] = field(default_factory=dict)
     games_started: int = 0
     session_games: int = 0  # games opened in the current session

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal
 
-from bingo_hall.domain.commands import COMMAND_TYPES
+from bingo_hall.domain.commands import COMMAND_TYPES, DiscardBallShowings, ShowBallToCamera
 from bingo_hall.tables.commands import COMMAND_TYPES as TABLE_COMMAND_TYPES
 from bingo_hall.tables.profiles import Role as TableRole
 
@@ -61,20 +61,20 @@ it into a ``record_sale`` of the cards it assigns to the terminal."""
 MY_CARDS = "my_cards"
 """A terminal reads its cards in the current game (series, number, grid, player): read only."""
 
-SHOW_BALL_TO_CAMERA = "show_ball_to_camera"
-"""A ball of a set being commissioned put at the exit: the hub reads it and keeps the showing."""
+SHOW_BALL_TO_CAMERA = ShowBallToCamera.name
+"""A ball of a set being commissioned put at the exit: the hub reads it, the log keeps it."""
 
 BALL_SHOWINGS = "ball_showings"
-"""The balls shown so far of the set being commissioned: read only."""
+"""The balls shown so far of the set being commissioned: read only (a hub command)."""
 
-DISCARD_BALL_SHOWINGS = "discard_ball_showings"
-"""The showings so far dropped, unjudged: the staff start the set's showing again."""
+DISCARD_BALL_SHOWINGS = DiscardBallShowings.name
+"""The showings so far set aside, unjudged: the staff start the set's showing again."""
 
 SHOWING_COMMANDS: frozenset[str] = frozenset(
     {SHOW_BALL_TO_CAMERA, BALL_SHOWINGS, DISCARD_BALL_SHOWINGS}
 )
 
-HUB_COMMANDS: frozenset[str] = frozenset({BUY_CARDS, MY_CARDS}) | SHOWING_COMMANDS
+HUB_COMMANDS: frozenset[str] = frozenset({BUY_CARDS, MY_CARDS, BALL_SHOWINGS})
 """Commands the hub handles itself, besides the rules engine's ``COMMAND_TYPES``."""
 
 KNOWN_COMMANDS: frozenset[str] = frozenset(COMMAND_TYPES) | HUB_COMMANDS

@@ -1,25 +1,25 @@
 """Commissioning a ball set: every ball shown to the hall's camera, read as in play.
 
 The staff show each ball at the exit and key its number: at the control page while the hub
-runs (`show_ball_to_camera`, the showings kept by the hub until the set is judged), or at the
-hub's console with the hub stopped (`bingo-hall commission-ball-set`); a simulated camera is
-shown each ball by the hub itself. The readings go to the rules in one `CommissionBallSet`,
-which judge whether the camera may confirm the set's calls (`bingo_hall.domain.commissioning`).
+runs (`show_ball_to_camera`, each showing a fact of the log as it is made, judged with the
+others by a `CommissionBallSet`), or at the hub's console with the hub stopped (`bingo-hall
+commission-ball-set`, every showing in one `CommissionBallSet`); a simulated camera is shown
+each ball by the hub itself. The rules judge whether the camera may confirm the set's calls
+(`bingo_hall.domain.commissioning`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from bingo_hall.domain.commands import CommissionBallSet
-from bingo_hall.domain.commissioning import missing_balls
+from bingo_hall.domain.commissioning import MAX_SHOWINGS_PER_BALL, missing_balls
 from bingo_hall.domain.events import BallShowing
+from bingo_hall.domain.state import ShowingsInProgress
 from bingo_hall.hub.ball_check import BallCheck
 
 ALL_BALLS = tuple(range(1, 91))
-MAX_SHOWINGS_PER_BALL = 10
 
 
 def show_balls(
@@ -33,27 +33,15 @@ def show_balls(
         yield BallShowing(number=number, camera=check.check(number, ALL_BALLS))
 
 
-@dataclass
-class ShowingsInProgress:
-    """The balls of one set shown so far to the camera, kept by the running hub until the set
-    is judged (`commission_ball_set`) or the showings are discarded. They are not a fact of
-    the log until judged: a hub restarted in between has the staff show the set again."""
-
-    ball_set_id: str
-    showings: list[BallShowing] = field(default_factory=list)
-
-    def times_shown(self, number: int) -> int:
-        return sum(1 for showing in self.showings if showing.number == number)
-
-    def command(self) -> CommissionBallSet:
-        return CommissionBallSet(ball_set_id=self.ball_set_id, showings=tuple(self.showings))
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "ball_set_id": self.ball_set_id,
-            "showings": [showing.model_dump(mode="json") for showing in self.showings],
-            "balls_missing": missing_balls(self.showings),
-        }
+def showings_json(kept: ShowingsInProgress | None) -> dict[str, Any] | None:
+    """The showings kept, as the protocol gives them (null: none)."""
+    if kept is None:
+        return None
+    return {
+        "ball_set_id": kept.ball_set_id,
+        "showings": [showing.model_dump(mode="json") for showing in kept.showings],
+        "balls_missing": missing_balls(kept.showings),
+    }
 
 
 def simulated_commissioning(

@@ -16,13 +16,19 @@ from pydantic import ValidationError
 
 from bingo_hall.config import HallConfig
 from bingo_hall.domain import RuleError
-from bingo_hall.domain.commands import COMMAND_TYPES, Command, CommissionBallSet, DrawBall
-from bingo_hall.domain.commissioning import require_commissionable
+from bingo_hall.domain.commands import (
+    COMMAND_TYPES,
+    Command,
+    CommissionBallSet,
+    DiscardBallShowings,
+    DrawBall,
+    ShowBallToCamera,
+)
+from bingo_hall.domain.commissioning import require_commissionable, require_showable
 from bingo_hall.domain.errors import PhaseError
-from bingo_hall.domain.events import BallShowing
 from bingo_hall.domain.phases import Phase
 from bingo_hall.domain.profiles import RuleProfile
-from bingo_hall.domain.state import Game
+from bingo_hall.domain.state import Game, ShowingsInProgress
 from bingo_hall.draw import CertifiedRandomDraw
 from bingo_hall.hub.auth import (
     BALL_SHOWINGS,
@@ -30,20 +36,16 @@ from bingo_hall.hub.auth import (
     DISCARD_BALL_SHOWINGS,
     KNOWN_COMMANDS,
     MY_CARDS,
-    SHOWING_COMMANDS,
+    SHOW_BALL_TO_CAMERA,
     Denied,
     Principal,
     authorise,
 )
 from bingo_hall.hub.ball_check import BallCheck, call_command
-from bingo_hall.hub.commissioning import (
-    ALL_BALLS,
-    MAX_SHOWINGS_PER_BALL,
-    ShowingsInProgress,
-    simulated_commissioning,
-)
+from bingo_hall.hub.commissioning import ALL_BALLS, showings_json, simulated_commissioning
 from bingo_hall.hub.service import HallService
 from bingo_hall.store.cards import CardStore
+from bingo_hall.store.eventlog import EventEnvelope
 from bingo_hall.transport.fanout import Fanout
 
 
@@ -73,7 +75,11 @@ class HubRuntime:
         self.ball_check = ball_check
         self.fanout = Fanout(service.log, service.hall_id, display_delay)
         self._lock = asyncio.Lock()
-        self.showings: ShowingsInProgress | None = None  # a set being shown to the camera
+
+    @property
+    def showings(self) -> ShowingsInProgress | None:
+        """The balls of a set shown so far to the camera (facts of the log), until judged."""
+        return self.service.state.showings
 
     def attach(self) -> None:
         """Route committed events to the fan-out, on the running loop, in order."""
@@ -93,8 +99,24 @@ class HubRuntime:
         if name == MY_CARDS:
             return await asyncio.to_thread(self._my_cards, principal)
         async with self._lock:
-            if name in SHOWING_COMMANDS:
-                return await self._showings(name, args)
+            if name == BALL_SHOWINGS:
+                return {"showings": showings_json(self.showings)}
+            if name == DISCARD_BALL_SHOWINGS:
+                if self.showings is None:
+                    return {"discarded": 0}
+                discarded = len(self.showings.showings)
+                envelopes = await self._run(DiscardBallShowings(), principal)
+                return {"discarded": discarded, "events": _listed(envelopes)}
+            if name == SHOW_BALL_TO_CAMERA:
+                shown = await self._show(name, args)
+                envelopes = await self._run(shown, principal)
+                kept = self.showings
+                assert kept is not None  # the showing just appended
+                return {
+                    "shown": kept.showings[-1].model_dump(mode="json"),
+                    "showings": showings_json(kept),
+                    "events": _listed(envelopes),
+                }
             if name == BUY_CARDS:
                 command = self._purchase(principal, args)
             elif name == "draw_ball":
@@ -109,20 +131,17 @@ class HubRuntime:
                 command = self._build(name, args)
                 if name == "call_claim" and principal.kind == "device":
                     self._check_owner(principal, command)
-            try:
-                envelopes = await asyncio.to_thread(self.service.execute, command, principal.id)
-            except PhaseError as error:
-                raise CommandFailed("wrong_phase", error.message) from None
-            except RuleError as error:
-                raise CommandFailed(error.code, error.message) from None
-            shown = self.showings
-            if (
-                isinstance(command, CommissionBallSet)
-                and shown
-                and shown.ball_set_id == command.ball_set_id
-            ):
-                self.showings = None  # judged: a new trial starts afresh
-        return {"events": [{"seq": e.seq, "type": e.type} for e in envelopes]}
+            envelopes = await self._run(command, principal)
+        return {"events": _listed(envelopes)}
+
+    async def _run(self, command: Command, principal: Principal) -> list[EventEnvelope]:
+        """The command decided and its events appended, in a worker thread."""
+        try:
+            return await asyncio.to_thread(self.service.execute, command, principal.id)
+        except PhaseError as error:
+            raise CommandFailed("wrong_phase", error.message) from None
+        except RuleError as error:
+            raise CommandFailed(error.code, error.message) from None
 
     def _build(self, name: str, args: dict[str, Any]) -> Command:
         command_type = COMMAND_TYPES.get(name)
@@ -194,7 +213,7 @@ class HubRuntime:
                     "commission_ball_set: showings_per_ball is for a simulated camera; the "
                     f"balls shown of {ball_set_id} are judged as shown",
                 )
-            return self.showings.command()
+            return CommissionBallSet(ball_set_id=ball_set_id)  # the showings the log keeps
         times = args.get("showings_per_ball", 1)
         if not isinstance(times, int) or isinstance(times, bool):
             raise CommandFailed("invalid_args", "showings_per_ball must be a whole number")
@@ -225,15 +244,9 @@ class HubRuntime:
             raise CommandFailed(error.code, error.message) from None
         return ball_set_id
 
-    async def _showings(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
-        """A ball of a set shown to the camera at the staff's word, the showings so far, or
-        their discarding: the commissioning of a set under the hall's real camera."""
-        if name == DISCARD_BALL_SHOWINGS:
-            discarded = len(self.showings.showings) if self.showings else 0
-            self.showings = None
-            return {"discarded": discarded}
-        if name == BALL_SHOWINGS:
-            return {"showings": self.showings.as_json() if self.showings else None}
+    async def _show(self, name: str, args: dict[str, Any]) -> ShowBallToCamera:
+        """A ball of a set shown to the camera at the staff's word: checked before the camera
+        is used, then read with every ball a candidate."""
         unknown = set(args) - {"ball_set_id", "number"}
         if unknown:
             raise CommandFailed("invalid_args", f"{name}: unknown argument {min(unknown)!r}")
@@ -241,24 +254,14 @@ class HubRuntime:
         number = args.get("number")
         if isinstance(number, bool) or not isinstance(number, int) or number not in ALL_BALLS:
             raise CommandFailed("invalid_args", f"{name}: number must be a ball, 1 to 90")
-        if self.showings is not None and self.showings.ball_set_id != ball_set_id:
-            raise CommandFailed(
-                "invalid_args",
-                f"{name}: the balls of {self.showings.ball_set_id} are being shown; commission "
-                "that set or discard its showings first",
-            )
-        if self.showings is not None and self.showings.times_shown(number) >= MAX_SHOWINGS_PER_BALL:
-            raise CommandFailed(
-                "invalid_args", f"{name}: ball {number} was shown {MAX_SHOWINGS_PER_BALL} times"
-            )
+        try:
+            require_showable(self.service.state, ball_set_id, number)
+        except RuleError as error:
+            raise CommandFailed("invalid_args", f"{name}: {error.message}") from None
         check = self.ball_check
         assert check is not None  # _commissionable
         reading = await asyncio.to_thread(check.check, number, ALL_BALLS)
-        shown = BallShowing(number=number, camera=reading)
-        if self.showings is None:
-            self.showings = ShowingsInProgress(ball_set_id)
-        self.showings.showings.append(shown)
-        return {"shown": shown.model_dump(mode="json"), "showings": self.showings.as_json()}
+        return ShowBallToCamera(ball_set_id=ball_set_id, number=number, camera=reading)
 
     def _purchase(self, principal: Principal, args: dict[str, Any]) -> Command:
         """A terminal's purchase: the next whole block of a series on sale, for its player."""
@@ -325,3 +328,7 @@ def _marking(grid: tuple[tuple[int, ...], ...], game: Game) -> dict[str, Any]:
         "line_needs": min(len(row - called) for row in rows),
         "bingo_needs": sum(len(row - called) for row in rows),
     }
+
+
+def _listed(envelopes: list[EventEnvelope]) -> list[dict[str, Any]]:
+    return [{"seq": envelope.seq, "type": envelope.type} for envelope in envelopes]

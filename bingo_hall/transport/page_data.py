@@ -51,9 +51,7 @@ from bingo_hall.domain.phases import Phase
 from bingo_hall.hub.auth import (
     BALL_SHOWINGS,
     BUY_CARDS,
-    DISCARD_BALL_SHOWINGS,
     MY_CARDS,
-    SHOW_BALL_TO_CAMERA,
     Principal,
     Role,
 )
@@ -247,9 +245,7 @@ def command_phases() -> dict[str, list[str]]:
     # the hub's own: a purchase is a sale (legal where record_sale is); my_cards reads anywhere
     phases[BUY_CARDS] = phases["record_sale"]
     phases[MY_CARDS] = sorted(p.value for p in Phase)
-    # a set is shown to the camera where it may be commissioned; what was shown, anywhere
-    phases[SHOW_BALL_TO_CAMERA] = phases["commission_ball_set"]
-    phases[BALL_SHOWINGS] = phases[DISCARD_BALL_SHOWINGS] = phases[MY_CARDS]
+    phases[BALL_SHOWINGS] = phases[MY_CARDS]  # what was shown to the camera, anywhere
     return phases
 
 

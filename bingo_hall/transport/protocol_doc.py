@@ -51,10 +51,13 @@ JSON text, at most 64 KiB (a larger frame closes the connection with 1009).
    other set every call is held (`ball_held` with `cause: "uncommissioned_set"`). The
    readings come from the hub, never from the client. Under a real camera the staff put each
    ball at the exit and send `show_ball_to_camera` (`ball_set_id`, `number`): the hub reads
-   the camera and answers with the showing (`shown`: `number`, `camera`) and every showing so
-   far of that set (`showings`: `ball_set_id`, `showings`, `balls_missing`), which it keeps
-   in memory (`ball_showings` reads them, `discard_ball_showings` drops them; a restarted hub
-   has none) until `commission_ball_set` with that `ball_set_id` has the rules judge them.
+   the camera and appends the showing to the log (`ball_shown_to_camera`: `ball_set_id`,
+   `showing`), then answers with it (`shown`: `number`, `camera`), every showing so far of
+   that set (`showings`: `ball_set_id`, `showings`, `balls_missing`) and `events`. The
+   showings are facts of the log: a restarted hub has them still. `ball_showings` reads them;
+   `discard_ball_showings` sets them aside unjudged (`ball_showings_discarded` with their
+   count; the acta lists each discarding; `{"discarded": 0}` and no event when none are kept);
+   `commission_ball_set` with that `ball_set_id` has the rules judge them.
    Each showing and each discarding is pushed to every other connection whose role may read
    the showings, as a `showings` frame with what `ball_showings` would answer (`null`: none
    kept), so that two control pages see each other's showings as they are made.

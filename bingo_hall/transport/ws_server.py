@@ -28,6 +28,7 @@ from bingo_hall.hub.auth import (
     TABLE_COMMANDS,
     Principal,
 )
+from bingo_hall.hub.commissioning import showings_json
 from bingo_hall.hub.runtime import CommandFailed, HubRuntime
 from bingo_hall.hub.table_runtime import TableRuntime
 from bingo_hall.transport import messages as m
@@ -136,8 +137,7 @@ class HubServer:
         under the lock, so every connection gets the pushes in the order the showings
         changed."""
         async with self._pushing:
-            showings = self.runtime.showings
-            pushed = m.Showings(showings=showings.as_json() if showings else None)
+            pushed = m.Showings(showings=showings_json(self.runtime.showings))
             frame = pushed.model_dump_json()  # with "showings": null when none are kept
             for session in list(self.sessions):
                 if session is not origin and session.principal.may(BALL_SHOWINGS):

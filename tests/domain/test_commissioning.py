@@ -17,6 +17,7 @@ from bingo_hall.domain.commissioning import (
     judge,
 )
 from bingo_hall.domain.events import CameraCheck
+from bingo_hall.domain.evolve import replay
 from support.hall import READ_RIGHT, Hall, profile, shown
 
 AGREES = CameraCheck(reading=37, guess=37, confidence=0.99999, reason=None)
@@ -182,3 +183,134 @@ def test_the_verdict_follows_its_four_rules_whatever_the_order_of_the_showings(e
     )
     assert verdict.fit is expected_fit
     assert verdict.fit is (not verdict.refusals)
+
+
+# --- showings kept in the log, ball by ball -------------------------------------------------
+
+
+def show(hall: Hall, showing, ball_set_id: str = "JB-1") -> list:
+    command = c.ShowBallToCamera(
+        ball_set_id=ball_set_id, number=showing.number, camera=showing.camera
+    )
+    return hall.run(command)
+
+
+def test_balls_shown_one_by_one_are_facts_kept_until_a_commissioning_judges_them():
+    hall = ready()
+    for showing in READ_RIGHT:
+        (event,) = show(hall, showing)
+        assert isinstance(event, e.BallShownToCamera) and event.showing == showing
+    assert hall.state.showings.showings == READ_RIGHT
+    assert replay(hall.log) == hall.state  # a restarted hub has them
+    # the showings given with a commissioning of the same set would leave these unjudged
+    with pytest.raises(RuleError, match="90 showings of JB-1 are kept"):
+        hall.run(c.CommissionBallSet(ball_set_id="JB-1", showings=READ_RIGHT))
+    (judged,) = hall.run(c.CommissionBallSet(ball_set_id="JB-1"))
+    assert judged.fit and tuple(judged.showings) == READ_RIGHT
+    assert hall.state.showings is None  # a new trial starts afresh
+    with pytest.raises(RuleError, match="90 were not"):
+        hall.run(c.CommissionBallSet(ball_set_id="JB-1"))
+
+
+def test_showing_a_ball_refuses_another_sets_turn_an_eleventh_showing_and_a_game_phase():
+    hall = ready()
+    hall.run(c.RegisterBallSet(ball_set_id="JB-2"))
+    for _ in range(10):
+        show(hall, shown(5))
+    before = hall.state
+    with pytest.raises(RuleError, match="ball 5 was shown 10 times"):
+        show(hall, shown(5))
+    with pytest.raises(RuleError, match="the balls of JB-1 are being shown"):
+        show(hall, shown(6), "JB-2")
+    with pytest.raises(RuleError, match="JB-9 is not registered"):
+        show(hall, shown(6), "JB-9")
+    assert hall.state == before
+    hall.game_drawing()
+    with pytest.raises(PhaseError, match="show_ball_to_camera"):
+        show(hall, shown(6))
+
+
+def test_discarded_showings_are_recorded_with_their_misreadings_and_set_aside():
+    hall = ready()
+    with pytest.raises(RuleError, match="nothing to discard"):
+        hall.run(c.DiscardBallShowings())
+    for showing in (shown(7), shown(81, 84), shown(9, reading=None, guess=6), shown(3, 8)):
+        show(hall, showing)
+    (event,) = hall.run(c.DiscardBallShowings())
+    assert (event.ball_set_id, event.showings, event.misread) == ("JB-1", 4, [3, 81])
+    assert hall.state.showings is None
+    hall.run(c.RegisterBallSet(ball_set_id="JB-2"))
+    show(hall, shown(6), "JB-2")  # another set's turn now
+    assert replay(hall.log) == hall.state
+
+
+def test_a_set_retired_while_shown_leaves_its_showings_in_the_log_only():
+    hall = ready()
+    hall.run(c.RegisterBallSet(ball_set_id="JB-2"))
+    hall.run(c.RegisterBallSet(ball_set_id="JB-3"))
+    hall.run(c.ChangeBallSet(ball_set_id="JB-2", reason="sustitución"))
+    show(hall, shown(7), "JB-3")  # not the set retired: kept
+    hall.run(c.ChangeBallSet(ball_set_id="JB-3", reason="sustitución"))  # JB-2 retired
+    assert hall.state.showings.ball_set_id == "JB-3"
+    hall.run(c.DiscardBallShowings())
+    show(hall, shown(7), "JB-3")
+    hall.run(c.RegisterBallSet(ball_set_id="JB-4"))
+    hall.run(c.ChangeBallSet(ball_set_id="JB-4", reason="sustitución"))  # JB-3 retired
+    assert hall.state.showings is None
+    show(hall, shown(8), "JB-4")
+
+
+SHOWING_STEPS = st.one_of(
+    st.tuples(st.just("show"), st.sampled_from(["JB-1", "JB-2"]), st.integers(1, 3), OUTCOMES),
+    st.tuples(st.just("discard")),
+    st.tuples(st.just("judge"), st.sampled_from(["JB-1", "JB-2"])),
+)
+
+
+@given(st.lists(SHOWING_STEPS, max_size=60))
+def test_the_showings_kept_are_exactly_those_shown_since_the_last_discarding_or_judgement(steps):
+    """A model of the rules: one set at a time, ten showings of a ball at most; a discarding
+    counts them and names the misread balls; a judgement takes them (and, with balls missing,
+    is refused and keeps them). Every refusal changes nothing; replay rebuilds the state."""
+    hall = ready()
+    hall.run(c.RegisterBallSet(ball_set_id="JB-2"))
+    kept_set, kept = None, []
+    for step in steps:
+        before = hall.state
+        if step[0] == "show":
+            _, ball_set_id, number, outcome = step
+            showing = _showing(number, outcome)
+            allowed = (kept_set in (None, ball_set_id)) and sum(
+                s.number == number for s in kept
+            ) < 10
+            if not allowed:
+                with pytest.raises(RuleError):
+                    show(hall, showing, ball_set_id)
+                assert hall.state == before
+                continue
+            show(hall, showing, ball_set_id)
+            kept_set, kept = ball_set_id, [*kept, showing]
+        elif step[0] == "discard":
+            if kept_set is None:
+                with pytest.raises(RuleError):
+                    hall.run(c.DiscardBallShowings())
+                assert hall.state == before
+                continue
+            (event,) = hall.run(c.DiscardBallShowings())
+            misread = sorted({s.number for s in kept if s.camera.reading not in (None, s.number)})
+            assert (event.showings, event.misread) == (len(kept), misread)
+            kept_set, kept = None, []
+        else:
+            _, ball_set_id = step
+            if kept_set == ball_set_id:  # fewer than 90 balls: refused, naming the missing
+                with pytest.raises(RuleError, match="every ball must be shown"):
+                    hall.run(c.CommissionBallSet(ball_set_id=ball_set_id))
+            else:  # a whole set given at once: another set's showings stay
+                hall.run(c.CommissionBallSet(ball_set_id=ball_set_id, showings=READ_RIGHT))
+                assert hall.state.ball_sets[ball_set_id].camera_fit is True
+        if kept_set is None:
+            assert hall.state.showings is None
+        else:
+            assert hall.state.showings.ball_set_id == kept_set
+            assert list(hall.state.showings.showings) == kept
+    assert replay(hall.log) == hall.state

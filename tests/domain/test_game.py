@@ -32,6 +32,8 @@ def test_every_command_in_a_wrong_phase_is_refused_naming_phase_and_allowed_comm
         "record_equipment_check": c.RecordEquipmentCheck(ok=True),
         "register_ball_set": c.RegisterBallSet(ball_set_id="X"),
         "change_ball_set": c.ChangeBallSet(ball_set_id="X", reason="r"),
+        "show_ball_to_camera": c.ShowBallToCamera(ball_set_id="X", number=5, camera=UNSURE),
+        "discard_ball_showings": c.DiscardBallShowings(),
         "commission_ball_set": c.CommissionBallSet(ball_set_id="X", showings=READ_RIGHT),
         "load_balls": c.LoadBalls(),
         "register_series": c.RegisterSeries(series_id="Z9", face_value=Decimal(1), size=10),

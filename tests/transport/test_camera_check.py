@@ -294,8 +294,21 @@ def test_commissioning_through_the_hub_refuses_what_the_hub_cannot_do(store):
     asyncio.run(scenario())
 
 
-def test_a_real_cameras_set_is_shown_ball_by_ball_while_the_hub_runs_and_judged(store):
+def test_a_real_cameras_set_is_shown_ball_by_ball_kept_through_a_restart_and_judged(store):
     exit_ = Exit()  # no stage: the hub cannot show the camera a ball, the staff do
+
+    async def show(mesa: Client, balls: range) -> int:
+        read = 0
+        for ball in balls:
+            exit_.show(ball)  # the Jefe de Mesa puts the ball at the exit and keys it
+            answer = await mesa.ok("show_ball_to_camera", ball_set_id="JB-1", number=ball)
+            shown = answer["shown"]
+            assert shown["number"] == ball and shown["camera"]["reading"] in (ball, None)
+            assert [e["type"] for e in answer["events"]] == ["ball_shown_to_camera"]
+            assert len(answer["showings"]["showings"]) == ball
+            assert answer["showings"]["balls_missing"] == list(range(ball + 1, 91))
+            read += shown["camera"]["reading"] == ball
+        return read
 
     async def scenario() -> None:
         async with (
@@ -304,24 +317,28 @@ def test_a_real_cameras_set_is_shown_ball_by_ball_while_the_hub_runs_and_judged(
         ):
             await staff.ok("register_ball_set", ball_set_id="JB-1")
             seq = hub.runtime.service.seq
-            read = 0
-            for ball in range(1, 91):
-                exit_.show(ball)  # the Jefe de Mesa puts the ball at the exit and keys it
-                answer = await mesa.ok("show_ball_to_camera", ball_set_id="JB-1", number=ball)
-                shown = answer["shown"]
-                assert shown["number"] == ball and shown["camera"]["reading"] in (ball, None)
-                assert len(answer["showings"]["showings"]) == ball
-                assert answer["showings"]["balls_missing"] == list(range(ball + 1, 91))
-                read += shown["camera"]["reading"] == ball
-                if ball == 45:  # another control page sees the showings so far
-                    mid = await staff.ok("ball_showings")
-                    assert mid["showings"]["ball_set_id"] == "JB-1"
-                    assert [s["number"] for s in mid["showings"]["showings"]] == list(range(1, 46))
-            assert hub.runtime.service.seq == seq  # nothing recorded until the set is judged
+            read = await show(mesa, range(1, 46))
+            service = hub.runtime.service
+            shown = service.log.read(service.hall_id, after_seq=seq)
+            assert [e.type for e in shown] == ["ball_shown_to_camera"] * 45  # facts as shown
+            assert [e.payload["showing"]["number"] for e in shown] == list(range(1, 46))
+        # the hub stops and starts again: the showings so far are the log's, not its memory
+        async with (
+            running_hub(*store, ball_check=exit_.check) as hub,
+            hall_staff(hub) as (staff, mesa, _locutor, _monitor),
+        ):
+            kept = (await staff.ok("ball_showings"))["showings"]
+            assert kept["ball_set_id"] == "JB-1"
+            assert [s["number"] for s in kept["showings"]] == list(range(1, 46))
+            assert [s["camera"] for s in kept["showings"]] == [
+                e.payload["showing"]["camera"] for e in shown
+            ]
+            read += await show(mesa, range(46, 91))
+            judged_after = hub.runtime.service.seq
             result = await mesa.ok("commission_ball_set", ball_set_id="JB-1")
             assert [e["type"] for e in result["events"]] == ["ball_set_commissioned"]
             service = hub.runtime.service
-            (envelope,) = service.log.read(service.hall_id, after_seq=seq)
+            (envelope,) = service.log.read(service.hall_id, after_seq=judged_after)
             payload = envelope.payload
             assert [s["number"] for s in payload["showings"]] == list(range(1, 91))
             assert payload["read"] == read and payload["fit"] is True  # a clear simulated set
@@ -352,7 +369,9 @@ def test_every_other_control_connection_is_told_of_each_showing_and_of_their_dis
             # a refused showing changes nothing and is pushed to no one
             answer = await mesa.command("show_ball_to_camera", ball_set_id="JB-1", number=0)
             assert not answer["success"]
-            assert await staff.ok("discard_ball_showings") == {"discarded": 2}
+            discarded = await staff.ok("discard_ball_showings")
+            assert discarded["discarded"] == 2
+            assert [e["type"] for e in discarded["events"]] == ["ball_showings_discarded"]
             assert (await mesa.pushed("showings", timeout=5))["showings"] is None
             # neither the one who showed nor those who may not read the showings are told
             for client in (staff, locutor, monitor):
@@ -404,9 +423,12 @@ def test_showing_balls_to_the_camera_refuses_what_is_wrong_and_keeps_what_was_sh
             assert "judged as shown" in answer["error"]["message"]
             kept = (await mesa.ok("ball_showings"))["showings"]
             assert [s["number"] for s in kept["showings"]] == [7, 70]
-            assert hub.runtime.service.seq == seq
-            assert await mesa.ok("discard_ball_showings") == {"discarded": 2}
+            assert hub.runtime.service.seq == seq  # nothing refused was recorded
+            discarded = await mesa.ok("discard_ball_showings")
+            assert discarded["discarded"] == 2 and hub.runtime.service.seq == seq + 1
             assert (await mesa.ok("ball_showings"))["showings"] is None
+            assert await mesa.ok("discard_ball_showings") == {"discarded": 0}  # none: no event
+            assert hub.runtime.service.seq == seq + 1
             exit_.show(5)
             for _ in range(10):  # now JB-2's turn
                 await mesa.ok("show_ball_to_camera", ball_set_id="JB-2", number=5)
@@ -422,5 +444,37 @@ def test_showing_balls_to_the_camera_refuses_what_is_wrong_and_keeps_what_was_sh
             await announce_game(staff)  # a game has begun
             answer = await mesa.command("show_ball_to_camera", ball_set_id="JB-2", number=6)
             assert answer["error"]["code"] == "wrong_phase", answer
+
+    asyncio.run(scenario())
+
+
+def test_a_trial_set_aside_is_in_the_sessions_acta_with_the_balls_read_as_others(store):
+    exit_ = Exit()
+
+    async def scenario() -> None:
+        async with (
+            running_hub(*store, ball_check=exit_.check) as hub,
+            hall_staff(hub) as (staff, mesa, _locutor, _monitor),
+        ):
+            await staff.ok("register_ball_set", ball_set_id="JB-1")
+            await staff.ok("open_session")
+            misread = []
+            for ball in (3, 15, 27, 44, 61, 78):  # each put at the exit, keyed one higher
+                exit_.show(ball)
+                answer = await mesa.ok("show_ball_to_camera", ball_set_id="JB-1", number=ball + 1)
+                if answer["shown"]["camera"]["reading"] == ball:
+                    misread.append(ball + 1)
+            if not misread:
+                pytest.fail("the camera read none of six clear balls")
+            await mesa.ok("discard_ball_showings")
+            log = hub.runtime.service.log
+            acta = build_acta(
+                "sala-1", log.iter_all("sala-1"), log.verify_chain("sala-1"), session_id=1
+            )
+            (trial,) = acta["session"]["camera_commissionings"]
+            assert (trial["discarded"], trial["showings"], trial["misread"]) == (True, 6, misread)
+            text = render_text(acta)
+            assert "JB-1 ante la cámara" in text and "DESCARTADA sin juzgar, 6 bolas" in text
+            assert "leídas como otro número: " + ", ".join(map(str, misread)) in text
 
     asyncio.run(scenario())

@@ -732,6 +732,8 @@ function eventSummary(envelope) {
     prize_split: () => ` ${money(p.share)} × ${p.winners.length}`,
     order_given: () => ` ${t(`order.${p.order}`)}`,
     ball_set_commissioned: () => ` ${p.ball_set_id}: ${t(p.fit ? 'ball_set.camera.fit' : 'ball_set.camera.unfit')}`,
+    ball_shown_to_camera: () => ` ${p.ball_set_id}: ${p.showing.number}`,
+    ball_showings_discarded: () => ` ${p.ball_set_id} (${p.showings})`,
   }[envelope.event];
   return `${name}${detail ? detail() : ''}`;
 }
