@@ -36,7 +36,7 @@ from bingo_hall.hub.auth import (
     DISCARD_BALL_SHOWINGS,
     KNOWN_COMMANDS,
     MY_CARDS,
-    SHOW_BALL_TO_CAMERA,
+    SHOWING_COMMANDS,
     Denied,
     Principal,
     authorise,
@@ -99,24 +99,8 @@ class HubRuntime:
         if name == MY_CARDS:
             return await asyncio.to_thread(self._my_cards, principal)
         async with self._lock:
-            if name == BALL_SHOWINGS:
-                return {"showings": showings_json(self.showings)}
-            if name == DISCARD_BALL_SHOWINGS:
-                if self.showings is None:
-                    return {"discarded": 0}
-                discarded = len(self.showings.showings)
-                envelopes = await self._run(DiscardBallShowings(), principal)
-                return {"discarded": discarded, "events": _listed(envelopes)}
-            if name == SHOW_BALL_TO_CAMERA:
-                shown = await self._show(name, args)
-                envelopes = await self._run(shown, principal)
-                kept = self.showings
-                assert kept is not None  # the showing just appended
-                return {
-                    "shown": kept.showings[-1].model_dump(mode="json"),
-                    "showings": showings_json(kept),
-                    "events": _listed(envelopes),
-                }
+            if name in SHOWING_COMMANDS:
+                return await self._showings(principal, name, args)
             if name == BUY_CARDS:
                 command = self._purchase(principal, args)
             elif name == "draw_ball":
@@ -243,6 +227,26 @@ class HubRuntime:
         except RuleError as error:
             raise CommandFailed(error.code, error.message) from None
         return ball_set_id
+
+    async def _showings(self, principal: Principal, name: str, args: dict[str, Any]) -> dict:
+        """The commissioning of a set under the hall's real camera: the showings so far, a
+        ball shown at the staff's word, or the showings set aside unjudged."""
+        if name == BALL_SHOWINGS:
+            return {"showings": showings_json(self.showings)}
+        if name == DISCARD_BALL_SHOWINGS:
+            if self.showings is None:
+                return {"discarded": 0}
+            discarded = len(self.showings.showings)
+            envelopes = await self._run(DiscardBallShowings(), principal)
+            return {"discarded": discarded, "events": _listed(envelopes)}
+        envelopes = await self._run(await self._show(name, args), principal)
+        kept = self.showings
+        assert kept is not None  # the showing just appended
+        return {
+            "shown": kept.showings[-1].model_dump(mode="json"),
+            "showings": showings_json(kept),
+            "events": _listed(envelopes),
+        }
 
     async def _show(self, name: str, args: dict[str, Any]) -> ShowBallToCamera:
         """A ball of a set shown to the camera at the staff's word: checked before the camera
