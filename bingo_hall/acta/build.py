@@ -22,6 +22,7 @@ class _ActaBuilder:
     def __init__(self) -> None:
         self.sessions: dict[int, Json] = {}
         self.games: dict[int, Json] = {}
+        self.trials_between_sessions: list[Json] = []  # for the acta of the next session
 
     def session(self, envelope: EventEnvelope) -> Json:
         return self.sessions[envelope.session_id]  # type: ignore[index]
@@ -52,12 +53,13 @@ class _ActaBuilder:
             "machine": {"id": p["machine_id"], "kind": p["machine_kind"]},
             "equipment_checks": [],
             "ball_set_changes": [],
-            "camera_commissionings": [],
+            "camera_commissionings": self.trials_between_sessions,
             "balls_loaded": [],
             "series_registered": [],
             "last_game_announced_at": None,
             "games": [],
         }
+        self.trials_between_sessions = []
 
     def _on_equipment_checked(self, env: EventEnvelope, p: Json, at: str) -> None:
         self.session(env)["equipment_checks"].append({"at": at, "ok": p["ok"], "notes": p["notes"]})
@@ -68,17 +70,19 @@ class _ActaBuilder:
 
     def _on_ball_set_commissioned(self, env: EventEnvelope, p: Json, at: str) -> None:
         """The verdict and its figures; each showing's reading and frame stay in the log."""
-        if env.session_id in self.sessions:
-            self.session(env)["camera_commissionings"].append(
-                {"at": at, "actor": env.actor, **verdict_summary(p)}
-            )
+        self._camera_trial(env, {"at": at, "actor": env.actor, **verdict_summary(p)})
 
     def _on_ball_showings_discarded(self, env: EventEnvelope, p: Json, at: str) -> None:
         """A trial set aside unjudged is listed with the others, in its place."""
+        self._camera_trial(env, {"at": at, "actor": env.actor, "discarded": True, **p})
+
+    def _camera_trial(self, env: EventEnvelope, trial: Json) -> None:
+        """A ball set's trial under the camera, in its session's acta; one made while no
+        session was open, in the next session's (the acta of the sets it may play)."""
         if env.session_id in self.sessions:
-            self.session(env)["camera_commissionings"].append(
-                {"at": at, "actor": env.actor, "discarded": True, **p}
-            )
+            self.session(env)["camera_commissionings"].append(trial)
+        else:
+            self.trials_between_sessions.append(trial)
 
     def _on_balls_loaded(self, env: EventEnvelope, p: Json, at: str) -> None:
         self.session(env)["balls_loaded"].append({"at": at, **p})

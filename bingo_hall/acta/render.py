@@ -267,7 +267,11 @@ def _commissioning_line(trial: Json) -> str:
         text = (
             f"Prueba del juego de bolas {trial['ball_set_id']} ante la cámara "
             f"({clock(trial['at'])}, {trial['actor']}): DESCARTADA sin juzgar, "
-            f"{trial['showings']} bolas mostradas"
+            + (
+                "1 bola mostrada"
+                if trial["showings"] == 1
+                else f"{trial['showings']} bolas mostradas"
+            )
         )
         if trial["misread"]:
             text += "; leídas como otro número: " + ", ".join(map(str, trial["misread"]))

@@ -448,7 +448,7 @@ def test_showing_balls_to_the_camera_refuses_what_is_wrong_and_keeps_what_was_sh
     asyncio.run(scenario())
 
 
-def test_a_trial_set_aside_is_in_the_sessions_acta_with_the_balls_read_as_others(store):
+def test_trials_set_aside_are_in_the_sessions_acta_with_the_balls_read_as_others(store):
     exit_ = Exit()
 
     async def scenario() -> None:
@@ -457,7 +457,6 @@ def test_a_trial_set_aside_is_in_the_sessions_acta_with_the_balls_read_as_others
             hall_staff(hub) as (staff, mesa, _locutor, _monitor),
         ):
             await staff.ok("register_ball_set", ball_set_id="JB-1")
-            await staff.ok("open_session")
             misread = []
             for ball in (3, 15, 27, 44, 61, 78):  # each put at the exit, keyed one higher
                 exit_.show(ball)
@@ -466,15 +465,26 @@ def test_a_trial_set_aside_is_in_the_sessions_acta_with_the_balls_read_as_others
                     misread.append(ball + 1)
             if not misread:
                 pytest.fail("the camera read none of six clear balls")
+            await mesa.ok("discard_ball_showings")  # no session open yet: the next one's acta
+            await staff.ok("open_session")
+            exit_.show(9)
+            await mesa.ok("show_ball_to_camera", ball_set_id="JB-1", number=9)
             await mesa.ok("discard_ball_showings")
             log = hub.runtime.service.log
             acta = build_acta(
                 "sala-1", log.iter_all("sala-1"), log.verify_chain("sala-1"), session_id=1
             )
-            (trial,) = acta["session"]["camera_commissionings"]
-            assert (trial["discarded"], trial["showings"], trial["misread"]) == (True, 6, misread)
+            before, during = acta["session"]["camera_commissionings"]
+            assert (before["discarded"], before["showings"], before["misread"]) == (
+                True,
+                6,
+                misread,
+            )
+            assert (during["showings"], during["misread"]) == (1, [])
+            assert before["at"] < acta["session"]["opened_at"] < during["at"]
             text = render_text(acta)
             assert "JB-1 ante la cámara" in text and "DESCARTADA sin juzgar, 6 bolas" in text
             assert "leídas como otro número: " + ", ".join(map(str, misread)) in text
+            assert "DESCARTADA sin juzgar, 1 bola mostrada\n" in text
 
     asyncio.run(scenario())
