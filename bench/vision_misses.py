@@ -18,9 +18,11 @@ read correctly, draws the same scene again with one condition taken away and rea
 
 Prints, for each variant, how many missed frames it reads, and the misses by typeface, by
 number of labels found and by glare spots; `--out DIR` also writes each missed frame's ball
-as PNG and one JSON line per miss. A diagnosis, not a benchmark: nothing is timed.
+as PNG and one JSON line per miss; `--sheet FILE.jpg` writes one picture of every frame whose
+best guess was wrong or none (the ball, captioned frame, number and guess), for a person to
+say which of them show their number at all. A diagnosis, not a benchmark: nothing is timed.
 
-Usage: python bench/vision_misses.py [--frames N] [--seed S] [--out DIR]
+Usage: python bench/vision_misses.py [--frames N] [--seed S] [--out DIR] [--sheet FILE.jpg]
 """
 
 from __future__ import annotations
@@ -88,11 +90,13 @@ def main() -> int:
     parser.add_argument("--frames", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--out", type=Path, help="write the missed balls and a JSONL here")
+    parser.add_argument("--sheet", type=Path, help="the frames guessed wrong, as one picture")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     reader = BallReader()
     redraw = np.random.default_rng(args.seed + 7)
     misses: list[dict] = []
+    wrong_guesses: list[np.ndarray] = []
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
     for i, (truth, scene, frame) in enumerate(scenes(args.frames, args.seed, HELD_OUT)):
@@ -117,19 +121,44 @@ def main() -> int:
             miss["variants"][name] = {"read": again.number == truth, "guess": again.guess}
         misses.append(miss)
         if args.out:
-            _save(args.out, miss, frame, ball)
+            _save(args.out, miss, _crop(frame, ball))
+        if reading.guess != truth:
+            wrong_guesses.append(_captioned(_crop(frame, ball), miss))
     report(misses, args.frames)
+    if args.sheet and wrong_guesses:
+        cv2.imwrite(str(args.sheet), _sheet(wrong_guesses), [cv2.IMWRITE_JPEG_QUALITY, 85])
     return 0
 
 
-def _save(out: Path, miss: dict, frame: np.ndarray, ball) -> None:
+def _crop(frame: np.ndarray, ball) -> np.ndarray:
+    """The ball and a little round it; the whole frame when no ball was found."""
+    if ball is None:
+        return frame
+    r = int(ball.r * 1.1)
+    x, y = int(ball.x), int(ball.y)
+    return frame[max(0, y - r) : y + r, max(0, x - r) : x + r]
+
+
+def _save(out: Path, miss: dict, ball: np.ndarray) -> None:
     with open(out / "misses.jsonl", "a") as file:
         file.write(json.dumps(miss) + "\n")
-    if ball is not None:
-        r = int(ball.r * 1.1)
-        x, y = int(ball.x), int(ball.y)
-        frame = frame[max(0, y - r) : y + r, max(0, x - r) : x + r]
-    cv2.imwrite(str(out / f"{miss['frame']:05d}_{miss['truth']}_{miss['guess']}.png"), frame)
+    cv2.imwrite(str(out / f"{miss['frame']:05d}_{miss['truth']}_{miss['guess']}.png"), ball)
+
+
+TILE = 240
+
+
+def _captioned(ball: np.ndarray, miss: dict) -> np.ndarray:
+    tile = cv2.resize(ball, (TILE, TILE), interpolation=cv2.INTER_CUBIC)
+    caption = f"{miss['frame']}: {miss['truth']} > {miss['guess']}"
+    cv2.putText(tile, caption, (4, 18), cv2.FONT_HERSHEY_SIMPLEX, 0.55, (0, 255, 0), 2)
+    return tile
+
+
+def _sheet(tiles: list[np.ndarray], across: int = 6) -> np.ndarray:
+    blank = np.zeros_like(tiles[0])
+    tiles = tiles + [blank] * (-len(tiles) % across)
+    return np.vstack([np.hstack(tiles[i : i + across]) for i in range(0, len(tiles), across)])
 
 
 def report(misses: list[dict], frames: int) -> None:

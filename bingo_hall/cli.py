@@ -173,6 +173,11 @@ def run_commission_ball_set(args: argparse.Namespace) -> int:
     if state.phase not in CommissionBallSet.legal_in:
         raise UserError(f"a ball set is commissioned between games, not while {state.phase.value}")
     require_commissionable(state, args.ball_set)  # refused before a ball is shown
+    if state.showings is not None and state.showings.ball_set_id == args.ball_set:
+        raise UserError(
+            f"{len(state.showings.showings)} showings of {args.ball_set} are kept from the "
+            "control page: judge them or discard them there first"
+        )
     from bingo_hall.vision.camera import CameraError
 
     try:

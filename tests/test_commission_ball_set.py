@@ -11,7 +11,8 @@ from pathlib import Path
 import cv2
 import pytest
 
-from bingo_hall.domain.commands import RegisterBallSet
+from bingo_hall.domain.commands import RegisterBallSet, ShowBallToCamera
+from bingo_hall.domain.events import CameraCheck
 from bingo_hall.hub.service import HallService
 from bingo_hall.vision.camera import SimulatedCamera
 from bingo_hall.vision.styles import HELD_OUT
@@ -131,3 +132,25 @@ def test_bad_input_is_refused_with_one_line_and_records_nothing(tmp_path, video)
     done = commission(missing, url, "--ball-set", "JB-1")
     assert done.returncode == 2 and "cannot open camera source" in done.stderr
     assert recorded(url) == []
+
+
+def test_showings_kept_from_the_control_page_are_named_before_a_ball_is_keyed(tmp_path, video):
+    config = hall_config(tmp_path, video)
+    url = store_with_a_set(tmp_path)
+    log = open_log(url)
+    try:
+        camera = CameraCheck(reading=7, guess=7, confidence=0.99999, reason=None)
+        HallService(log, HALL_ID).execute(
+            ShowBallToCamera(ball_set_id="JB-1", number=7, camera=camera), actor="mesa"
+        )
+        seq = log.head(HALL_ID)
+    finally:
+        log.engine.dispose()
+    done = commission(config, url, "--ball-set", "JB-1", stdin="1\n")
+    assert done.returncode == 2 and done.stdout == "", done.stderr
+    assert "1 showings of JB-1 are kept from the control page" in done.stderr
+    log = open_log(url)
+    try:
+        assert log.head(HALL_ID) == seq  # nothing recorded
+    finally:
+        log.engine.dispose()
