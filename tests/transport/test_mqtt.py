@@ -251,7 +251,12 @@ def test_a_broker_killed_mid_game_loses_no_event(store, tmp_path):
             caught_up = await until(lambda: bridge.published_seq == head)
             resumed_from, republished = bridge.resumed_from, bridge.published_seq
             online.set()
-            delivered = await until(lambda: len(set(received)) == head)
+            try:
+                delivered = await until(lambda: len(set(received)) == head)
+            except AssertionError:  # say what never came, and whether the monitor is alive
+                missing = sorted(set(range(1, head + 1)) - set(received))
+                state = subscriber.exception() if subscriber.done() else "still running"
+                raise AssertionError(f"seqs {missing} never reached it ({state})") from None
             subscriber.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await subscriber
