@@ -17,6 +17,7 @@ from pathlib import Path
 import aiomqtt
 
 from bingo_hall.transport.mqtt_bridge import StreamBridge
+from support.aio import until
 from support.serve import free_port
 
 REPO = Path(__file__).resolve().parents[2]
@@ -155,6 +156,17 @@ async def persistent_subscriber(
                     received.append(json.loads(message.payload)["seq"])
         except aiomqtt.MqttError:
             await asyncio.sleep(0.05)
+
+
+async def all_delivered(subscriber: asyncio.Task, received: list[int], head: int) -> float:
+    """Wait until a persistent subscriber has every seq up to `head`; the seconds it took. If
+    some never come, the failure names them and says whether the subscriber still runs."""
+    try:
+        return await until(lambda: len(set(received)) == head)
+    except AssertionError:
+        missing = sorted(set(range(1, head + 1)) - set(received))
+        state = subscriber.exception() if subscriber.done() else "still running"
+        raise AssertionError(f"seqs {missing} never reached the subscriber ({state})") from None
 
 
 async def published(bridge: StreamBridge, seq: int, timeout: float = 10.0) -> None:

@@ -26,6 +26,7 @@ from bingo_hall.transport.mqtt_bridge import HallStateMessage, MqttBridge, Repla
 from support.aio import run_async, until
 from support.hub import PASSWORD, Client, open_game, prepare_store, running_hub
 from support.mqtt import (
+    all_delivered,
     anonymous_broker,
     example_broker,
     mqtt_client,
@@ -251,12 +252,7 @@ def test_a_broker_killed_mid_game_loses_no_event(store, tmp_path):
             caught_up = await until(lambda: bridge.published_seq == head)
             resumed_from, republished = bridge.resumed_from, bridge.published_seq
             online.set()
-            try:
-                delivered = await until(lambda: len(set(received)) == head)
-            except AssertionError:  # say what never came, and whether the monitor is alive
-                missing = sorted(set(range(1, head + 1)) - set(received))
-                state = subscriber.exception() if subscriber.done() else "still running"
-                raise AssertionError(f"seqs {missing} never reached it ({state})") from None
+            delivered = await all_delivered(subscriber, received, head)
             subscriber.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await subscriber

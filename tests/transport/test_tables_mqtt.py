@@ -23,6 +23,7 @@ from bingo_hall.transport.table_bridge import TableBridge
 from support.aio import run_async, until
 from support.hub import Client
 from support.mqtt import (
+    all_delivered,
     anonymous_broker,
     example_broker,
     mqtt_client,
@@ -177,7 +178,7 @@ def test_a_broker_killed_mid_coup_loses_no_table_event(store, tmp_path):
             await asyncio.to_thread(broker.start)
             await until(lambda: bridge.published_seq == 7)
             online.set()
-            await until(lambda: len(set(received)) == 7)
+            await all_delivered(subscriber, received, 7)
             subscriber.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await subscriber
