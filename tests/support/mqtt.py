@@ -144,18 +144,30 @@ async def take_until_done(client: aiomqtt.Client, timeout: float = 10.0) -> list
 
 async def persistent_subscriber(
     broker: Mosquitto, topic: str, received: list[int], online: asyncio.Event
-) -> None:
+) -> asyncio.Task:
     """A monitor with a persistent session (client id "monitor-p") on `topic`, appending each
-    message's seq to `received`; it reconnects whenever `online` is set and the broker is back."""
-    while True:
-        await online.wait()
-        try:
-            async with mqtt_client(broker, "monitor-p", clean_session=False) as client:
-                await client.subscribe(topic, qos=1)
-                async for message in client.messages:
-                    received.append(json.loads(message.payload)["seq"])
-        except aiomqtt.MqttError:
-            await asyncio.sleep(0.05)
+    message's seq to `received`; it reconnects whenever `online` is set and the broker is back.
+
+    Returns its task once the broker has acknowledged its first subscription: a session gets
+    only what is published after it subscribed, so a game started before then could publish
+    its first events to nobody."""
+    subscribed = asyncio.Event()
+
+    async def monitor() -> None:
+        while True:
+            await online.wait()
+            try:
+                async with mqtt_client(broker, "monitor-p", clean_session=False) as client:
+                    await client.subscribe(topic, qos=1)
+                    subscribed.set()
+                    async for message in client.messages:
+                        received.append(json.loads(message.payload)["seq"])
+            except aiomqtt.MqttError:
+                await asyncio.sleep(0.05)
+
+    task = asyncio.create_task(monitor())
+    await asyncio.wait_for(subscribed.wait(), 10)
+    return task
 
 
 async def all_delivered(subscriber: asyncio.Task, received: list[int], head: int) -> float:

@@ -226,9 +226,7 @@ def test_a_broker_killed_mid_game_loses_no_event(store, tmp_path):
             bridged_hub(store, mqtt, backoff_max=0.5) as (hub, bridge),
             staff(hub) as (sala, locutor),
         ):
-            subscriber = asyncio.create_task(
-                persistent_subscriber(broker, EVENTS, received, online)
-            )
+            subscriber = await persistent_subscriber(broker, EVENTS, received, online)
             await open_game(sala, locutor)
             for _ in range(5):
                 await locutor.ok("draw_ball")

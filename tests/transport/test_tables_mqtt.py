@@ -155,9 +155,7 @@ def test_a_broker_killed_mid_coup_loses_no_table_event(store, tmp_path):
             bridged(store, MqttConfig(url=broker.url), backoff_max=0.5) as (hub, _, bridge),
             people(hub, store) as (head, device, _, _),
         ):
-            subscriber = asyncio.create_task(
-                persistent_subscriber(broker, f"{BASE}/events", received, online)
-            )
+            subscriber = await persistent_subscriber(broker, f"{BASE}/events", received, online)
             await ok(head, "R1", "open_table")
             await ok(device, "R1", "open_bets")
             await ok(device, "R1", "place_bet", **bet("b1", "odd"))
