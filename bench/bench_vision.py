@@ -21,8 +21,12 @@ in training or calibration), reads each one with `BallReader.read` on one core
   balls already drawn (the candidates are the balls still in the machine), against the first
   frame of each burst alone.
 
+With `--exit specified` the same balls are drawn as at an exit built to a lighting and
+camera specification (`styles.as_specified`): a measurement of such an exit, not the
+benchmark.
+
 Usage: python bench/bench_vision.py [--frames N] [--bursts N] [--seed S] [--styles ...]
-    [--model MODEL.npz]
+    [--exit as-drawn|specified] [--model MODEL.npz]
 """
 
 from __future__ import annotations
@@ -48,7 +52,7 @@ from bingo_hall.vision.camera import SimulatedCamera  # noqa: E402
 from bingo_hall.vision.model import EVIDENCE_NAMES, MODEL_PATH, Evidence  # noqa: E402
 from bingo_hall.vision.recognise import BallReader  # noqa: E402
 from bingo_hall.vision.render import Scene, draw_scene, sample_scene  # noqa: E402
-from bingo_hall.vision.styles import HELD_OUT, TRAINING, StyleSet  # noqa: E402
+from bingo_hall.vision.styles import HELD_OUT, TRAINING, StyleSet, as_specified  # noqa: E402
 
 SEED = 90_2026_11_22
 
@@ -76,6 +80,7 @@ def main() -> int:
     parser.add_argument("--frames", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--styles", choices=["held_out", "training"], default="held_out")
+    parser.add_argument("--exit", choices=["as-drawn", "specified"], default="as-drawn")
     parser.add_argument("--bursts", type=int, default=1_000, help="balls read as three frames")
     parser.add_argument("--model", type=Path, default=MODEL_PATH, help="default: the packaged one")
     args = parser.parse_args()
@@ -83,6 +88,8 @@ def main() -> int:
         parser.error(f"--model {args.model}: no such model file")
     cv2.setNumThreads(1)
     style_set = HELD_OUT if args.styles == "held_out" else TRAINING
+    if args.exit == "specified":
+        style_set = as_specified(style_set)
     fonts = ", ".join(f.name for f in style_set.usable_fonts())
     print(f"seed {args.seed}; {args.frames} frames; styles {style_set.name} ({fonts})")
     reader = BallReader(args.model)

@@ -335,3 +335,26 @@ def obscured(style_set: StyleSet) -> StyleSet:
             style_set.conditions, blur=Span(8.0, 10.0), occluder=Span(0.7, 0.85), noise=Span(4, 8)
         ),
     )
+
+
+def as_specified(style_set: StyleSet) -> StyleSet:
+    """The same balls at an exit built to a lighting and camera specification: a diffuse
+     light box (no point light reflected in the ball, the key light's highlight weak), the
+    , the camera focused on the cup and shooting the ball at rest, a clean stream.
+
+     Everything the hall does not control stays as drawn: typefaces, ball colours, inks, the
+     print's ink spread, the ball's pose and place, white balance, gain, the camera's view.
+     A measurement of what such an exit would read, not the benchmark's conditions."""
+    return replace(
+        style_set,
+        name=f"{style_set.name}+specified",
+        conditions=replace(
+            style_set.conditions,
+            specular=Span(0.05, 0.25),
+            glare_spots=(0, 0),
+            blur=Span(0.0, 1.0),
+            motion=Span(0.0, 1.5),
+            noise=Span(0.0, 5.0),
+            jpeg=Span(75.0, 95.0),
+        ),
+    )

@@ -24,7 +24,7 @@ from bingo_hall.vision.render import (
     rotation,
     sample_scene,
 )
-from bingo_hall.vision.styles import CALIBRATION, CHECK, Conditions, Font
+from bingo_hall.vision.styles import CALIBRATION, CHECK, Conditions, Font, as_specified
 
 
 def test_same_seed_same_frame_and_another_seed_another() -> None:
@@ -149,6 +149,32 @@ def test_training_and_held_out_styles_are_disjoint() -> None:
     assert HELD_OUT.conditions.tilt_deg > TRAINING.conditions.tilt_deg
     assert HELD_OUT.conditions.blur.hi > TRAINING.conditions.blur.hi
     assert HELD_OUT.conditions.noise.hi > TRAINING.conditions.noise.hi
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_an_exit_as_specified_keeps_the_balls_and_takes_only_light_and_camera_in_hand(
+    seed: int,
+) -> None:
+    specified = as_specified(HELD_OUT)
+    # the hall's balls and everything it does not control are the held-out ones
+    assert (specified.fonts, specified.colours, specified.inks, specified.backdrops) == (
+        HELD_OUT.fonts,
+        HELD_OUT.colours,
+        HELD_OUT.inks,
+        HELD_OUT.backdrops,
+    )
+    changed = {
+        f.name
+        for f in fields(Conditions)
+        if getattr(specified.conditions, f.name) != getattr(HELD_OUT.conditions, f.name)
+    }
+    assert changed == {"specular", "glare_spots", "blur", "motion", "noise", "jpeg"}
+    scene = sample_scene(int(seed % 90) + 1, np.random.default_rng(seed), specified)
+    assert scene.glare == ()  # no point light reflected in the ball
+    assert scene.specular <= 0.25 and scene.blur <= 1.0 and scene.motion <= 1.5
+    assert scene.noise <= 5.0 and scene.jpeg >= 75
+    assert scene.font in HELD_OUT.usable_fonts() and scene.colour in HELD_OUT.colours
 
 
 def _digit_overlap(a: Font, b: Font) -> float:
