@@ -20,9 +20,12 @@ Prints, for each variant, how many missed frames it reads, and the misses by typ
 number of labels found and by glare spots; `--out DIR` also writes each missed frame's ball
 as PNG and one JSON line per miss; `--sheet FILE.jpg` writes one picture of every frame whose
 best guess was wrong or none (the ball, captioned frame, number and guess), for a person to
-say which of them show their number at all. A diagnosis, not a benchmark: nothing is timed.
+say which of them show their number at all; with `--sheet-below C` the picture also holds the
+frames whose best guess was right at a confidence under C. `--exit specified` replays the
+frames of `bench_vision.py --exit specified`. A diagnosis, not a benchmark: nothing is timed.
 
-Usage: python bench/vision_misses.py [--frames N] [--seed S] [--out DIR] [--sheet FILE.jpg]
+Usage: python bench/vision_misses.py [--frames N] [--seed S] [--exit as-drawn|specified]
+    [--out DIR] [--sheet FILE.jpg [--sheet-below C]]
 """
 
 from __future__ import annotations
@@ -50,7 +53,7 @@ from bench_vision import SEED, scenes  # noqa: E402
 from bingo_hall.vision.locate import find_ball  # noqa: E402
 from bingo_hall.vision.recognise import BallReader, read_labels  # noqa: E402
 from bingo_hall.vision.render import PRINTS, Scene, draw_scene  # noqa: E402
-from bingo_hall.vision.styles import HELD_OUT  # noqa: E402
+from bingo_hall.vision.styles import HELD_OUT, as_specified  # noqa: E402
 
 CLEAN_CAMERA = dict(
     glare=(), blur=0.0, motion=0.0, noise=0.0, jpeg=95, cast=(1.0, 1.0, 1.0), gamma=1.0, gain=1.0
@@ -90,7 +93,14 @@ def main() -> int:
     parser.add_argument("--frames", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--out", type=Path, help="write the missed balls and a JSONL here")
+    parser.add_argument("--exit", choices=["as-drawn", "specified"], default="as-drawn")
     parser.add_argument("--sheet", type=Path, help="the frames guessed wrong, as one picture")
+    parser.add_argument(
+        "--sheet-below",
+        type=float,
+        default=0.0,
+        help="the picture also holds right best guesses under this confidence",
+    )
     args = parser.parse_args()
     cv2.setNumThreads(1)
     reader = BallReader()
@@ -99,7 +109,8 @@ def main() -> int:
     wrong_guesses: list[np.ndarray] = []
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
-    for i, (truth, scene, frame) in enumerate(scenes(args.frames, args.seed, HELD_OUT)):
+    style_set = as_specified(HELD_OUT) if args.exit == "specified" else HELD_OUT
+    for i, (truth, scene, frame) in enumerate(scenes(args.frames, args.seed, style_set)):
         reading = reader.read(frame)
         if reading.number == truth:
             continue
@@ -122,8 +133,8 @@ def main() -> int:
         misses.append(miss)
         if args.out:
             _save(args.out, miss, _crop(frame, ball))
-        if reading.guess != truth:
-            wrong_guesses.append(_captioned(_crop(frame, ball), miss))
+        if reading.guess != truth or reading.confidence < args.sheet_below:
+            wrong_guesses.append(_captioned(_crop(frame, ball), miss, args.sheet_below > 0))
     report(misses, args.frames)
     if args.sheet and wrong_guesses:
         cv2.imwrite(str(args.sheet), _sheet(wrong_guesses), [cv2.IMWRITE_JPEG_QUALITY, 85])
@@ -148,9 +159,11 @@ def _save(out: Path, miss: dict, ball: np.ndarray) -> None:
 TILE = 240
 
 
-def _captioned(ball: np.ndarray, miss: dict) -> np.ndarray:
+def _captioned(ball: np.ndarray, miss: dict, confidence: bool = False) -> np.ndarray:
     tile = cv2.resize(ball, (TILE, TILE), interpolation=cv2.INTER_CUBIC)
     caption = f"{miss['frame']}: {miss['truth']} > {miss['guess']}"
+    if confidence:
+        caption += f" {miss['confidence']:.3f}"
     cv2.putText(tile, caption, (4, 18), cv2.FONT_HERSHEY_SIMPLEX, 0.55, (0, 255, 0), 2)
     return tile
 

@@ -152,12 +152,12 @@ def accepted(readings: list[ReadingRow], model: LabelModel) -> int:
     return sum(1 for t, c, g, k in readings if g == t and c >= model.threshold_for(k))
 
 
-def damaged(bursts: list[Burst], seed: int) -> list[Burst]:
-    """The bursts with their labels damaged as the networks were taught, the same damage on
-    every frame of a burst."""
+def damaged(bursts: list[Burst], seed: int, highlights: bool = True) -> list[Burst]:
+    """The bursts with their labels damaged as the networks were taught (without highlights,
+    as at an exit lit by a diffuse light box), the same damage on every frame of a burst."""
     seeds = np.random.SeedSequence(seed).generate_state(len(bursts))
     return [
-        (number, font, [_damaged_labels(labels, int(s)) for labels in frames])
+        (number, font, [_damaged_labels(labels, int(s), highlights) for labels in frames])
         for (number, font, frames), s in zip(bursts, seeds, strict=True)
     ]
 
@@ -178,22 +178,24 @@ def destroyed(rendered: list[Burst], hurt: list[Burst]) -> np.ndarray:
     return shares
 
 
-def legibly_damaged(bursts: list[Burst], seed: int, legible: float = 1.0) -> list[Burst]:
+def legibly_damaged(
+    bursts: list[Burst], seed: int, legible: float = 1.0, highlights: bool = True
+) -> list[Burst]:
     """The bursts damaged from `seed`, less those whose damage destroyed more than `legible`
     of a part of a print (1.0 keeps them all). A print whose digit is gone is no longer a
     print of its number: read as another number, it says nothing of how the reader errs on
     a print it can see."""
-    hurt = damaged(bursts, seed)
+    hurt = damaged(bursts, seed, highlights)
     if legible >= 1.0:
         return hurt
     kept = destroyed(bursts, hurt) <= legible
     return [burst for burst, keep in zip(hurt, kept, strict=True) if keep]
 
 
-def _damaged_labels(labels: list[np.ndarray], seed: int) -> list[np.ndarray]:
+def _damaged_labels(labels: list[np.ndarray], seed: int, highlights: bool) -> list[np.ndarray]:
     """Each label damaged by a generator started afresh from the burst's seed: the same
     damage wherever the label appears in the burst."""
-    return [damage(label[None], np.random.default_rng(seed))[0] for label in labels]
+    return [damage(label[None], np.random.default_rng(seed), highlights)[0] for label in labels]
 
 
 def calibrate(
@@ -202,14 +204,16 @@ def calibrate(
     seeds: list[int],
     by_evidence: bool = False,
     legible: float = 1.0,
+    highlights: bool = True,
 ) -> tuple[LabelModel, dict[str, object]]:
     """The setting with the best log-loss on the readings of the bursts as rendered and as
     damaged from the first of `seeds`, and its threshold (or thresholds by evidence) on the
     bursts as rendered and as damaged from every seed; damaged bursts whose damage destroyed
-    more than `legible` of a part of a print are left out (`legibly_damaged`)."""
+    more than `legible` of a part of a print are left out (`legibly_damaged`); without
+    `highlights`, the damage leaves out the highlights (an exit built to a specification)."""
     clean = len(bursts)
     rendered = bursts
-    hurt = legibly_damaged(bursts, seeds[0], legible)
+    hurt = legibly_damaged(bursts, seeds[0], legible, highlights)
     left_out = clean - len(hurt)
     bursts = bursts + hurt
     data = Calibration(model, bursts)
@@ -230,7 +234,7 @@ def calibrate(
     loss, model = min(tried, key=lambda t: t[0])
     sets = [data]
     for seed in seeds[1:]:
-        hurt = legibly_damaged(rendered, seed, legible)
+        hurt = legibly_damaged(rendered, seed, legible, highlights)
         left_out += clean - len(hurt)
         sets.append(Calibration(model, hurt))
     by_shift: dict[float, int] = {}

@@ -14,12 +14,13 @@ INK_SHARE = 0.3  # of the labels printed bolder or lighter than rendered
 _NEIGHBOURS = np.ones((3, 3), np.uint8)
 
 
-def damage(images: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def damage(images: np.ndarray, rng: np.random.Generator, highlights: bool = True) -> np.ndarray:
     """Damage as the exit camera does it, beyond what the rendered training conditions hold:
     ink spread bolder or thinner than any training print, blur, a glare washing out part of
     the print, the ball's dark edge across the label, faded contrast, sensor noise. A print
     damaged until it looks like another number keeps its own: the networks learn that such a
-    print is doubtful."""
+    print is doubtful. Without `highlights`, the damage an exit lit by a diffuse light box
+    still does: the rest, drawn as it would be with them."""
     out = images.astype(np.float32)
     n, h, w = out.shape
     ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
@@ -29,7 +30,7 @@ def damage(images: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         out[i] = cv2.GaussianBlur(out[i], (0, 0), float(rng.uniform(0.5, 1.8)))
     glared = np.flatnonzero(rng.random(n) < GLARE_SHARE)
     twice = glared[rng.random(len(glared)) < 0.3]
-    for i in np.concatenate([glared, twice]):
+    for i in np.concatenate([glared, twice]) if highlights else ():
         out[i] += _glare(xs, ys, rng)
     for i in np.flatnonzero(rng.random(n) < 0.1):
         angle = rng.uniform(0, 2 * math.pi)

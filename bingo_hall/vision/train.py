@@ -82,6 +82,7 @@ from bingo_hall.vision.styles import (
     TRAINING,
     TRAINING_FONT_PACKAGES,
     StyleSet,
+    as_specified,
 )
 
 CHUNKS = 32  # the rendering is split into this many seeded chunks, whatever the workers
@@ -148,12 +149,15 @@ def render_calibration(
     workers: int,
     window: Weights | None = None,
     typefaces: str = OTHER_FAMILIES,
+    specified_exit: bool = False,
 ) -> list[Burst]:
     """The calibration bursts of a training run with this seed, in the typefaces the
-    networks are not fitted on, framed as the reader with the window network `window` frames
-    them."""
+    networks are not fitted on (at an exit built to a specification if told: `as_specified`),
+    framed as the reader with the window network `window` frames them."""
     seeds = np.random.SeedSequence(seed).generate_state(2)
     styles = calibration_styles(typefaces)
+    if specified_exit:
+        styles = as_specified(styles)
     with _pool(workers) as pool:
         jobs = [(s, c, burst, styles, window) for s, c in _jobs(int(seeds[1]), balls, CHUNKS)]
         return [b for part in pool.map(render_bursts, jobs) for b in part]
@@ -268,6 +272,14 @@ def main(argv: list[str] | None = None) -> int:
         help="fit on two thirds of the training typefaces and calibrate on the rest, or fit "
         "on all of them and calibrate on other families",
     )
+    parser.add_argument(
+        "--exit",
+        choices=("as-drawn", "specified"),
+        default="as-drawn",
+        help="calibrate for the training's conditions and damage, or for an exit built to a "
+        "lighting and camera specification (styles.as_specified; the damage without "
+        "highlights): a measurement, not the packaged model's calibration",
+    )
     parser.add_argument("--output", type=Path, default=MODEL_PATH, help="where to write the model")
     parser.add_argument("--cache", help="keep the rendered data in this file (development)")
     args = parser.parse_args(argv)
@@ -297,6 +309,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--fit-window: with --networks (a full training fits the window network)")
     if args.fit_readers and args.networks is None:
         parser.error("--fit-readers: with --networks (a full training fits the readers)")
+    if args.exit == "specified" and args.output.resolve() == MODEL_PATH.resolve():
+        parser.error("--exit specified: give --output; the packaged model is calibrated as drawn")
     if args.reader_hidden < 1:
         parser.error(f"--reader-hidden {args.reader_hidden}: at least one")
     started = time.perf_counter()
@@ -356,12 +370,21 @@ def finish(networks: LabelModel, args: argparse.Namespace, started: float) -> in
     """Render the calibration bursts as the networks frame them, calibrate the networks,
     write the model, say what was chosen."""
     networks = replace(networks, views=args.views)
+    specified = args.exit == "specified"
     bursts = render_calibration(
-        args.calibration, args.burst, args.seed, args.workers, networks.window, args.typefaces
+        args.calibration,
+        args.burst,
+        args.seed,
+        args.workers,
+        networks.window,
+        args.typefaces,
+        specified,
     )
     print(f"{len(bursts)} calibration balls ({time.perf_counter() - started:.0f} s)", flush=True)
     seeds = damage_seeds(args.seed, args.damage_seeds)
-    model, stats = calibrate(networks, bursts, seeds, not args.one_threshold, args.legible)
+    model, stats = calibrate(
+        networks, bursts, seeds, not args.one_threshold, args.legible, highlights=not specified
+    )
     for key, value in stats.items():
         print(f"  {key}: {value}")
     model.save(args.output)

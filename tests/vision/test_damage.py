@@ -130,3 +130,21 @@ def test_the_obscured_truth_rises_with_the_print_lost(
         assert target == 1.0
     more = obscured_target(np.array([min(1.0, lost + 0.05)]), np.array([0.0]), start, full)[0]
     assert more >= target
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_damage_without_highlights_never_lights_the_label(seed: int) -> None:
+    """An exit lit by a diffuse light box: the damage still spreads, blurs, fades and darkens
+    the print, but nothing on the label is brighter than its paper."""
+    labels = np.repeat(_print(4)[None], 200, axis=0).astype(np.uint8)
+    paper = float(labels[0].max())
+
+    def brightest(images: np.ndarray) -> np.ndarray:  # each label's brightest area, noise aside
+        return np.array([cv2.GaussianBlur(i.astype(np.float32), (0, 0), 3).max() for i in images])
+
+    without = damage(labels, np.random.default_rng(seed), highlights=False)
+    with_them = damage(labels, np.random.default_rng(seed))
+    assert brightest(without).max() <= paper + 8  # sensor noise, blurred
+    assert (brightest(with_them) > paper + 20).sum() >= 20  # 45 % of labels get a highlight
+    assert not np.array_equal(without, labels)  # the rest of the damage is still done

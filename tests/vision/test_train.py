@@ -121,6 +121,31 @@ def test_networks_are_calibrated_again_without_fitting(tmp_path: Path, capsys) -
     assert "fitted" not in capsys.readouterr().out
 
 
+def test_networks_are_calibrated_for_an_exit_built_to_a_specification(
+    tmp_path: Path, capsys
+) -> None:
+    """--exit specified: the calibration's balls drawn as at a specified exit, damaged
+    without highlights; the packaged model is never overwritten by it."""
+    packaged = MODEL_PATH.read_bytes()
+    with pytest.raises(SystemExit) as stop:
+        main(["--networks", str(MODEL_PATH), "--exit", "specified"])
+    assert stop.value.code == 2
+    assert "--exit specified: give --output" in capsys.readouterr().err
+    assert MODEL_PATH.read_bytes() == packaged
+    output = tmp_path / "specified.npz"
+    code = main(
+        [
+            *("--networks", str(MODEL_PATH), "--calibration", "12", "--damage-seeds", "1"),
+            *("--exit", "specified", "--output", str(output)),
+        ]
+    )
+    assert code == 0
+    specified = load_model(output)
+    for kept, read_back in zip(load_model(MODEL_PATH).readers, specified.readers, strict=True):
+        assert all(np.array_equal(kept[name], read_back[name]) for name in kept)
+    assert 0.99 <= specified.threshold < 1.0
+
+
 def test_a_window_network_is_fitted_for_a_models_networks(tmp_path: Path, capsys) -> None:
     """--networks with --fit-window keeps the model's orientation and reading networks and
     adds a window network fitted on freshly rendered labels, then calibrates the whole."""
