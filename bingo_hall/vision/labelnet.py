@@ -153,14 +153,25 @@ def forward(
     copies of its input, with no transposes between layers), then flattened in PyTorch's
     channels-first order for the hidden layer. `kernels` are the weights' `conv_kernels`,
     arranged once by a caller that runs the network often."""
+    x = hidden_layer(weights, arch, x, kernels)
+    return x @ weights["out.weight"].T + weights["out.bias"]
+
+
+def hidden_layer(
+    weights: Weights,
+    arch: Architecture,
+    x: np.ndarray,
+    kernels: Sequence[np.ndarray] | None = None,
+) -> np.ndarray:
+    """The network's hidden layer for inputs (N, 1, side, side): what its outputs are read
+    from (`forward`)."""
     if kernels is None:
         kernels = conv_kernels(weights, arch)
     x = x.transpose(0, 2, 3, 1)
     for i, kernel in enumerate(kernels):
         x = _pool(np.maximum(_conv3x3(x, kernel, weights[f"conv{i}.bias"]), 0))
     x = x.transpose(0, 3, 1, 2).reshape(len(x), -1)
-    x = np.maximum(x @ weights["hidden.weight"].T + weights["hidden.bias"], 0)
-    return x @ weights["out.weight"].T + weights["out.bias"]
+    return np.maximum(x @ weights["hidden.weight"].T + weights["hidden.bias"], 0)
 
 
 def conv_kernels(weights: Weights, arch: Architecture) -> tuple[np.ndarray, ...]:

@@ -36,6 +36,7 @@ from bingo_hall.vision.labelnet import (
     architecture_of,
     conv_kernels,
     forward,
+    hidden_layer,
     standardise,
     text_angles,
     upright,
@@ -114,6 +115,22 @@ class LabelModel:
 
         A label the networks take for upside down (the orientation network mistook the bar
         for the top) is turned round and read again; the way it looks more upright is kept."""
+        return self._read_upright(grey_patches)[0]
+
+    def features(self, grey_patches: list[np.ndarray]) -> np.ndarray:
+        """Each label as the reading networks see it, turned as `outputs` turns it: their
+        hidden layers side by side (first view), scaled to unit length. Two pictures of one
+        print lie close; a ball set's own prints can be told apart by them."""
+        x = _view_batch(grey_patches, self._read_upright(grey_patches)[1], VIEWS[0])
+        layers = [
+            hidden_layer(weights, self.reading_architecture, x, kernels)
+            for weights, kernels in zip(self.readers, self._reader_kernels, strict=True)
+        ]
+        joined = np.concatenate(layers, axis=1)
+        return joined / np.maximum(np.linalg.norm(joined, axis=1, keepdims=True), 1e-9)
+
+    def _read_upright(self, grey_patches: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """The outputs, and the angle each label was read at."""
         angles = text_angles(self.orientation, grey_patches, self._orientation_kernels)
         out = self._read(grey_patches, angles)
         doubtful = np.flatnonzero(out[:, UPSIDE_DOWN] > 0)
@@ -121,19 +138,14 @@ class LabelModel:
             again = self._read([grey_patches[i] for i in doubtful], angles[doubtful] + math.pi)
             better = again[:, UPSIDE_DOWN] < out[doubtful, UPSIDE_DOWN]
             out[doubtful[better]] = again[better]
-        return out
+            angles = angles.copy()
+            angles[doubtful[better]] += math.pi
+        return out, angles
 
     def _read(self, grey_patches: list[np.ndarray], angles: np.ndarray) -> np.ndarray:
         outputs = []
-        for turn, scale, along, across in VIEWS[: self.views]:
-            x = standardise(
-                np.stack(
-                    [
-                        _viewed(g, float(a) + math.radians(turn), scale, along, across)
-                        for g, a in zip(grey_patches, angles, strict=True)
-                    ]
-                )
-            )
+        for view in VIEWS[: self.views]:
+            x = _view_batch(grey_patches, angles, view)
             outputs += [
                 forward(weights, self.reading_architecture, x, kernels)
                 for weights, kernels in zip(self.readers, self._reader_kernels, strict=True)
@@ -181,6 +193,22 @@ class LabelModel:
             weights |= {f"window/{k}": v.astype(np.float16) for k, v in self.window.items()}
         settings = {k: np.float64(getattr(self, k)) for k in SETTINGS}
         np.savez_compressed(path, **weights, **settings, readers=np.int64(len(self.readers)))
+
+
+def _view_batch(
+    grey_patches: list[np.ndarray], angles: np.ndarray, view: tuple[float, float, float, float]
+) -> np.ndarray:
+    """The labels turned upright along their angles through one of the VIEWS, standardised:
+    the reading networks' input."""
+    turn, scale, along, across = view
+    return standardise(
+        np.stack(
+            [
+                _viewed(g, float(a) + math.radians(turn), scale, along, across)
+                for g, a in zip(grey_patches, angles, strict=True)
+            ]
+        )
+    )
 
 
 def _viewed(

@@ -244,3 +244,33 @@ def test_a_model_reads_through_its_views_and_keeps_their_number(tmp_path) -> Non
     # the views are read: the mixture's confidence moves with them
     confidences = [(three.read(f).confidence, one.read(f).confidence) for _, f in frames]
     assert any(a != b for a, b in confidences)
+
+
+def test_a_labels_features_turn_with_it_and_tell_one_print_from_another(
+    reader: BallReader,
+) -> None:
+    """`LabelModel.features`: the label as the reading networks see it once upright. A label
+    turned round is read at the angle turned round, so its features stay; two pictures of one
+    ball lie closer than pictures of a ball whose print looks like it (68 and 89, 18 and 13)."""
+    from bingo_hall.vision.locate import find_ball
+    from bingo_hall.vision.recognise import read_labels
+
+    camera = SimulatedCamera(seed=21)
+
+    def front_labels(number: int) -> list[np.ndarray]:
+        camera.present(number)
+        out = []
+        for frame in camera.frames(2):
+            ball = find_ball(frame)
+            assert ball is not None
+            out.append(read_labels(frame, ball, reader.model)[0])
+        return out
+
+    for number, lookalike in ((68, 89), (18, 13)):
+        first, second = front_labels(number)
+        (other, _) = front_labels(lookalike)
+        features = reader.model.features([first, second, other, np.rot90(first, 2).copy()])
+        assert features.shape[0] == 4
+        assert np.allclose(np.linalg.norm(features, axis=1), 1.0, atol=1e-5)
+        assert features[0] @ features[3] > 0.95  # the same label, upside down
+        assert features[0] @ features[1] > features[0] @ features[2]
