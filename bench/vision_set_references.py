@@ -118,7 +118,7 @@ def report(name: str, plays: list[Play]) -> None:
     rescued = sum(p.nearest == p.truth for p in doubted)
     right = [p.margin for p in plays if p.nearest == p.truth]
     wrong = sorted(p.margin for p in plays if p.nearest is not None and p.nearest != p.truth)
-    agree_wrong = [p for p in plays if p.guess == p.nearest and p.guess != p.truth]
+    agree_wrong = [p for p in plays if p.guess is not None and p.guess == p.nearest != p.truth]
     lowest_right = np.percentile(right, 1) if right else float("nan")
     print(
         f"{name:36s} {n} frames: networks' best guess right {guessed / n:7.2%}, "
