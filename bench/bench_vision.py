@@ -52,7 +52,7 @@ from bingo_hall.vision.camera import SimulatedCamera  # noqa: E402
 from bingo_hall.vision.model import EVIDENCE_NAMES, MODEL_PATH, Evidence  # noqa: E402
 from bingo_hall.vision.recognise import BallReader  # noqa: E402
 from bingo_hall.vision.render import Scene, draw_scene, sample_scene  # noqa: E402
-from bingo_hall.vision.styles import HELD_OUT, TRAINING, StyleSet, as_specified  # noqa: E402
+from bingo_hall.vision.styles import EXITS, HELD_OUT, TRAINING, StyleSet, at_exit  # noqa: E402
 
 SEED = 90_2026_11_22
 
@@ -80,16 +80,14 @@ def main() -> int:
     parser.add_argument("--frames", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--styles", choices=["held_out", "training"], default="held_out")
-    parser.add_argument("--exit", choices=["as-drawn", "specified"], default="as-drawn")
+    parser.add_argument("--exit", choices=EXITS, default=EXITS[0])
     parser.add_argument("--bursts", type=int, default=1_000, help="balls read as three frames")
     parser.add_argument("--model", type=Path, default=MODEL_PATH, help="default: the packaged one")
     args = parser.parse_args()
     if not args.model.is_file():
         parser.error(f"--model {args.model}: no such model file")
     cv2.setNumThreads(1)
-    style_set = HELD_OUT if args.styles == "held_out" else TRAINING
-    if args.exit == "specified":
-        style_set = as_specified(style_set)
+    style_set = at_exit(HELD_OUT if args.styles == "held_out" else TRAINING, args.exit)
     fonts = ", ".join(f.name for f in style_set.usable_fonts())
     print(f"seed {args.seed}; {args.frames} frames; styles {style_set.name} ({fonts})")
     reader = BallReader(args.model)

@@ -53,7 +53,7 @@ from bench_vision import SEED, scenes  # noqa: E402
 from bingo_hall.vision.locate import find_ball  # noqa: E402
 from bingo_hall.vision.recognise import BallReader, read_labels  # noqa: E402
 from bingo_hall.vision.render import PRINTS, Scene, draw_scene  # noqa: E402
-from bingo_hall.vision.styles import HELD_OUT, as_specified  # noqa: E402
+from bingo_hall.vision.styles import EXITS, HELD_OUT, at_exit  # noqa: E402
 
 CLEAN_CAMERA = dict(
     glare=(), blur=0.0, motion=0.0, noise=0.0, jpeg=95, cast=(1.0, 1.0, 1.0), gamma=1.0, gain=1.0
@@ -93,7 +93,7 @@ def main() -> int:
     parser.add_argument("--frames", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--out", type=Path, help="write the missed balls and a JSONL here")
-    parser.add_argument("--exit", choices=["as-drawn", "specified"], default="as-drawn")
+    parser.add_argument("--exit", choices=EXITS, default=EXITS[0])
     parser.add_argument("--sheet", type=Path, help="the frames guessed wrong, as one picture")
     parser.add_argument(
         "--sheet-below",
@@ -109,7 +109,7 @@ def main() -> int:
     wrong_guesses: list[np.ndarray] = []
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
-    style_set = as_specified(HELD_OUT) if args.exit == "specified" else HELD_OUT
+    style_set = at_exit(HELD_OUT, args.exit)
     for i, (truth, scene, frame) in enumerate(scenes(args.frames, args.seed, style_set)):
         reading = reader.read(frame)
         if reading.number == truth:

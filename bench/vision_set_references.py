@@ -41,7 +41,7 @@ from vision_commissioning import FAMILIES, ball_set  # noqa: E402
 from bingo_hall.vision.camera import SimulatedCamera  # noqa: E402
 from bingo_hall.vision.locate import find_ball  # noqa: E402
 from bingo_hall.vision.recognise import BallReader, read_labels  # noqa: E402
-from bingo_hall.vision.styles import StyleSet, as_specified  # noqa: E402
+from bingo_hall.vision.styles import EXITS, at_exit  # noqa: E402
 
 SEED = 20261129
 SURE = 0.99
@@ -85,12 +85,10 @@ def nearest(features: np.ndarray, references: np.ndarray, balls: np.ndarray) -> 
     return int(first), float(best[first] - best[second])
 
 
-def run_set(job: tuple[str, int, int, int, bool]) -> tuple[str, list[Play]]:
-    family, index, showings, play, specified = job
+def run_set(job: tuple[str, int, int, int, str]) -> tuple[str, list[Play]]:
+    family, index, showings, play, exit_name = job
     cv2.setNumThreads(1)
-    styles: StyleSet = ball_set(family, index)
-    if specified:
-        styles = as_specified(styles)
+    styles = at_exit(ball_set(family, index), exit_name)
     reader = BallReader()
     references, balls = commission(
         reader, SimulatedCamera(SEED + index, style_set=styles), showings
@@ -153,10 +151,10 @@ def main() -> None:
     parser.add_argument("--sets", type=parse_sets, default=parse_sets("held-out:all,check:3"))
     parser.add_argument("--play", type=int, default=600, help="frames read on each set")
     parser.add_argument("--showings", type=int, default=2, help="showings of each ball")
-    parser.add_argument("--exit", choices=["as-drawn", "specified"], default="as-drawn")
+    parser.add_argument("--exit", choices=EXITS, default=EXITS[0])
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     args = parser.parse_args()
-    jobs = [(f, i, args.showings, args.play, args.exit == "specified") for f, i in args.sets]
+    jobs = [(f, i, args.showings, args.play, args.exit) for f, i in args.sets]
     print(f"{len(jobs)} sets, {args.showings} showings of each ball, {args.play} frames each")
     everything: list[Play] = []
     with ProcessPoolExecutor(args.workers) as pool:

@@ -339,12 +339,12 @@ def obscured(style_set: StyleSet) -> StyleSet:
 
 def as_specified(style_set: StyleSet) -> StyleSet:
     """The same balls at an exit built to a lighting and camera specification: a diffuse
-     light box (no point light reflected in the ball, the key light's highlight weak), the
-    , the camera focused on the cup and shooting the ball at rest, a clean stream.
+    light box (no point light reflected in the ball, the key light's highlight weak), the
+    camera focused on the cup and shooting the ball at rest, a clean stream.
 
-     Everything the hall does not control stays as drawn: typefaces, ball colours, inks, the
-     print's ink spread, the ball's pose and place, white balance, gain, the camera's view.
-     A measurement of what such an exit would read, not the benchmark's conditions."""
+    Everything the hall does not control stays as drawn: typefaces, ball colours, inks, the
+    print's ink spread, the ball's pose and place, white balance, gain, the camera's view.
+    A measurement of what such an exit would read, not the benchmark's conditions."""
     return replace(
         style_set,
         name=f"{style_set.name}+specified",
@@ -358,3 +358,13 @@ def as_specified(style_set: StyleSet) -> StyleSet:
             jpeg=Span(75.0, 95.0),
         ),
     )
+
+
+EXITS = ("as-drawn", "specified")  # the exits a measurement may draw the balls at
+
+
+def at_exit(style_set: StyleSet, exit_name: str) -> StyleSet:
+    """The style set as drawn, or at an exit built to the specification (`as_specified`)."""
+    if exit_name not in EXITS:
+        raise ValueError(f"unknown exit {exit_name!r}: one of {', '.join(EXITS)}")
+    return as_specified(style_set) if exit_name == "specified" else style_set

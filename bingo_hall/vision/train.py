@@ -79,10 +79,11 @@ from bingo_hall.vision.model import MODEL_PATH, VIEWS, LabelModel, load_model
 from bingo_hall.vision.styles import (
     CALIBRATION,
     CHECK,
+    EXITS,
     TRAINING,
     TRAINING_FONT_PACKAGES,
     StyleSet,
-    as_specified,
+    at_exit,
 )
 
 CHUNKS = 32  # the rendering is split into this many seeded chunks, whatever the workers
@@ -149,15 +150,13 @@ def render_calibration(
     workers: int,
     window: Weights | None = None,
     typefaces: str = OTHER_FAMILIES,
-    specified_exit: bool = False,
+    exit_name: str = EXITS[0],
 ) -> list[Burst]:
     """The calibration bursts of a training run with this seed, in the typefaces the
-    networks are not fitted on (at an exit built to a specification if told: `as_specified`),
-    framed as the reader with the window network `window` frames them."""
+    networks are not fitted on, at the exit named (`styles.at_exit`), framed as the reader
+    with the window network `window` frames them."""
     seeds = np.random.SeedSequence(seed).generate_state(2)
-    styles = calibration_styles(typefaces)
-    if specified_exit:
-        styles = as_specified(styles)
+    styles = at_exit(calibration_styles(typefaces), exit_name)
     with _pool(workers) as pool:
         jobs = [(s, c, burst, styles, window) for s, c in _jobs(int(seeds[1]), balls, CHUNKS)]
         return [b for part in pool.map(render_bursts, jobs) for b in part]
@@ -274,8 +273,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--exit",
-        choices=("as-drawn", "specified"),
-        default="as-drawn",
+        choices=EXITS,
+        default=EXITS[0],
         help="calibrate for the training's conditions and damage, or for an exit built to a "
         "lighting and camera specification (styles.as_specified; the damage without "
         "highlights): a measurement, not the packaged model's calibration",
@@ -370,7 +369,6 @@ def finish(networks: LabelModel, args: argparse.Namespace, started: float) -> in
     """Render the calibration bursts as the networks frame them, calibrate the networks,
     write the model, say what was chosen."""
     networks = replace(networks, views=args.views)
-    specified = args.exit == "specified"
     bursts = render_calibration(
         args.calibration,
         args.burst,
@@ -378,12 +376,17 @@ def finish(networks: LabelModel, args: argparse.Namespace, started: float) -> in
         args.workers,
         networks.window,
         args.typefaces,
-        specified,
+        args.exit,
     )
     print(f"{len(bursts)} calibration balls ({time.perf_counter() - started:.0f} s)", flush=True)
     seeds = damage_seeds(args.seed, args.damage_seeds)
     model, stats = calibrate(
-        networks, bursts, seeds, not args.one_threshold, args.legible, highlights=not specified
+        networks,
+        bursts,
+        seeds,
+        not args.one_threshold,
+        args.legible,
+        highlights=args.exit != "specified",
     )
     for key, value in stats.items():
         print(f"  {key}: {value}")
