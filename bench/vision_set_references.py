@@ -4,7 +4,8 @@ Each chosen typeface is made a simulated ball set (`vision_commissioning.ball_se
 typeface, one ball colour, the held-out conditions; with `--exit specified` as at an exit built
 to a lighting and camera specification) and its commissioning is simulated: every ball shown
 `--showings` times, three frames a showing, the most frontal label of each frame kept as a
-reference of its ball (`LabelModel.features`: the reading networks' hidden layers). Then
+reference of its ball (`--references kept`: only the frame the hub keeps of a showing, the
+last, as the JPEG it stores) (`LabelModel.features`: the reading networks' hidden layers). Then
 `--play` single frames of other balls of the same set are read by the networks
 (`BallReader.read`, every ball possible) and matched to the nearest reference (the cosine of
 the features; the margin is the nearest ball's similarity less the next ball's).
@@ -13,19 +14,22 @@ Prints for each set: the networks' best guess right, right at 0.99 or more; the 
 reference right; of the frames the networks doubt (best guess wrong or under 0.99), how many
 the nearest reference gets right; the margins of right and of wrong matches; the frames on
 which the networks and the nearest reference agree on a wrong number. A measurement of an
-idea, not of the reader: nothing here is in the hub. Not timed.
+idea, not of the reader: nothing here is in the hub. Not timed. `--records FILE` writes every
+frame read as a JSON line, for `vision_set_rule.py`.
 
 Usage: python bench/vision_set_references.py [--sets held-out:all,check:3] [--play N]
-    [--showings N] [--exit as-drawn|specified] [--workers N]
+    [--showings N] [--references every|kept] [--exit as-drawn|specified] [--workers N]
+    [--records FILE]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -38,6 +42,7 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 from vision_commissioning import FAMILIES, ball_set  # noqa: E402
 
+from bingo_hall.hub.ball_check import encode_jpeg  # noqa: E402
 from bingo_hall.vision.camera import SimulatedCamera  # noqa: E402
 from bingo_hall.vision.locate import find_ball  # noqa: E402
 from bingo_hall.vision.recognise import BallReader, read_labels  # noqa: E402
@@ -45,6 +50,7 @@ from bingo_hall.vision.styles import EXITS, at_exit  # noqa: E402
 
 SEED = 20261129
 SURE = 0.99
+REFERENCES = ("every", "kept")
 
 
 @dataclass(frozen=True)
@@ -52,6 +58,7 @@ class Play:
     truth: int
     guess: int | None  # the networks' best guess
     confidence: float
+    accepted: bool  # the networks' guess passes the model's own threshold
     nearest: int | None  # the ball of the nearest reference (None: no label found)
     margin: float
 
@@ -63,13 +70,19 @@ def front_features(reader: BallReader, frame: np.ndarray) -> np.ndarray | None:
     return reader.model.features(labels[:1])[0] if labels else None
 
 
-def commission(reader: BallReader, camera: SimulatedCamera, showings: int):
-    """The set's references: one row of features per frame shown, and the ball of each."""
+def as_kept(frame: np.ndarray) -> np.ndarray:
+    """The frame as the hub's frame store gives it back."""
+    return cv2.imdecode(np.frombuffer(encode_jpeg(frame), np.uint8), cv2.IMREAD_COLOR)
+
+
+def commission(reader: BallReader, camera: SimulatedCamera, showings: int, references: str):
+    """The set's references: one row of features per frame kept, and the ball of each."""
     rows, balls = [], []
     for _ in range(showings):
         for number in range(1, 91):
             camera.present(number)
-            for frame in camera.frames(3):
+            frames = camera.frames(3)
+            for frame in frames if references == "every" else [as_kept(frames[-1])]:
                 features = front_features(reader, frame)
                 if features is not None:
                     rows.append(features)
@@ -85,13 +98,13 @@ def nearest(features: np.ndarray, references: np.ndarray, balls: np.ndarray) -> 
     return int(first), float(best[first] - best[second])
 
 
-def run_set(job: tuple[str, int, int, int, str]) -> tuple[str, list[Play]]:
-    family, index, showings, play, exit_name = job
+def run_set(job: tuple[str, int, int, int, str, str]) -> tuple[str, list[Play]]:
+    family, index, showings, play, exit_name, kept = job
     cv2.setNumThreads(1)
     styles = at_exit(ball_set(family, index), exit_name)
     reader = BallReader()
     references, balls = commission(
-        reader, SimulatedCamera(SEED + index, style_set=styles), showings
+        reader, SimulatedCamera(SEED + index, style_set=styles), showings, kept
     )
     camera = SimulatedCamera(SEED + 500 + index, style_set=styles)
     rng = np.random.default_rng(SEED + 900 + index)
@@ -103,7 +116,8 @@ def run_set(job: tuple[str, int, int, int, str]) -> tuple[str, list[Play]]:
         reading = reader.read(frame)
         features = front_features(reader, frame)
         match, margin = (None, 0.0) if features is None else nearest(features, references, balls)
-        plays.append(Play(truth, reading.guess, reading.confidence, match, margin))
+        accepted = reading.number is not None
+        plays.append(Play(truth, reading.guess, reading.confidence, accepted, match, margin))
     return f"{family} {styles.fonts[0].name}", plays
 
 
@@ -151,16 +165,26 @@ def main() -> None:
     parser.add_argument("--sets", type=parse_sets, default=parse_sets("held-out:all,check:3"))
     parser.add_argument("--play", type=int, default=600, help="frames read on each set")
     parser.add_argument("--showings", type=int, default=2, help="showings of each ball")
+    parser.add_argument("--references", choices=REFERENCES, default=REFERENCES[0])
     parser.add_argument("--exit", choices=EXITS, default=EXITS[0])
+    parser.add_argument("--records", type=Path, help="write every frame read here (JSON lines)")
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     args = parser.parse_args()
-    jobs = [(f, i, args.showings, args.play, args.exit) for f, i in args.sets]
-    print(f"{len(jobs)} sets, {args.showings} showings of each ball, {args.play} frames each")
+    jobs = [(f, i, args.showings, args.play, args.exit, args.references) for f, i in args.sets]
+    print(
+        f"{len(jobs)} sets at the {args.exit} exit, {args.showings} showings of each ball "
+        f"({args.references} frames as references), {args.play} frames each"
+    )
     everything: list[Play] = []
+    records = args.records.open("w") if args.records else None
     with ProcessPoolExecutor(args.workers) as pool:
         for name, plays in pool.map(run_set, jobs):
             report(name, plays)
             everything += plays
+            for play in plays if records else []:
+                records.write(json.dumps({"set": name, **asdict(play)}) + "\n")
+    if records:
+        records.close()
     report("all sets", everything)
 
 

@@ -302,7 +302,7 @@ class Demo:
         if index == BLOWER_GAME and ordinal == MISKEYED_BALL:
             called = next(n for n in range(90, 0, -1) if n != ball and n not in game.calls)
         remaining = [n for n in range(1, 91) if n not in game.calls]
-        check = self.ball_check.check(called, remaining)
+        check = self.ball_check.check(called, remaining, self.state.camera_references)
         return call_command(called, source, check, self.state.camera_may_confirm)
 
     def _resolve_hold(self, game: Game) -> tuple[float, str, c.Command]:

@@ -248,6 +248,9 @@ def _reading_text(camera: Json) -> str:
         guess = f", quizá {camera['guess']}" if camera["guess"] is not None else ""
         seen = f"{NO_READING[camera['reason']]}{guess}"
     confidence = confidence_text(camera["confidence"])
+    if camera.get("set_margin") is not None:
+        margin = f"{camera['set_margin']:.3f}".replace(".", ",")
+        confidence += f"; reconocida por las bolas del juego en su prueba, margen {margin}"
     frame = f"; fotograma {camera['frame'][:16]}…" if camera["frame"] else "; sin fotograma"
     return f"{seen} (confianza {confidence}){frame}"
 

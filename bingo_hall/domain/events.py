@@ -151,7 +151,9 @@ class CameraCheck(BaseModel):
     """What the CCTV camera on the ball exit read (spec §4): kept with the ball for the acta.
 
     `reading` is set only when the reading passed the acceptance threshold; `guess` is the best
-    candidate; `frame` is the SHA-256 of the JPEG frame kept in the store.
+    candidate; `frame` is the SHA-256 of the JPEG frame kept in the store; `set_margin`, when
+    the reading was accepted below the networks' own threshold on the ball set's prints kept
+    at its commissioning, the margin by which they chose it.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -160,6 +162,7 @@ class CameraCheck(BaseModel):
     confidence: float = Field(ge=0.0, le=1.0)
     reason: Literal["no_ball", "unsure", "unreadable"] | None
     frame: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    set_margin: float | None = Field(default=None, ge=0.0, le=2.0)
 
 
 class BallShowing(BaseModel):

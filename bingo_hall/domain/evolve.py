@@ -120,7 +120,14 @@ def _(state: HallState, ev: e.BallShowingsDiscarded, time: datetime) -> HallStat
 
 @_applies(e.BallSetCommissioned)
 def _(state: HallState, ev: e.BallSetCommissioned, time: datetime) -> HallState:
-    ball_set = replace(state.ball_sets[ev.ball_set_id], camera_fit=ev.fit)
+    references = tuple(
+        (showing.number, showing.camera.frame)
+        for showing in ev.showings
+        if ev.fit and showing.camera.frame is not None
+    )
+    ball_set = replace(
+        state.ball_sets[ev.ball_set_id], camera_fit=ev.fit, camera_references=references
+    )
     return replace(
         state,
         ball_sets={**state.ball_sets, ev.ball_set_id: ball_set},

@@ -23,6 +23,9 @@ class BallSet:
     games: int = 0
     retired: bool = False
     camera_fit: bool | None = None  # the last commissioning's verdict; None: never commissioned
+    # (ball, frame hash) of each showing of the last commissioning, when it passed: the set's
+    # own prints, the references the camera reads its balls against (`vision.set_references`)
+    camera_references: tuple[tuple[int, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +145,13 @@ class HallState:
         """The set in service passed its camera commissioning: the camera may confirm calls."""
         in_service = self.ball_sets.get(self.ball_set_in_service or "")
         return in_service is not None and in_service.camera_fit is True
+
+    @property
+    def camera_references(self) -> tuple[tuple[int, str], ...]:
+        """The frames of the passed commissioning of the set in service; () when it has none."""
+        if not self.camera_may_confirm:
+            return ()
+        return self.ball_sets[self.ball_set_in_service or ""].camera_references
 
     def require_profile(self) -> RuleProfile:
         assert self.profile is not None, "a session is open whenever a profile is needed"

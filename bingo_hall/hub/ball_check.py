@@ -2,12 +2,15 @@
 call is announced only if the reading agrees; otherwise the game holds for the Jefe de Mesa.
 
 The frames are read and fused by the vision package; the last frame is kept in the store (as
-JPEG, under its SHA-256) before the event that names it is appended.
+JPEG, under its SHA-256) before the event that names it is appended. On a set whose
+commissioning passed, the frames it kept are the set's own prints, against which the camera
+also reads (`vision.set_references`); they are made into references once per set.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+import threading
+from collections.abc import Callable, Collection, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -22,6 +25,9 @@ from bingo_hall.store.frames import FrameStore
 if TYPE_CHECKING:
     from bingo_hall.vision.camera import Camera
     from bingo_hall.vision.recognise import BallReader
+    from bingo_hall.vision.set_references import SetReferences
+
+KeptFrames = tuple[tuple[int, str], ...]  # (ball, frame hash) of each showing of a set
 
 JPEG_QUALITY = 85
 
@@ -51,13 +57,19 @@ class BallCheck:
         self.frames_per_ball = frames_per_ball
         self.stage = stage  # a simulated exit: shows the called ball to the simulated camera
         self.clock = clock
+        self._references: dict[KeptFrames, SetReferences] = {}
+        self._references_lock = threading.Lock()
 
-    def check(self, called: int, remaining: Collection[int]) -> CameraCheck:
-        """Read the ball at the exit; `remaining` are the balls still in the machine."""
+    def check(
+        self, called: int, remaining: Collection[int], kept: Sequence[tuple[int, str]] = ()
+    ) -> CameraCheck:
+        """Read the ball at the exit; `remaining` are the balls still in the machine, `kept` the
+        frames of the set's passed commissioning (none: the networks alone decide)."""
+        references = self.references(kept) if kept else None
         if self.stage is not None:
             self.stage(called)
         shots = self.camera.frames(self.frames_per_ball)
-        reading = self.reader.read_frames(shots, candidates=remaining)
+        reading = self.reader.read_frames(shots, candidates=remaining, references=references)
         digest = None
         usable = [shot for shot in shots if shot is not None and shot.size]
         if usable:
@@ -68,7 +80,30 @@ class BallCheck:
             confidence=round(reading.confidence, 6),
             reason=reading.reason,
             frame=digest,
+            set_margin=None if reading.set_margin is None else round(reading.set_margin, 6),
         )
+
+    def references(self, kept: Sequence[tuple[int, str]]) -> SetReferences:
+        """The set's references, from the frames its commissioning kept; made once, and kept
+        for the set last asked for (a hall plays one set at a time)."""
+        from bingo_hall.vision.set_references import set_references
+
+        key = tuple(kept)
+        with self._references_lock:
+            references = self._references.get(key)
+            if references is None:
+                references = set_references(
+                    (ball, self.reader.front_features(self._kept_frame(digest)))
+                    for ball, digest in key
+                )
+                self._references = {key: references}
+        return references
+
+    def _kept_frame(self, digest: str) -> np.ndarray | None:
+        jpeg = self.frames.get(digest)
+        if jpeg is None:
+            return None
+        return cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
 
 
 def call_command(

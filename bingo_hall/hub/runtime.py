@@ -75,6 +75,7 @@ class HubRuntime:
         self.ball_check = ball_check
         self.fanout = Fanout(service.log, service.hall_id, display_delay)
         self._lock = asyncio.Lock()
+        self._preparing: asyncio.Task | None = None
 
     @property
     def showings(self) -> ShowingsInProgress | None:
@@ -87,6 +88,16 @@ class HubRuntime:
         self.service.subscribe(
             lambda envelope: loop.call_soon_threadsafe(self.fanout.publish, envelope)
         )
+        self._prepare_references()
+
+    def _prepare_references(self) -> None:
+        """Make the references of the set in service from its kept frames now, in a worker
+        thread, rather than while the first ball of its next game waits."""
+        kept = self.service.state.camera_references
+        if self.ball_check is not None and kept:
+            self._preparing = asyncio.create_task(
+                asyncio.to_thread(self.ball_check.references, kept)
+            )
 
     async def execute(self, principal: Principal, name: str, args: dict[str, Any]) -> dict:
         """Run one command for a principal; its events are durable when this returns."""
@@ -116,6 +127,8 @@ class HubRuntime:
                 if name == "call_claim" and principal.kind == "device":
                     self._check_owner(principal, command)
             envelopes = await self._run(command, principal)
+        if name in ("commission_ball_set", "change_ball_set"):
+            self._prepare_references()
         return {"events": _listed(envelopes)}
 
     async def _run(self, command: Command, principal: Principal) -> list[EventEnvelope]:
@@ -179,7 +192,9 @@ class HubRuntime:
         ):
             return command  # the rules refuse it with the reason, or there is no camera
         remaining = [ball for ball in range(1, 91) if ball not in calls]
-        check = await asyncio.to_thread(self.ball_check.check, command.number, remaining)
+        check = await asyncio.to_thread(
+            self.ball_check.check, command.number, remaining, state.camera_references
+        )
         return call_command(command.number, command.source, check, state.camera_may_confirm)
 
     async def _commission(self, args: dict[str, Any]) -> Command:

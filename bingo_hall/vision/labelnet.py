@@ -153,8 +153,12 @@ def forward(
     copies of its input, with no transposes between layers), then flattened in PyTorch's
     channels-first order for the hidden layer. `kernels` are the weights' `conv_kernels`,
     arranged once by a caller that runs the network often."""
-    x = hidden_layer(weights, arch, x, kernels)
-    return x @ weights["out.weight"].T + weights["out.bias"]
+    return output_layer(weights, hidden_layer(weights, arch, x, kernels))
+
+
+def output_layer(weights: Weights, hidden: np.ndarray) -> np.ndarray:
+    """The network's outputs from its hidden layer (`hidden_layer`)."""
+    return hidden @ weights["out.weight"].T + weights["out.bias"]
 
 
 def hidden_layer(

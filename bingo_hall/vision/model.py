@@ -35,8 +35,8 @@ from bingo_hall.vision.labelnet import (
     Weights,
     architecture_of,
     conv_kernels,
-    forward,
     hidden_layer,
+    output_layer,
     standardise,
     text_angles,
     upright,
@@ -121,36 +121,43 @@ class LabelModel:
         """Each label as the reading networks see it, turned as `outputs` turns it: their
         hidden layers side by side (first view), scaled to unit length. Two pictures of one
         print lie close; a ball set's own prints can be told apart by them."""
-        x = _view_batch(grey_patches, self._read_upright(grey_patches)[1], VIEWS[0])
-        layers = [
-            hidden_layer(weights, self.reading_architecture, x, kernels)
-            for weights, kernels in zip(self.readers, self._reader_kernels, strict=True)
-        ]
-        joined = np.concatenate(layers, axis=1)
-        return joined / np.maximum(np.linalg.norm(joined, axis=1, keepdims=True), 1e-9)
+        return self._read_upright(grey_patches)[1]
+
+    def outputs_and_features(self, grey_patches: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """`outputs` and `features` of the labels, from one pass of the networks."""
+        return self._read_upright(grey_patches)
 
     def _read_upright(self, grey_patches: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-        """The outputs, and the angle each label was read at."""
+        """The outputs and the features, each label read at the angle it looks upright at."""
         angles = text_angles(self.orientation, grey_patches, self._orientation_kernels)
-        out = self._read(grey_patches, angles)
+        out, features = self._read(grey_patches, angles)
         doubtful = np.flatnonzero(out[:, UPSIDE_DOWN] > 0)
         if len(doubtful):
-            again = self._read([grey_patches[i] for i in doubtful], angles[doubtful] + math.pi)
+            again, again_features = self._read(
+                [grey_patches[i] for i in doubtful], angles[doubtful] + math.pi
+            )
             better = again[:, UPSIDE_DOWN] < out[doubtful, UPSIDE_DOWN]
             out[doubtful[better]] = again[better]
-            angles = angles.copy()
-            angles[doubtful[better]] += math.pi
-        return out, angles
+            features[doubtful[better]] = again_features[better]
+        return out, features
 
-    def _read(self, grey_patches: list[np.ndarray], angles: np.ndarray) -> np.ndarray:
-        outputs = []
+    def _read(
+        self, grey_patches: list[np.ndarray], angles: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The networks' mixed outputs over the model's views, and the first view's features."""
+        outputs, features = [], None
         for view in VIEWS[: self.views]:
             x = _view_batch(grey_patches, angles, view)
-            outputs += [
-                forward(weights, self.reading_architecture, x, kernels)
+            hidden = [
+                hidden_layer(weights, self.reading_architecture, x, kernels)
                 for weights, kernels in zip(self.readers, self._reader_kernels, strict=True)
             ]
-        return mixture(outputs)
+            outputs += [output_layer(w, h) for w, h in zip(self.readers, hidden, strict=True)]
+            if features is None:
+                joined = np.concatenate(hidden, axis=1)
+                features = joined / np.maximum(np.linalg.norm(joined, axis=1, keepdims=True), 1e-9)
+        assert features is not None, "a model reads at least one view"
+        return mixture(outputs), features
 
     @cached_property
     def _orientation_kernels(self) -> tuple[np.ndarray, ...]:

@@ -15,12 +15,15 @@ class Reading:
     `number` is set only when the reading passes the acceptance threshold; otherwise `reason`
     says why not and `guess` holds the best candidate, if there is one. `confidence` is the
     calibrated probability that `guess` is the ball's number (0.0 when there is no guess).
+    `set_margin` is set when the number was accepted on the ball set's own references
+    (`set_references`), below the networks' own threshold: the references' margin.
     """
 
     number: int | None
     confidence: float
     guess: int | None
     reason: NoNumberReason | None
+    set_margin: float | None = None
 
     def to_json(self) -> dict[str, object]:
         return {

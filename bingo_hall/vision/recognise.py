@@ -44,6 +44,7 @@ from bingo_hall.vision.model import (
 )
 from bingo_hall.vision.prints import ball_crop
 from bingo_hall.vision.reading import Reading
+from bingo_hall.vision.set_references import SetReferences
 
 LABELS_PER_FRAME = 2
 MIN_SIDE = 48  # pixels: a smaller frame cannot hold a readable ball
@@ -68,6 +69,7 @@ class FrameEvidence:
     reason: str | None  # "unreadable" (no usable frame), "no_ball", "unsure" (no print read)
     ball: bool
     label_scores: np.ndarray | None = None  # one row per label, read alone
+    front_features: np.ndarray | None = None  # the most frontal label's (`LabelModel.features`)
 
     def agreeing_labels(self, number_index: int) -> int:
         if self.label_scores is None:
@@ -107,11 +109,16 @@ def read_labels(image: np.ndarray, ball: Circle, model: LabelModel) -> list[np.n
 def evidence_from_labels(model: LabelModel, labels: Sequence[np.ndarray]) -> FrameEvidence:
     if not labels:  # a ball, but no label could be found on it
         return FrameEvidence(None, "unsure", ball=True)
-    scores = number_log_likelihoods(
-        model.outputs(list(labels)), model.temperature, model.obscured_shift
-    )
+    outputs, features = model.outputs_and_features(list(labels))
+    scores = number_log_likelihoods(outputs, model.temperature, model.obscured_shift)
     total = scores.sum(axis=0) / len(labels) ** model.label_fusion
-    return FrameEvidence(log_normalise(total), None, ball=True, label_scores=log_normalise(scores))
+    return FrameEvidence(
+        log_normalise(total),
+        None,
+        ball=True,
+        label_scores=log_normalise(scores),
+        front_features=features[0],
+    )
 
 
 class BallReader:
@@ -130,16 +137,32 @@ class BallReader:
             return FrameEvidence(None, "no_ball", ball=False)
         return evidence_from_labels(self.model, read_labels(image, ball, self.model))
 
-    def read(self, frame: np.ndarray, candidates: Collection[int] | None = None) -> Reading:
-        return self.decide([self.evidence(frame)], candidates)
+    def read(
+        self,
+        frame: np.ndarray,
+        candidates: Collection[int] | None = None,
+        references: SetReferences | None = None,
+    ) -> Reading:
+        return self.decide([self.evidence(frame)], candidates, references)
 
     def read_frames(
-        self, frames: Sequence[np.ndarray], candidates: Collection[int] | None = None
+        self,
+        frames: Sequence[np.ndarray],
+        candidates: Collection[int] | None = None,
+        references: SetReferences | None = None,
     ) -> Reading:
-        return self.decide([self.evidence(frame) for frame in frames], candidates)
+        return self.decide([self.evidence(frame) for frame in frames], candidates, references)
+
+    def front_features(self, frame: object) -> np.ndarray | None:
+        """The features of the frame's most frontal print, or None when it shows none: what a
+        set's references are made of (`set_references`)."""
+        return self.evidence(frame).front_features
 
     def decide(
-        self, evidence: Sequence[FrameEvidence], candidates: Collection[int] | None = None
+        self,
+        evidence: Sequence[FrameEvidence],
+        candidates: Collection[int] | None = None,
+        references: SetReferences | None = None,
     ) -> Reading:
         allowed = _allowed(candidates)
         scored = [e.scores for e in evidence if e.scores is not None]
@@ -159,6 +182,13 @@ class BallReader:
         strongest = max(e.evidence_for(best) for e in evidence)
         if confidence >= self.model.threshold_for(strongest):
             return Reading(best + 1, confidence, best + 1, None)
+        if references is not None:
+            match = references.match(
+                [e.front_features for e in evidence if e.front_features is not None]
+            )
+            if references.corroborates(best + 1, confidence, match):
+                assert match is not None
+                return Reading(best + 1, confidence, best + 1, None, set_margin=match.margin)
         return Reading(None, confidence, best + 1, "unsure")
 
 

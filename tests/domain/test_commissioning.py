@@ -143,6 +143,29 @@ def test_the_last_commissioning_decides():
     assert not hall.state.camera_may_confirm
 
 
+def with_frames(showings: tuple) -> tuple:
+    """The showings as the hub makes them: each names the frame it kept."""
+    return tuple(
+        s.model_copy(update={"camera": s.camera.model_copy(update={"frame": f"{i:064x}"})})
+        for i, s in enumerate(showings)
+    )
+
+
+def test_the_frames_of_the_last_commissioning_passed_are_the_sets_references():
+    """The camera reads a set against its own prints only while its last commissioning passed;
+    replaying the log rebuilds them."""
+    hall = ready().commissioned(with_frames(READ_RIGHT + READ_RIGHT[:3]))
+    kept = hall.state.ball_sets["JB-1"].camera_references
+    assert len(kept) == 93 and kept[0] == (1, f"{0:064x}") and kept[92] == (3, f"{92:064x}")
+    assert hall.state.camera_references == kept
+    assert replay(hall.log).camera_references == kept
+    hall.commissioned(with_frames(with_changes({81: shown(81, 84)})))
+    assert hall.state.ball_sets["JB-1"].camera_references == ()
+    assert hall.state.camera_references == ()
+    hall.commissioned(READ_RIGHT)  # showings without frames give no references
+    assert hall.state.camera_may_confirm and hall.state.camera_references == ()
+
+
 OUTCOMES = st.sampled_from(["right", "unsure", "doubtful_wrong", "near_miss", "misread"])
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import urllib.request
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -17,6 +18,8 @@ from bingo_hall.hub.ball_check import BallCheck
 from bingo_hall.store.frames import FrameStore
 from bingo_hall.vision.camera import SimulatedCamera
 from bingo_hall.vision.recognise import BallReader
+from bingo_hall.vision.set_references import CONFIDENCE_FLOOR, MARGIN_FLOOR
+from bingo_hall.vision.styles import HELD_OUT
 from support.hub import (
     PASSWORD,
     Client,
@@ -111,6 +114,56 @@ def test_a_ball_the_camera_confirms_is_announced_with_its_frame(store):
             for bad in ("0" * 64, "not-a-hash", "../hall"):
                 status, _, _ = await asyncio.to_thread(fetch, f"{hub.http}/frames/{bad}.jpg")
                 assert status == 404
+
+    asyncio.run(scenario())
+
+
+def test_a_ball_the_networks_doubt_is_confirmed_on_the_sets_own_prints(store):
+    """A set of one typeface commissioned through the hub: its kept frames become references,
+    and a ball the networks alone would hold is announced when they and the references agree,
+    with the margin in the event and the acta."""
+    exit_ = Exit()
+    styles = replace(HELD_OUT, fonts=HELD_OUT.fonts[:1], colours=HELD_OUT.colours[:1])
+    exit_.camera = SimulatedCamera(seed=20261129, style_set=styles)
+
+    async def scenario() -> None:
+        async with (
+            running_hub(*store, draw="blower", ball_check=exit_.check) as hub,
+            hall_staff(hub) as (staff, mesa, locutor, monitor),
+        ):
+            hub.runtime.ball_check.stage = exit_.show
+            await open_game(staff, locutor, commission=True)
+            hub.runtime.ball_check.stage = None
+            kept = hub.runtime.service.state.camera_references
+            assert len(kept) == 90  # one frame kept of each ball shown
+            assert hub.runtime.ball_check.references(kept).complete
+            await subscribe(monitor, hub.runtime.service.seq)
+            threshold = exit_.reader.model.threshold  # the highest: one label's
+            on_the_set = None
+            for ball in range(1, 91):
+                exit_.show(ball)
+                result = await locutor.ok("draw_ball", number=ball)
+                if [e["type"] for e in result["events"]] != ["ball_drawn"]:
+                    await mesa.ok("resolve_hold", number=ball)
+                    continue
+                drawn = await next_event(monitor, "ball_drawn")
+                while drawn["payload"]["number"] != ball:
+                    drawn = await next_event(monitor, "ball_drawn")
+                camera = drawn["payload"]["camera"]
+                assert camera["reading"] == ball
+                if camera["set_margin"] is not None:
+                    on_the_set = camera
+                    break
+            assert on_the_set is not None, "no ball of the set was confirmed on its references"
+            assert on_the_set["confidence"] < threshold  # the networks alone held it
+            assert on_the_set["set_margin"] >= MARGIN_FLOOR
+            assert on_the_set["confidence"] >= CONFIDENCE_FLOOR
+
+            log = hub.runtime.service.log
+            acta = build_acta(
+                "sala-1", log.iter_all("sala-1"), log.verify_chain("sala-1"), session_id=1
+            )
+            assert "reconocida por las bolas del juego en su prueba, margen" in render_text(acta)
 
     asyncio.run(scenario())
 

@@ -1,0 +1,89 @@
+"""A ball set's own prints, as the hall's camera showed them when the set was commissioned.
+
+A hall plays one set at a time, printed in one typeface, under one camera, and every ball of
+it was shown to that camera before the camera may confirm a call on it (`commissioning`).
+The reading networks' features of the most frontal print of each frame kept then
+(`LabelModel.features`) are that ball's references. A frame of play lies nearest the
+references of its own ball: the set's prints are told apart by how this set prints them,
+where the networks, fitted on other typefaces, may doubt a letterform (docs/vision.md, "A
+reader that knows the hall's set").
+
+A reading the networks' own threshold does not accept is accepted on the set's references
+only when the networks' best guess and the nearest references name the same ball, by a
+margin of at least `MARGIN_FLOOR` over the next ball's, and the networks give that ball at
+least `CONFIDENCE_FLOOR`: two readers that err differently agree, and neither doubts much.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+# Chosen on sets of the calibration and check typefaces, checked on sets of the held-out
+# ones (bench/vision_set_rule.py; docs/vision.md, "The set's references as an acceptance rule").
+CONFIDENCE_FLOOR = 0.9
+MARGIN_FLOOR = 0.05
+
+
+@dataclass(frozen=True)
+class ReferenceMatch:
+    """The ball whose references the frames lie nearest, and its lead over the next ball."""
+
+    ball: int
+    margin: float
+
+
+@dataclass(frozen=True)
+class SetReferences:
+    """One row of features per print kept at commissioning, and the ball each shows."""
+
+    features: np.ndarray  # (n, d), unit rows
+    balls: np.ndarray  # (n,), 1-90
+
+    def __post_init__(self) -> None:
+        if len(self.features) != len(self.balls):
+            raise ValueError("one ball is needed for each reference")
+
+    @property
+    def complete(self) -> bool:
+        """Every ball of the set has a reference."""
+        return len(np.unique(self.balls)) == 90
+
+    def match(self, frame_features: Sequence[np.ndarray]) -> ReferenceMatch | None:
+        """Each ball's nearest reference to each frame (cosine), averaged over the frames;
+        None when no frame showed a print, or some ball has no reference (a frame of that
+        ball could only lie nearest another one)."""
+        if not frame_features or not self.complete:
+            return None
+        similarity = np.stack(frame_features) @ self.features.T  # (frames, references)
+        best = np.full((len(frame_features), 91), -np.inf)
+        for row, frame_similarity in zip(best, similarity, strict=True):
+            np.maximum.at(row, self.balls, frame_similarity)
+        mean = best.mean(axis=0)
+        second, first = np.argsort(mean)[-2:]
+        return ReferenceMatch(int(first), float(mean[first] - mean[second]))
+
+    def corroborates(self, guess: int, confidence: float, match: ReferenceMatch | None) -> bool:
+        """The rule by which the set's references accept a reading the networks doubt."""
+        return (
+            match is not None
+            and match.ball == guess
+            and match.margin >= MARGIN_FLOOR
+            and confidence >= CONFIDENCE_FLOOR
+        )
+
+
+def set_references(prints: Iterable[tuple[int, np.ndarray | None]]) -> SetReferences:
+    """The references from (ball, features of the frame's most frontal print) pairs; frames in
+    which no print was found (None) give none."""
+    kept = [(ball, features) for ball, features in prints if features is not None]
+    for ball, _ in kept:
+        if not 1 <= ball <= 90:
+            raise ValueError(f"no ball {ball}: balls are numbered 1 to 90")
+    if not kept:
+        return SetReferences(np.zeros((0, 0), np.float32), np.zeros(0, np.int64))
+    return SetReferences(
+        np.stack([features for _, features in kept]), np.array([ball for ball, _ in kept])
+    )

@@ -1,0 +1,160 @@
+"""A ball set's own prints as references: matching, the acceptance rule, real renders."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bingo_hall.vision.camera import SimulatedCamera
+from bingo_hall.vision.recognise import BallReader, FrameEvidence
+from bingo_hall.vision.set_references import (
+    CONFIDENCE_FLOOR,
+    MARGIN_FLOOR,
+    ReferenceMatch,
+    SetReferences,
+    set_references,
+)
+from bingo_hall.vision.styles import HELD_OUT
+
+DIMENSION = 16
+
+
+def unit(vector: np.ndarray) -> np.ndarray:
+    return vector / np.linalg.norm(vector)
+
+
+def random_set(seed: int, per_ball: int = 2) -> SetReferences:
+    rng = np.random.default_rng(seed)
+    prints = [
+        (ball, unit(rng.normal(size=DIMENSION)))
+        for ball in range(1, 91)
+        for _ in range(per_ball)
+    ]
+    return set_references(prints)
+
+
+@given(st.integers(0, 2**32 - 1), st.integers(0, 179))
+def test_a_frame_that_is_a_reference_matches_its_ball(seed: int, row: int) -> None:
+    references = random_set(seed)
+    match = references.match([references.features[row]])
+    assert match is not None
+    assert match.ball == references.balls[row]
+    assert match.margin >= 0.0
+
+
+@given(st.integers(0, 2**32 - 1), st.integers(1, 90), st.integers(1, 4))
+def test_frames_of_one_ball_match_by_their_mean_similarity(seed: int, ball: int, k: int) -> None:
+    """Frames of a burst vote by each ball's mean similarity; their order does not matter."""
+    references = random_set(seed)
+    rng = np.random.default_rng(seed)
+    own = references.features[references.balls == ball][0]
+    frames = [unit(own + 0.05 * rng.normal(size=DIMENSION)) for _ in range(k)]
+    forward, backward = references.match(frames), references.match(frames[::-1])
+    assert forward is not None and backward is not None
+    assert forward.ball == ball
+    assert forward.ball == backward.ball
+    assert forward.margin == pytest.approx(backward.margin)
+
+
+def test_a_set_with_a_ball_never_seen_matches_nothing() -> None:
+    """A frame of a ball that has no reference could only lie nearest another ball."""
+    full = random_set(7, per_ball=1)
+    without_37 = SetReferences(full.features[full.balls != 37], full.balls[full.balls != 37])
+    assert full.complete and not without_37.complete
+    assert without_37.match([full.features[0]]) is None
+    assert full.match([]) is None
+
+
+def test_frames_with_no_print_give_no_reference() -> None:
+    references = set_references([(1, unit(np.ones(DIMENSION))), (2, None)])
+    assert list(references.balls) == [1]
+    with pytest.raises(ValueError, match="no ball 91"):
+        set_references([(91, unit(np.ones(DIMENSION)))])
+
+
+def test_the_rule_needs_the_same_ball_a_margin_and_some_confidence() -> None:
+    references = random_set(3)
+    sure = ReferenceMatch(37, MARGIN_FLOOR)
+    assert references.corroborates(37, CONFIDENCE_FLOOR, sure)
+    assert not references.corroborates(38, CONFIDENCE_FLOOR, sure)  # another ball
+    assert not references.corroborates(37, CONFIDENCE_FLOOR, ReferenceMatch(37, MARGIN_FLOOR / 2))
+    assert not references.corroborates(37, CONFIDENCE_FLOOR - 0.01, sure)
+    assert not references.corroborates(37, 1.0, None)
+
+
+def doubtful_evidence(features: np.ndarray, guess: int, confidence: float) -> FrameEvidence:
+    """A frame whose best guess is `guess` at `confidence`, below every threshold."""
+    rest = (1 - confidence) / 89
+    scores = np.full(90, np.log(rest))
+    scores[guess - 1] = np.log(confidence)
+    return FrameEvidence(scores, None, ball=True, label_scores=scores[None], front_features=features)
+
+
+@pytest.fixture(scope="module")
+def reader() -> BallReader:
+    return BallReader()
+
+
+def test_the_reader_accepts_a_doubted_guess_its_set_confirms(reader: BallReader) -> None:
+    references = random_set(11)
+    own = references.features[references.balls == 37][0]
+    evidence = [doubtful_evidence(own, 37, 0.97)]
+    alone = reader.decide(evidence)
+    assert (alone.number, alone.guess, alone.reason) == (None, 37, "unsure")
+    reading = reader.decide(evidence, references=references)
+    assert (reading.number, reading.reason) == (37, None)
+    assert reading.confidence == alone.confidence
+    assert reading.set_margin is not None and reading.set_margin >= MARGIN_FLOOR
+
+
+def test_the_reader_stays_unsure_when_its_set_names_another_ball(reader: BallReader) -> None:
+    references = random_set(11)
+    other = references.features[references.balls == 73][0]
+    reading = reader.decide([doubtful_evidence(other, 37, 0.97)], references=references)
+    assert (reading.number, reading.guess, reading.reason) == (None, 37, "unsure")
+    assert reading.set_margin is None
+    far_too_doubtful = doubtful_evidence(references.features[references.balls == 37][0], 37, 0.5)
+    assert reader.decide([far_too_doubtful], references=references).number is None
+
+
+def test_a_ball_no_longer_in_the_machine_is_not_confirmed(reader: BallReader) -> None:
+    references = random_set(11)
+    own = references.features[references.balls == 37][0]
+    remaining = [n for n in range(1, 91) if n != 37]
+    reading = reader.decide([doubtful_evidence(own, 37, 0.97)], remaining, references)
+    assert reading.number is None and reading.guess != 37
+
+
+def test_rendered_frames_of_a_set_lie_nearest_their_own_prints(reader: BallReader) -> None:
+    """A held-out typeface shown once per ball, then other frames of its balls matched."""
+    styles = replace(HELD_OUT, fonts=HELD_OUT.fonts[:1], colours=HELD_OUT.colours[:1])
+    camera = SimulatedCamera(seed=20261129, style_set=styles)
+    shown = []
+    for ball in range(1, 91):
+        camera.present(ball)
+        shown.append((ball, reader.front_features(camera.frames(1)[0])))
+    references = set_references(shown)
+    assert references.complete
+    play = SimulatedCamera(seed=20261130, style_set=styles)
+    rng = np.random.default_rng(5)
+    matched = 0
+    balls = rng.choice(np.arange(1, 91), size=30, replace=False)
+    for ball in balls:
+        play.present(int(ball))
+        match = references.match([reader.front_features(play.frames(1)[0])])
+        matched += match is not None and match.ball == ball
+    assert matched >= 28
+
+
+def test_one_pass_gives_the_outputs_and_the_features(reader: BallReader) -> None:
+    camera = SimulatedCamera(seed=3)
+    camera.present(68)
+    frame = camera.frames(1)[0]
+    evidence = reader.evidence(frame)
+    assert evidence.front_features is not None
+    assert np.linalg.norm(evidence.front_features) == pytest.approx(1.0, abs=1e-5)
+    assert np.allclose(reader.front_features(frame), evidence.front_features)
