@@ -49,7 +49,9 @@ def load(paths: list[Path]) -> list[Frame]:
     return [Frame(**json.loads(line)) for path in paths for line in path.open() if line.strip()]
 
 
-def margin_floor(frames: list[Frame], confidence_floor: float, factor: float, least: float) -> float:
+def margin_floor(
+    frames: list[Frame], confidence_floor: float, factor: float, least: float
+) -> float:
     wrong = [f.margin for f in frames if f.agree(confidence_floor) and f.guess != f.truth]
     return max(least, factor * max(wrong, default=0.0))
 
@@ -95,8 +97,10 @@ def main() -> None:
         )
         print(f"{name}: guess and references agree on a wrong number ({len(wrong)}):")
         for f in wrong[:12]:
-            print(f"  {f.set}: {f.truth} as {f.guess}, confidence {f.confidence:.4f}, "
-                  f"margin {f.margin:.3f}")
+            print(
+                f"  {f.set}: {f.truth} as {f.guess}, confidence {f.confidence:.4f}, "
+                f"margin {f.margin:.3f}"
+            )
         unread = [f for f in frames if not f.read(confidence_floor, floor)]
         print(
             f"{name}: not read under the rule chosen: {len(unread)} "

@@ -30,9 +30,7 @@ def unit(vector: np.ndarray) -> np.ndarray:
 def random_set(seed: int, per_ball: int = 2) -> SetReferences:
     rng = np.random.default_rng(seed)
     prints = [
-        (ball, unit(rng.normal(size=DIMENSION)))
-        for ball in range(1, 91)
-        for _ in range(per_ball)
+        (ball, unit(rng.normal(size=DIMENSION))) for ball in range(1, 91) for _ in range(per_ball)
     ]
     return set_references(prints)
 
@@ -91,7 +89,9 @@ def doubtful_evidence(features: np.ndarray, guess: int, confidence: float) -> Fr
     rest = (1 - confidence) / 89
     scores = np.full(90, np.log(rest))
     scores[guess - 1] = np.log(confidence)
-    return FrameEvidence(scores, None, ball=True, label_scores=scores[None], front_features=features)
+    return FrameEvidence(
+        scores, None, ball=True, label_scores=scores[None], front_features=features
+    )
 
 
 @pytest.fixture(scope="module")
