@@ -7,10 +7,14 @@ candidates (`bingo_hall.hub.commissioning`, judged by `bingo_hall.domain.commiss
 `--play` balls are drawn on it and read as in play (three frames, the balls still in the
 machine as candidates), counting the wrong numbers the reader accepts. The baseline is the
 reader without commissioning: the wrong numbers accepted in play on every set, against those
-on the sets the commissioning let the camera confirm. A diagnosis of quality, not timed.
+on the sets the commissioning let the camera confirm. The same frames of play are also read
+against a fit set's references, made from the frames its commissioning kept as the hub makes
+them (`BallCheck.references`): the balls read and the wrong ones, beside the networks' alone.
+`--exit specified` draws every set as an exit built to a specification would show it. A
+diagnosis of quality, not timed.
 
 Usage: python bench/vision_commissioning.py [--showings N] [--play N] [--workers N]
-    [--model MODEL.npz] [--families held-out,calibration,check]
+    [--model MODEL.npz] [--families held-out,calibration,check] [--exit as-drawn|specified]
 """
 
 from __future__ import annotations
@@ -37,7 +41,14 @@ from bingo_hall.store.frames import FrameStore  # noqa: E402
 from bingo_hall.vision.camera import SimulatedCamera  # noqa: E402
 from bingo_hall.vision.model import MODEL_PATH  # noqa: E402
 from bingo_hall.vision.recognise import BallReader  # noqa: E402
-from bingo_hall.vision.styles import CALIBRATION, CHECK, HELD_OUT, StyleSet  # noqa: E402
+from bingo_hall.vision.styles import (  # noqa: E402
+    CALIBRATION,
+    CHECK,
+    EXITS,
+    HELD_OUT,
+    StyleSet,
+    at_exit,
+)
 
 FAMILIES = {"held-out": HELD_OUT, "calibration": CALIBRATION, "check": CHECK}
 SEED = 20261127
@@ -51,6 +62,8 @@ class SetResult:
     played: int
     play_read: int
     play_wrong: list[tuple[int, int, float]]  # (ball, read as, confidence)
+    set_read: int  # read with the set's references (fit sets), on the same frames
+    set_wrong: list[tuple[int, int, float]]
 
 
 def ball_set(family: str, index: int) -> StyleSet:
@@ -67,36 +80,39 @@ def ball_set(family: str, index: int) -> StyleSet:
     )
 
 
-def run_set(job: tuple[str, int, int, int, str]) -> SetResult:
-    family, index, showings, play, model = job
-    styles = ball_set(family, index)
+def run_set(job: tuple[str, int, int, int, str, str]) -> SetResult:
+    family, index, showings, play, model, exit_name = job
+    styles = at_exit(ball_set(family, index), exit_name)
     camera = SimulatedCamera(seed=SEED + 1000 * index + len(family), style_set=styles)
     reader = BallReader(Path(model))
-    store = FrameStore(sqlalchemy.create_engine("sqlite://"))  # the frames are not kept
+    store = FrameStore(sqlalchemy.create_engine("sqlite://"))  # in memory, for this set only
     check = BallCheck(camera, reader, store, 3, camera.present)
     order = [number for _ in range(showings) for number in ALL_BALLS]
-    verdict = judge(list(show_balls(check, order)))
+    shown = list(show_balls(check, order))
+    verdict = judge(shown)
+    kept = [(s.number, s.camera.frame) for s in shown if verdict.fit and s.camera.frame]
+    references = check.references(kept) if kept else None
     rng = np.random.default_rng(SEED + index)
     wrong: list[tuple[int, int, float]] = []
-    read = 0
+    set_wrong: list[tuple[int, int, float]] = []
+    read = set_read = 0
     for game in range(max(1, play // 60)):
         drawn: list[int] = []
         for ball in rng.permutation(90)[: min(60, play - 60 * game)] + 1:
             remaining = [n for n in ALL_BALLS if n not in drawn]
-            seen = check.check(int(ball), remaining)
+            camera.present(int(ball))
+            evidence = [reader.evidence(frame) for frame in camera.frames(3)]
             drawn.append(int(ball))
-            if seen.reading == ball:
-                read += 1
-            elif seen.reading is not None:
-                wrong.append((int(ball), seen.reading, seen.confidence))
-    return SetResult(
-        family,
-        styles.fonts[0].name,
-        verdict,
-        play,
-        read,
-        wrong,
-    )
+            for seen, reads, errors in (
+                (reader.decide(evidence, remaining), "networks", wrong),
+                (reader.decide(evidence, remaining, references), "set", set_wrong),
+            ):
+                if seen.number == ball:
+                    read += reads == "networks"
+                    set_read += reads == "set"
+                elif seen.number is not None:
+                    errors.append((int(ball), seen.number, seen.confidence))
+    return SetResult(family, styles.fonts[0].name, verdict, play, read, wrong, set_read, set_wrong)
 
 
 def main() -> None:
@@ -106,27 +122,30 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     parser.add_argument("--model", default=str(MODEL_PATH))
     parser.add_argument("--families", default="held-out,calibration,check")
+    parser.add_argument("--exit", choices=EXITS, default=EXITS[0])
     args = parser.parse_args()
     families = args.families.split(",")
     jobs = [
-        (family, index, args.showings, args.play, args.model)
+        (family, index, args.showings, args.play, args.model, args.exit)
         for family in families
         for index in range(len(FAMILIES[family].usable_fonts()))
     ]
     print(
-        f"model {args.model}; {len(jobs)} sets; {args.showings} showings of each ball; "
-        f"{args.play} balls played on each"
+        f"model {args.model}; {len(jobs)} sets at the {args.exit} exit; {args.showings} "
+        f"showings of each ball; {args.play} balls played on each"
     )
     with ProcessPoolExecutor(args.workers) as pool:
         results = list(pool.map(run_set, jobs))
     for r in results:
         v = r.verdict
         wrong = ", ".join(f"{b}→{n} {c:.6f}" for b, n, c in r.play_wrong) or "none"
+        set_wrong = ", ".join(f"{b}→{n} {c:.6f}" for b, n, c in r.set_wrong) or "none"
         print(
             f"{r.family:11s} {r.typeface:28s} {'FIT    ' if v.fit else 'REFUSED'} "
             f"read {v.read_share:6.1%} wrong guesses {v.wrong_guesses:3d} "
             f"near misses {list(v.near_misses)} "
-            f"| play: read {r.play_read / r.played:6.1%}, wrong accepted: {wrong}"
+            f"| play: read {r.play_read / r.played:6.1%}, wrong accepted: {wrong}; with the "
+            f"set's references read {r.set_read / r.played:6.1%}, wrong accepted: {set_wrong}"
         )
         for refusal in v.refusals:
             print(f"{'':41s}  refused: {refusal}")
@@ -137,7 +156,9 @@ def main() -> None:
             f"{family}: {len(fit)} of {len(mine)} sets fit; wrong numbers accepted in play: "
             f"{sum(len(r.play_wrong) for r in mine)} on all sets (baseline: no commissioning), "
             f"{sum(len(r.play_wrong) for r in fit)} on the fit sets; "
-            f"play read on fit sets {np.mean([r.play_read / r.played for r in fit] or [0]):.1%}"
+            f"play read on fit sets {np.mean([r.play_read / r.played for r in fit] or [0]):.1%}, "
+            f"with their references {np.mean([r.set_read / r.played for r in fit] or [0]):.1%} "
+            f"({sum(len(r.set_wrong) for r in fit)} wrong)"
         )
 
 

@@ -61,6 +61,7 @@ class Play:
     accepted: bool  # the networks' guess passes the model's own threshold
     nearest: int | None  # the ball of the nearest reference (None: no label found)
     margin: float
+    similarity: float  # the nearest reference's cosine
 
 
 def front_features(reader: BallReader, frame: np.ndarray) -> np.ndarray | None:
@@ -90,12 +91,15 @@ def commission(reader: BallReader, camera: SimulatedCamera, showings: int, refer
     return np.stack(rows), np.array(balls)
 
 
-def nearest(features: np.ndarray, references: np.ndarray, balls: np.ndarray) -> tuple[int, float]:
-    """The ball whose reference is nearest, and its lead over the next ball's nearest."""
+def nearest(
+    features: np.ndarray, references: np.ndarray, balls: np.ndarray
+) -> tuple[int, float, float]:
+    """The ball whose reference is nearest, its lead over the next ball's nearest, and its
+    similarity."""
     best = np.full(91, -np.inf)
     np.maximum.at(best, balls, references @ features)
     first, second = np.argsort(best)[::-1][:2]
-    return int(first), float(best[first] - best[second])
+    return int(first), float(best[first] - best[second]), float(best[first])
 
 
 def run_set(job: tuple[str, int, int, int, str, str]) -> tuple[str, list[Play]]:
@@ -115,9 +119,13 @@ def run_set(job: tuple[str, int, int, int, str, str]) -> tuple[str, list[Play]]:
         (frame,) = camera.frames(1)
         reading = reader.read(frame)
         features = front_features(reader, frame)
-        match, margin = (None, 0.0) if features is None else nearest(features, references, balls)
+        match, margin, similarity = (
+            (None, 0.0, 0.0) if features is None else nearest(features, references, balls)
+        )
         accepted = reading.number is not None
-        plays.append(Play(truth, reading.guess, reading.confidence, accepted, match, margin))
+        plays.append(
+            Play(truth, reading.guess, reading.confidence, accepted, match, margin, similarity)
+        )
     return f"{family} {styles.fonts[0].name}", plays
 
 

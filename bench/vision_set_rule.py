@@ -33,6 +33,7 @@ class Frame:
     accepted: bool
     nearest: int | None
     margin: float
+    similarity: float = float("nan")  # records before it was kept have none
 
     def agree(self, confidence_floor: float) -> bool:
         return (

@@ -23,8 +23,8 @@ import numpy as np
 
 # Chosen on sets of the calibration and check typefaces, checked on sets of the held-out
 # ones (bench/vision_set_rule.py; docs/vision.md, "The set's references as an acceptance rule").
-CONFIDENCE_FLOOR = 0.9
-MARGIN_FLOOR = 0.05
+CONFIDENCE_FLOOR = 0.99
+MARGIN_FLOOR = 0.02
 
 
 @dataclass(frozen=True)

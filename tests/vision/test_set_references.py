@@ -102,7 +102,7 @@ def reader() -> BallReader:
 def test_the_reader_accepts_a_doubted_guess_its_set_confirms(reader: BallReader) -> None:
     references = random_set(11)
     own = references.features[references.balls == 37][0]
-    evidence = [doubtful_evidence(own, 37, 0.97)]
+    evidence = [doubtful_evidence(own, 37, 0.995)]
     alone = reader.decide(evidence)
     assert (alone.number, alone.guess, alone.reason) == (None, 37, "unsure")
     reading = reader.decide(evidence, references=references)
@@ -114,7 +114,7 @@ def test_the_reader_accepts_a_doubted_guess_its_set_confirms(reader: BallReader)
 def test_the_reader_stays_unsure_when_its_set_names_another_ball(reader: BallReader) -> None:
     references = random_set(11)
     other = references.features[references.balls == 73][0]
-    reading = reader.decide([doubtful_evidence(other, 37, 0.97)], references=references)
+    reading = reader.decide([doubtful_evidence(other, 37, 0.995)], references=references)
     assert (reading.number, reading.guess, reading.reason) == (None, 37, "unsure")
     assert reading.set_margin is None
     far_too_doubtful = doubtful_evidence(references.features[references.balls == 37][0], 37, 0.5)
@@ -125,7 +125,7 @@ def test_a_ball_no_longer_in_the_machine_is_not_confirmed(reader: BallReader) ->
     references = random_set(11)
     own = references.features[references.balls == 37][0]
     remaining = [n for n in range(1, 91) if n != 37]
-    reading = reader.decide([doubtful_evidence(own, 37, 0.97)], remaining, references)
+    reading = reader.decide([doubtful_evidence(own, 37, 0.995)], remaining, references)
     assert reading.number is None and reading.guess != 37
 
 
