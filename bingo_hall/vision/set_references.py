@@ -29,10 +29,12 @@ MARGIN_FLOOR = 0.02
 
 @dataclass(frozen=True)
 class ReferenceMatch:
-    """The ball whose references the frames lie nearest, and its lead over the next ball."""
+    """The ball whose references the frames lie nearest, its lead over the next ball, and how
+    near it lies (the mean of its best cosine over the frames)."""
 
     ball: int
     margin: float
+    similarity: float
 
 
 @dataclass(frozen=True)
@@ -63,7 +65,7 @@ class SetReferences:
             np.maximum.at(row, self.balls, frame_similarity)
         mean = best.mean(axis=0)
         second, first = np.argsort(mean)[-2:]
-        return ReferenceMatch(int(first), float(mean[first] - mean[second]))
+        return ReferenceMatch(int(first), float(mean[first] - mean[second]), float(mean[first]))
 
     def corroborates(self, guess: int, confidence: float, match: ReferenceMatch | None) -> bool:
         """The rule by which the set's references accept a reading the networks doubt."""

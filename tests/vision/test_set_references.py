@@ -42,6 +42,7 @@ def test_a_frame_that_is_a_reference_matches_its_ball(seed: int, row: int) -> No
     assert match is not None
     assert match.ball == references.balls[row]
     assert match.margin >= 0.0
+    assert match.similarity == pytest.approx(1.0)
 
 
 @given(st.integers(0, 2**32 - 1), st.integers(1, 90), st.integers(1, 4))
@@ -76,10 +77,12 @@ def test_frames_with_no_print_give_no_reference() -> None:
 
 def test_the_rule_needs_the_same_ball_a_margin_and_some_confidence() -> None:
     references = random_set(3)
-    sure = ReferenceMatch(37, MARGIN_FLOOR)
+    sure = ReferenceMatch(37, MARGIN_FLOOR, 0.9)
     assert references.corroborates(37, CONFIDENCE_FLOOR, sure)
     assert not references.corroborates(38, CONFIDENCE_FLOOR, sure)  # another ball
-    assert not references.corroborates(37, CONFIDENCE_FLOOR, ReferenceMatch(37, MARGIN_FLOOR / 2))
+    assert not references.corroborates(
+        37, CONFIDENCE_FLOOR, ReferenceMatch(37, MARGIN_FLOOR / 2, 0.9)
+    )
     assert not references.corroborates(37, CONFIDENCE_FLOOR - 0.01, sure)
     assert not references.corroborates(37, 1.0, None)
 
