@@ -4,18 +4,18 @@ Each chosen typeface is made a simulated ball set (`vision_commissioning.ball_se
 typeface, one ball colour, the held-out conditions; with `--exit specified` as at an exit built
 to a lighting and camera specification) and its commissioning is simulated: every ball shown
 `--showings` times, three frames a showing, the most frontal label of each frame kept as a
-reference of its ball (`--references kept`: only the frame the hub keeps of a showing, the
-last, as the JPEG it stores) (`LabelModel.features`: the reading networks' hidden layers). Then
-`--play` single frames of other balls of the same set are read by the networks
-(`BallReader.read`, every ball possible) and matched to the nearest reference (the cosine of
-the features; the margin is the nearest ball's similarity less the next ball's).
+reference of its ball (`LabelModel.features`: the reading networks' hidden layers; with
+`--references kept`, only the frame the hub keeps of a showing, the last, as the JPEG it
+stores). Then `--play` single frames of other balls of the same set are read by the networks
+(every ball possible) and matched to the nearest reference (the cosine of the features; the
+margin is the nearest ball's similarity less the next ball's).
 
 Prints for each set: the networks' best guess right, right at 0.99 or more; the nearest
 reference right; of the frames the networks doubt (best guess wrong or under 0.99), how many
 the nearest reference gets right; the margins of right and of wrong matches; the frames on
-which the networks and the nearest reference agree on a wrong number. A measurement of an
-idea, not of the reader: nothing here is in the hub. Not timed. `--records FILE` writes every
-frame read as a JSON line, for `vision_set_rule.py`.
+which the networks and the nearest reference agree on a wrong number. Every frame is
+answered here; which answers the hub accepts is the rule of `set_references.py`, chosen with
+`vision_set_rule.py` on the frames `--records FILE` writes (JSON lines). Not timed.
 
 Usage: python bench/vision_set_references.py [--sets held-out:all,check:3] [--play N]
     [--showings N] [--references every|kept] [--exit as-drawn|specified] [--workers N]
@@ -44,8 +44,7 @@ from vision_commissioning import FAMILIES, ball_set  # noqa: E402
 
 from bingo_hall.hub.ball_check import encode_jpeg  # noqa: E402
 from bingo_hall.vision.camera import SimulatedCamera  # noqa: E402
-from bingo_hall.vision.locate import find_ball  # noqa: E402
-from bingo_hall.vision.recognise import BallReader, read_labels  # noqa: E402
+from bingo_hall.vision.recognise import BallReader  # noqa: E402
 from bingo_hall.vision.styles import EXITS, at_exit  # noqa: E402
 
 SEED = 20261129
@@ -64,13 +63,6 @@ class Play:
     similarity: float  # the nearest reference's cosine
 
 
-def front_features(reader: BallReader, frame: np.ndarray) -> np.ndarray | None:
-    """The features of the frame's most frontal label, or None when none is found."""
-    ball = find_ball(frame)
-    labels = [] if ball is None else read_labels(frame, ball, reader.model)
-    return reader.model.features(labels[:1])[0] if labels else None
-
-
 def as_kept(frame: np.ndarray) -> np.ndarray:
     """The frame as the hub's frame store gives it back."""
     return cv2.imdecode(np.frombuffer(encode_jpeg(frame), np.uint8), cv2.IMREAD_COLOR)
@@ -84,7 +76,7 @@ def commission(reader: BallReader, camera: SimulatedCamera, showings: int, refer
             camera.present(number)
             frames = camera.frames(3)
             for frame in frames if references == "every" else [as_kept(frames[-1])]:
-                features = front_features(reader, frame)
+                features = reader.front_features(frame)
                 if features is not None:
                     rows.append(features)
                     balls.append(number)
@@ -117,8 +109,8 @@ def run_set(job: tuple[str, int, int, int, str, str]) -> tuple[str, list[Play]]:
         truth = int(rng.integers(1, 91))
         camera.present(truth)
         (frame,) = camera.frames(1)
-        reading = reader.read(frame)
-        features = front_features(reader, frame)
+        evidence = reader.evidence(frame)  # one pass: the reading and the features
+        reading, features = reader.decide([evidence]), evidence.front_features
         match, margin, similarity = (
             (None, 0.0, 0.0) if features is None else nearest(features, references, balls)
         )
