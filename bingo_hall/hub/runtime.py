@@ -75,7 +75,7 @@ class HubRuntime:
         self.ball_check = ball_check
         self.fanout = Fanout(service.log, service.hall_id, display_delay)
         self._lock = asyncio.Lock()
-        self._preparing: asyncio.Task | None = None
+        self.references_ready: asyncio.Task | None = None  # the set's references being made
 
     @property
     def showings(self) -> ShowingsInProgress | None:
@@ -95,7 +95,7 @@ class HubRuntime:
         thread, rather than while the first ball of its next game waits."""
         kept = self.service.state.camera_references
         if self.ball_check is not None and kept:
-            self._preparing = asyncio.create_task(
+            self.references_ready = asyncio.create_task(
                 asyncio.to_thread(self.ball_check.references, kept)
             )
 

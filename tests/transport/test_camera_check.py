@@ -168,6 +168,33 @@ def test_a_ball_the_networks_doubt_is_confirmed_on_the_sets_own_prints(store):
     asyncio.run(scenario())
 
 
+def test_a_restarted_hub_makes_the_sets_references_again_from_the_store_before_play(store):
+    """The references are no fact of their own: the log names the kept frames, the store
+    keeps them, and a hub started again makes them when it starts, not at the first call."""
+    exit_ = Exit()
+
+    async def scenario() -> None:
+        async with (
+            running_hub(*store, draw="blower", ball_check=exit_.check) as hub,
+            hall_staff(hub) as (staff, _mesa, locutor, _monitor),
+        ):
+            hub.runtime.ball_check.stage = exit_.show
+            await open_game(staff, locutor, commission=True)
+            kept = hub.runtime.service.state.camera_references
+            assert hub.runtime.references_ready is not None  # begun after the set went in
+            before = await hub.runtime.references_ready
+            assert before.complete
+        async with running_hub(*store, draw="blower", ball_check=exit_.check) as hub:
+            assert hub.runtime.service.state.camera_references == kept
+            assert hub.runtime.references_ready is not None  # begun when the hub started
+            again = await hub.runtime.references_ready
+            assert again.complete and np.array_equal(again.balls, before.balls)
+            assert np.allclose(again.features, before.features)
+            assert hub.runtime.ball_check.references(kept) is again  # made once
+
+    asyncio.run(scenario())
+
+
 def test_a_miskeyed_call_holds_the_game_and_the_jefe_de_mesa_corrects_it(store):
     exit_ = Exit()
 
