@@ -40,6 +40,7 @@ from bingo_hall.hub.commissioning import ALL_BALLS, show_balls  # noqa: E402
 from bingo_hall.store.frames import FrameStore  # noqa: E402
 from bingo_hall.vision.camera import SimulatedCamera  # noqa: E402
 from bingo_hall.vision.model import MODEL_PATH  # noqa: E402
+from bingo_hall.vision.reading import Reading  # noqa: E402
 from bingo_hall.vision.recognise import BallReader  # noqa: E402
 from bingo_hall.vision.styles import (  # noqa: E402
     CALIBRATION,
@@ -80,6 +81,13 @@ def ball_set(family: str, index: int) -> StyleSet:
     )
 
 
+def misread(ball: int, reading: Reading) -> list[tuple[int, int, float]]:
+    """The reading as a wrong number accepted, if it is one."""
+    if reading.number is None or reading.number == ball:
+        return []
+    return [(ball, reading.number, reading.confidence)]
+
+
 def run_set(job: tuple[str, int, int, int, str, str]) -> SetResult:
     family, index, showings, play, model, exit_name = job
     styles = at_exit(ball_set(family, index), exit_name)
@@ -103,15 +111,12 @@ def run_set(job: tuple[str, int, int, int, str, str]) -> SetResult:
             camera.present(int(ball))
             evidence = [reader.evidence(frame) for frame in camera.frames(3)]
             drawn.append(int(ball))
-            for seen, reads, errors in (
-                (reader.decide(evidence, remaining), "networks", wrong),
-                (reader.decide(evidence, remaining, references), "set", set_wrong),
-            ):
-                if seen.number == ball:
-                    read += reads == "networks"
-                    set_read += reads == "set"
-                elif seen.number is not None:
-                    errors.append((int(ball), seen.number, seen.confidence))
+            alone = reader.decide(evidence, remaining)
+            on_the_set = reader.decide(evidence, remaining, references)
+            read += alone.number == ball
+            set_read += on_the_set.number == ball
+            wrong += misread(int(ball), alone)
+            set_wrong += misread(int(ball), on_the_set)
     return SetResult(family, styles.fonts[0].name, verdict, play, read, wrong, set_read, set_wrong)
 
 
