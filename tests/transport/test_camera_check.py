@@ -44,6 +44,13 @@ class Exit:
     def show(self, ball: int | None, conditions: str = "normal") -> None:
         self.camera.present(ball, conditions=conditions)
 
+    async def commissioned_game(self, hub, staff: Client, locutor: Client) -> None:
+        """The hub shows the set to the camera, every ball, and a game is drawing; from then
+        on the test decides what comes out."""
+        hub.runtime.ball_check.stage = self.show
+        await open_game(staff, locutor, commission=True)
+        hub.runtime.ball_check.stage = None
+
 
 @pytest.fixture
 def store(tmp_path):
@@ -85,9 +92,7 @@ def test_a_ball_the_camera_confirms_is_announced_with_its_frame(store):
             running_hub(*store, draw="blower", ball_check=exit_.check) as hub,
             hall_staff(hub) as (staff, mesa, locutor, monitor),
         ):
-            hub.runtime.ball_check.stage = exit_.show  # the hub shows the set to the camera
-            await open_game(staff, locutor, commission=True)
-            hub.runtime.ball_check.stage = None  # from now on the test decides what comes out
+            await exit_.commissioned_game(hub, staff, locutor)
             await subscribe(monitor, hub.runtime.service.seq)
             # Clear balls until the camera confirms one (a doubtful reading is held and the
             # Jefe de Mesa confirms it; the reader's accuracy is measured in bench/).
@@ -131,9 +136,7 @@ def test_a_ball_the_networks_doubt_is_confirmed_on_the_sets_own_prints(store):
             running_hub(*store, draw="blower", ball_check=exit_.check) as hub,
             hall_staff(hub) as (staff, mesa, locutor, monitor),
         ):
-            hub.runtime.ball_check.stage = exit_.show
-            await open_game(staff, locutor, commission=True)
-            hub.runtime.ball_check.stage = None
+            await exit_.commissioned_game(hub, staff, locutor)
             kept = hub.runtime.service.state.camera_references
             assert len(kept) == 90  # one frame kept of each ball shown
             assert hub.runtime.ball_check.references(kept).complete
@@ -178,8 +181,7 @@ def test_a_restarted_hub_makes_the_sets_references_again_from_the_store_before_p
             running_hub(*store, draw="blower", ball_check=exit_.check) as hub,
             hall_staff(hub) as (staff, _mesa, locutor, _monitor),
         ):
-            hub.runtime.ball_check.stage = exit_.show
-            await open_game(staff, locutor, commission=True)
+            await exit_.commissioned_game(hub, staff, locutor)
             kept = hub.runtime.service.state.camera_references
             assert hub.runtime.references_ready is not None  # begun after the set went in
             before = await hub.runtime.references_ready
@@ -260,8 +262,7 @@ def test_an_unreadable_ball_holds_and_the_jefe_de_mesa_confirms_the_call(store):
             Client.login(hub.url, user="mesa", password=PASSWORD) as mesa,
             Client.login(hub.url, user="locutor", password=PASSWORD) as locutor,
         ):
-            hub.runtime.ball_check.stage = exit_.show
-            await open_game(staff, locutor, commission=True)
+            await exit_.commissioned_game(hub, staff, locutor)
             # Random-draw mode: the exit shows whatever the draw called, here obscured.
             hub.runtime.ball_check.stage = lambda ball: exit_.show(ball, "obscured")
             result = await locutor.ok("draw_ball")
