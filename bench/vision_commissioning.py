@@ -98,7 +98,7 @@ def run_set(job: tuple[str, int, int, int, str, str]) -> SetResult:
     order = [number for _ in range(showings) for number in ALL_BALLS]
     shown = list(show_balls(check, order))
     verdict = judge(shown)
-    kept = [(s.number, s.camera.frame) for s in shown if verdict.fit and s.camera.frame]
+    kept = tuple((s.number, s.camera.frame) for s in shown if verdict.fit and s.camera.frame)
     references = check.references(kept) if kept else None
     rng = np.random.default_rng(SEED + index)
     wrong: list[tuple[int, int, float]] = []

@@ -21,19 +21,16 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from vision_set_references import Play
+
 CONFIDENCE_FLOORS = (0.0, 0.5, 0.8, 0.9, 0.95, 0.99, 0.999)
 
 
 @dataclass(frozen=True)
-class Frame:
+class Frame(Play):
+    """A frame as `vision_set_references.py --records` wrote it: its set and its `Play`."""
+
     set: str
-    truth: int
-    guess: int | None
-    confidence: float
-    accepted: bool
-    nearest: int | None
-    margin: float
-    similarity: float = float("nan")  # records before it was kept have none
 
     def agree(self, confidence_floor: float) -> bool:
         return (

@@ -49,7 +49,7 @@ def main() -> None:
     store = FrameStore(sqlalchemy.create_engine("sqlite://"))
     check = BallCheck(camera, reader, store, 3)
     order = [n for _ in range(args.showings) for n in ALL_BALLS]
-    kept = [(s.number, s.camera.frame) for s in show_balls(check, order, camera.present)]
+    kept = tuple((s.number, s.camera.frame) for s in show_balls(check, order, camera.present))
     making = []
     for _ in range(args.repeats):
         fresh = BallCheck(camera, reader, store, 3)  # made afresh each time

@@ -16,6 +16,9 @@ ClaimStatus = Literal["pending", "valid", "invalid"]
 AwardStatus = Literal["awarded", "paid"]
 
 
+KeptFrames = tuple[tuple[int, str], ...]  # (ball, frame hash) of each showing of a set
+
+
 @dataclass(frozen=True, slots=True)
 class BallSet:
     ball_set_id: str
@@ -25,7 +28,7 @@ class BallSet:
     camera_fit: bool | None = None  # the last commissioning's verdict; None: never commissioned
     # (ball, frame hash) of each showing of the last commissioning, when it passed: the set's
     # own prints, the references the camera reads its balls against (`vision.set_references`)
-    camera_references: tuple[tuple[int, str], ...] = ()
+    camera_references: KeptFrames = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +150,7 @@ class HallState:
         return in_service is not None and in_service.camera_fit is True
 
     @property
-    def camera_references(self) -> tuple[tuple[int, str], ...]:
+    def camera_references(self) -> KeptFrames:
         """The frames of the passed commissioning of the set in service; () when it has none."""
         if not self.camera_may_confirm:
             return ()

@@ -10,7 +10,7 @@ also reads (`vision.set_references`); they are made into references once per set
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -20,14 +20,13 @@ import numpy as np
 from bingo_hall.config import CameraConfig
 from bingo_hall.domain.commands import DrawBall, HoldBall
 from bingo_hall.domain.events import CameraCheck
+from bingo_hall.domain.state import KeptFrames
 from bingo_hall.store.frames import FrameStore
 
 if TYPE_CHECKING:
     from bingo_hall.vision.camera import Camera
     from bingo_hall.vision.recognise import BallReader
     from bingo_hall.vision.set_references import SetReferences
-
-KeptFrames = tuple[tuple[int, str], ...]  # (ball, frame hash) of each showing of a set
 
 JPEG_QUALITY = 85
 
@@ -60,9 +59,7 @@ class BallCheck:
         self._references: dict[KeptFrames, SetReferences] = {}
         self._references_lock = threading.Lock()
 
-    def check(
-        self, called: int, remaining: Collection[int], kept: Sequence[tuple[int, str]] = ()
-    ) -> CameraCheck:
+    def check(self, called: int, remaining: Collection[int], kept: KeptFrames = ()) -> CameraCheck:
         """Read the ball at the exit; `remaining` are the balls still in the machine, `kept` the
         frames of the set's passed commissioning (none: the networks alone decide)."""
         references = self.references(kept) if kept else None
@@ -83,20 +80,19 @@ class BallCheck:
             set_margin=None if reading.set_margin is None else round(reading.set_margin, 6),
         )
 
-    def references(self, kept: Sequence[tuple[int, str]]) -> SetReferences:
+    def references(self, kept: KeptFrames) -> SetReferences:
         """The set's references, from the frames its commissioning kept; made once, and kept
         for the set last asked for (a hall plays one set at a time)."""
         from bingo_hall.vision.set_references import set_references
 
-        key = tuple(kept)
         with self._references_lock:
-            references = self._references.get(key)
+            references = self._references.get(kept)
             if references is None:
                 references = set_references(
                     (ball, self.reader.front_features(self._kept_frame(digest)))
-                    for ball, digest in key
+                    for ball, digest in kept
                 )
-                self._references = {key: references}
+                self._references = {kept: references}
         return references
 
     def _kept_frame(self, digest: str) -> np.ndarray | None:

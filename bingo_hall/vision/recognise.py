@@ -44,7 +44,7 @@ from bingo_hall.vision.model import (
 )
 from bingo_hall.vision.prints import ball_crop
 from bingo_hall.vision.reading import Reading
-from bingo_hall.vision.set_references import SetReferences
+from bingo_hall.vision.set_references import SetReferences, corroborates
 
 LABELS_PER_FRAME = 2
 MIN_SIDE = 48  # pixels: a smaller frame cannot hold a readable ball
@@ -186,7 +186,7 @@ class BallReader:
             match = references.match(
                 [e.front_features for e in evidence if e.front_features is not None]
             )
-            if references.corroborates(best + 1, confidence, match):
+            if corroborates(best + 1, confidence, match):
                 assert match is not None
                 return Reading(best + 1, confidence, best + 1, None, set_margin=match.margin)
         return Reading(None, confidence, best + 1, "unsure")

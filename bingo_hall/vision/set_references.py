@@ -67,14 +67,15 @@ class SetReferences:
         second, first = np.argsort(mean)[-2:]
         return ReferenceMatch(int(first), float(mean[first] - mean[second]), float(mean[first]))
 
-    def corroborates(self, guess: int, confidence: float, match: ReferenceMatch | None) -> bool:
-        """The rule by which the set's references accept a reading the networks doubt."""
-        return (
-            match is not None
-            and match.ball == guess
-            and match.margin >= MARGIN_FLOOR
-            and confidence >= CONFIDENCE_FLOOR
-        )
+
+def corroborates(guess: int, confidence: float, match: ReferenceMatch | None) -> bool:
+    """The rule by which a set's references accept a reading the networks doubt."""
+    return (
+        match is not None
+        and match.ball == guess
+        and match.margin >= MARGIN_FLOOR
+        and confidence >= CONFIDENCE_FLOOR
+    )
 
 
 def set_references(prints: Iterable[tuple[int, np.ndarray | None]]) -> SetReferences:

@@ -16,6 +16,7 @@ from bingo_hall.vision.set_references import (
     MARGIN_FLOOR,
     ReferenceMatch,
     SetReferences,
+    corroborates,
     set_references,
 )
 from bingo_hall.vision.styles import HELD_OUT
@@ -76,15 +77,12 @@ def test_frames_with_no_print_give_no_reference() -> None:
 
 
 def test_the_rule_needs_the_same_ball_a_margin_and_some_confidence() -> None:
-    references = random_set(3)
     sure = ReferenceMatch(37, MARGIN_FLOOR, 0.9)
-    assert references.corroborates(37, CONFIDENCE_FLOOR, sure)
-    assert not references.corroborates(38, CONFIDENCE_FLOOR, sure)  # another ball
-    assert not references.corroborates(
-        37, CONFIDENCE_FLOOR, ReferenceMatch(37, MARGIN_FLOOR / 2, 0.9)
-    )
-    assert not references.corroborates(37, CONFIDENCE_FLOOR - 0.01, sure)
-    assert not references.corroborates(37, 1.0, None)
+    assert corroborates(37, CONFIDENCE_FLOOR, sure)
+    assert not corroborates(38, CONFIDENCE_FLOOR, sure)  # another ball
+    assert not corroborates(37, CONFIDENCE_FLOOR, ReferenceMatch(37, MARGIN_FLOOR / 2, 0.9))
+    assert not corroborates(37, CONFIDENCE_FLOOR - 0.01, sure)
+    assert not corroborates(37, 1.0, None)
 
 
 def doubtful_evidence(features: np.ndarray, guess: int, confidence: float) -> FrameEvidence:
