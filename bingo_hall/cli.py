@@ -163,7 +163,12 @@ def run_commission_ball_set(args: argparse.Namespace) -> int:
     from bingo_hall.domain.commands import CommissionBallSet
     from bingo_hall.domain.commissioning import require_commissionable, verdict_summary
     from bingo_hall.hub.ball_check import ball_check_from_config
-    from bingo_hall.hub.commissioning import keyed_numbers, show_balls, simulated_commissioning
+    from bingo_hall.hub.commissioning import (
+        commission,
+        keyed_numbers,
+        show_balls,
+        simulated_commissioning,
+    )
     from bingo_hall.store.frames import FrameStore
 
     config = _config(args)
@@ -191,9 +196,7 @@ def run_commission_ball_set(args: argparse.Namespace) -> int:
     else:
         prompt = sys.stderr if sys.stdin.isatty() else None
         numbers = keyed_numbers(sys.stdin, prompt)
-        command = CommissionBallSet(
-            ball_set_id=args.ball_set, showings=tuple(show_balls(check, numbers))
-        )
+        command = commission(check, args.ball_set, tuple(show_balls(check, numbers)))
     envelope = service.execute(command, actor=args.actor)[-1]
     verdict = {**verdict_summary(envelope.payload), "event": envelope.seq}
     print(json.dumps(verdict, ensure_ascii=False))

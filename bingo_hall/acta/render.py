@@ -283,8 +283,16 @@ def _commissioning_line(trial: Json) -> str:
     text = (
         f"Prueba del juego de bolas {trial['ball_set_id']} ante la cámara "
         f"({clock(trial['at'])}, {trial['actor']}): {trial['showings']} bolas mostradas, "
-        f"{trial['read']} leídas ({share} %), {trial['wrong_guesses']} tomadas por otro número"
+        f"{trial['read']} leídas ({share} %"
+        + (
+            f"; {trial['cross_read']} de ellas reconocidas por las otras bolas del juego"
+            if trial.get("cross_read")
+            else ""
+        )
+        + f"), {trial['wrong_guesses']} tomadas por otro número"
     )
+    if trial.get("cross_wrong"):
+        text += f", {trial['cross_wrong']} más parecidas a otra bola del juego"
     if trial["unread"]:
         text += f"; sin leer: {', '.join(str(n) for n in trial['unread'])}"
     if trial["fit"]:

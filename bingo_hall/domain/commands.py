@@ -7,7 +7,13 @@ from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bingo_hall.domain.events import BallShowing, CameraCheck, ClaimKind, MachineKind
+from bingo_hall.domain.events import (
+    BallShowing,
+    CameraCheck,
+    ClaimKind,
+    CrossReading,
+    MachineKind,
+)
 from bingo_hall.domain.phases import BETWEEN_GAMES, GAME_PHASES, SESSION_OPEN_PHASES, Phase
 from bingo_hall.domain.profiles import RuleProfile, VoidReason
 
@@ -68,12 +74,15 @@ class DiscardBallShowings(Command):
 class CommissionBallSet(Command):
     """Every ball of a set shown to the camera at the exit (the hub reads them): the rules
     judge whether the camera may confirm the set's calls. With no showings given, the ones
-    shown one by one and kept in the log (`ShowBallToCamera`) are judged."""
+    shown one by one and kept in the log (`ShowBallToCamera`) are judged. `cross_readings`,
+    one for each showing judged and in its order (the hub reads each showing's frame against
+    the others'; None: no print found), or none at all."""
 
     name = "commission_ball_set"
     legal_in = BETWEEN_GAMES
     ball_set_id: str = Field(min_length=1)
     showings: tuple[BallShowing, ...] = ()
+    cross_readings: tuple[CrossReading | None, ...] = ()
 
 
 class LoadBalls(Command):

@@ -7,6 +7,12 @@ not in play. A set is refused when any showing was accepted as another number, w
 reader's best guess was another number with a confidence that close to acceptance, when such
 wrong guesses are more than a few, or when too few showings were read at all (every call
 would be held). Balls never read are listed for the staff, not refused: a hold is safe.
+
+A showing is read as play would read it: by the camera's networks, or, where they doubt,
+confirmed on the prints of the set's other showings (the set's references in play, each
+showing's own frame left out). The hub reads each showing's frame against the others
+(`CrossReading`); the rules count them, and refuse a set whose prints lie nearest another
+ball's more often than the networks may take a ball for another.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bingo_hall.domain.errors import RuleError
-from bingo_hall.domain.events import BallShowing
+from bingo_hall.domain.events import BallShowing, CrossReading
 from bingo_hall.domain.state import HallState
 
 MIN_READ_SHARE = 0.80
@@ -25,7 +31,8 @@ NEAR_MISS_CONFIDENCE = 0.99
 """A wrong best guess at least this sure is a near miss: the set is refused."""
 
 MAX_WRONG_GUESS_SHARE = 0.05
-"""Of all showings, the share whose best guess may be another number (below a near miss)."""
+"""Of all showings, the share whose best guess may be another number (below a near miss);
+and the share whose frame may lie nearest another ball's prints."""
 
 MAX_SHOWINGS_PER_BALL = 10
 """How many times one ball may be shown in one commissioning."""
@@ -35,12 +42,14 @@ MAX_SHOWINGS_PER_BALL = 10
 class CommissioningVerdict:
     fit: bool
     showings: int
-    read: int  # showings read (accepted) as their own number
+    read: int  # showings read as their own number, by the camera or on the other prints
     wrong_guesses: int  # showings whose best guess was another number, accepted or not
     misread: tuple[int, ...]  # balls accepted as another number
     near_misses: tuple[int, ...]  # balls guessed as another number at NEAR_MISS_CONFIDENCE
     unread: tuple[int, ...]  # balls no showing of which was read
     refusals: tuple[str, ...]  # why the set is refused, in words
+    cross_read: int = 0  # of `read`, the showings the camera doubted and the other prints read
+    cross_wrong: int = 0  # showings whose frame lay nearest another ball's prints
 
     @property
     def read_share(self) -> float:
@@ -93,6 +102,33 @@ def verdict_summary(payload: dict) -> dict:
     return summary
 
 
+def with_cross_readings(
+    showings: Sequence[BallShowing], cross_readings: Sequence[CrossReading | None]
+) -> list[BallShowing]:
+    """The showings with what the set's other prints said of each (none given: as they are).
+    A cross reading may confirm only a best guess that is the ball shown."""
+    if not cross_readings:
+        return list(showings)
+    if len(cross_readings) != len(showings):
+        raise RuleError(
+            f"{len(cross_readings)} cross readings given for {len(showings)} showings: "
+            "one is needed for each showing, in order"
+        )
+    judged = []
+    for index, (showing, cross) in enumerate(zip(showings, cross_readings, strict=True), 1):
+        if (
+            cross is not None
+            and cross.confirms
+            and not (cross.ball == showing.number == showing.camera.guess)
+        ):
+            raise RuleError(
+                f"showing {index} (ball {showing.number}): its cross reading confirms ball "
+                f"{cross.ball}, but the camera's best guess was {showing.camera.guess}"
+            )
+        judged.append(showing.model_copy(update={"cross": cross}))
+    return judged
+
+
 def missing_balls(showings: Sequence[BallShowing]) -> list[int]:
     shown = {showing.number for showing in showings}
     return [number for number in range(1, 91) if number not in shown]
@@ -100,11 +136,12 @@ def missing_balls(showings: Sequence[BallShowing]) -> list[int]:
 
 def judge(showings: Sequence[BallShowing]) -> CommissioningVerdict:
     """The verdict on a set from the showings of its balls (every ball shown at least once)."""
-    read = sum(1 for s in showings if s.camera.reading == s.number)
+    read = sum(1 for s in showings if s.read)
     misread = sorted({s.number for s in showings if s.camera.reading not in (None, s.number)})
     wrong = [s for s in showings if s.camera.guess not in (None, s.number)]
     near = sorted({s.number for s in wrong if s.camera.confidence >= NEAR_MISS_CONFIDENCE})
-    read_balls = {s.number for s in showings if s.camera.reading == s.number}
+    cross_wrong = sum(1 for s in showings if s.cross is not None and s.cross.ball != s.number)
+    read_balls = {s.number for s in showings if s.read}
     unread = sorted({s.number for s in showings} - read_balls)
     total = len(showings)
     refusals = []
@@ -118,6 +155,11 @@ def judge(showings: Sequence[BallShowing]) -> CommissioningVerdict:
     if len(wrong) > MAX_WRONG_GUESS_SHARE * total:
         refusals.append(
             f"{len(wrong)} of {total} showings taken for another number "
+            f"(at most {MAX_WRONG_GUESS_SHARE:.0%})"
+        )
+    if cross_wrong > MAX_WRONG_GUESS_SHARE * total:
+        refusals.append(
+            f"{cross_wrong} of {total} showings lie nearest another ball's prints "
             f"(at most {MAX_WRONG_GUESS_SHARE:.0%})"
         )
     if read < MIN_READ_SHARE * total:
@@ -134,6 +176,8 @@ def judge(showings: Sequence[BallShowing]) -> CommissioningVerdict:
         near_misses=tuple(near),
         unread=tuple(unread),
         refusals=tuple(refusals),
+        cross_read=sum(1 for s in showings if s.cross_read),
+        cross_wrong=cross_wrong,
     )
 
 

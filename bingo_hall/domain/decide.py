@@ -20,6 +20,7 @@ from bingo_hall.domain.commissioning import (
     require_commissionable,
     require_showable,
     showings_to_judge,
+    with_cross_readings,
 )
 from bingo_hall.domain.errors import RuleError, require_legal_phase
 from bingo_hall.domain.money import percentage_of, split_equally
@@ -123,7 +124,9 @@ def _commission_ball_set(
     state: HallState, cmd: c.CommissionBallSet, now: datetime
 ) -> list[e.Event]:
     require_commissionable(state, cmd.ball_set_id)
-    showings = showings_to_judge(state, cmd.ball_set_id, cmd.showings)
+    showings = with_cross_readings(
+        showings_to_judge(state, cmd.ball_set_id, cmd.showings), cmd.cross_readings
+    )
     missing = missing_balls(showings)
     if missing:
         shown = ", ".join(str(n) for n in missing[:10]) + (", …" if len(missing) > 10 else "")
@@ -143,6 +146,8 @@ def _commission_ball_set(
             unread=list(verdict.unread),
             refusals=list(verdict.refusals),
             showings=list(showings),
+            cross_read=verdict.cross_read,
+            cross_wrong=verdict.cross_wrong,
         )
     ]
 

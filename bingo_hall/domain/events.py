@@ -165,13 +165,37 @@ class CameraCheck(BaseModel):
     set_margin: float | None = Field(default=None, ge=0.0, le=2.0)
 
 
+class CrossReading(BaseModel):
+    """A showing's frame read against the prints of the set's other showings, as play reads a
+    call against the set's references (`vision.set_references`): the ball they lie nearest,
+    its margin over the next ball, and whether the rule of play accepts the camera's best
+    guess on them."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    ball: int = Field(ge=1, le=90)
+    margin: float = Field(ge=0.0, le=2.0)
+    confirms: bool
+
+
 class BallShowing(BaseModel):
     """One showing of a ball to the camera while its set is commissioned: the number the staff
-    keyed for the ball shown, and what the camera read."""
+    keyed for the ball shown, what the camera read, and (filled when the set is judged) what
+    the set's other prints said of its frame."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
     number: int = Field(ge=1, le=90)
     camera: CameraCheck
+    cross: CrossReading | None = None
+
+    @property
+    def read(self) -> bool:
+        """Read as its own number: by the camera, or on the set's other prints."""
+        return self.camera.reading == self.number or self.cross_read
+
+    @property
+    def cross_read(self) -> bool:
+        """Doubted by the camera's networks, and confirmed on the set's other prints."""
+        return self.camera.reading != self.number and self.cross is not None and self.cross.confirms
 
 
 class BallShownToCamera(Event):
@@ -199,13 +223,15 @@ class BallSetCommissioned(Event):
     type = "ball_set_commissioned"
     ball_set_id: str
     fit: bool
-    read: int
+    read: int  # showings read as their own number, by the camera or on the other prints
     wrong_guesses: int
     misread: list[int]
     near_misses: list[int]
     unread: list[int]
     refusals: list[str]
     showings: list[BallShowing]
+    cross_read: int = 0  # of `read`, those the camera doubted and the set's other prints confirmed
+    cross_wrong: int = 0  # showings whose nearest other prints were another ball's
 
 
 HoldCause = Literal["camera", "uncommissioned_set"]

@@ -10,7 +10,7 @@ also reads (`vision.set_references`); they are made into references once per set
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterable, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -19,7 +19,7 @@ import numpy as np
 
 from bingo_hall.config import CameraConfig
 from bingo_hall.domain.commands import DrawBall, HoldBall
-from bingo_hall.domain.events import CameraCheck
+from bingo_hall.domain.events import BallShowing, CameraCheck, CrossReading
 from bingo_hall.domain.state import KeptFrames
 from bingo_hall.store.frames import FrameStore
 
@@ -58,6 +58,7 @@ class BallCheck:
         self.clock = clock
         self._references: dict[KeptFrames, SetReferences] = {}
         self._references_lock = threading.Lock()
+        self._prints: dict[str, np.ndarray | None] = {}  # features of the last set's kept frames
 
     def check(self, called: int, remaining: Collection[int], kept: KeptFrames = ()) -> CameraCheck:
         """Read the ball at the exit; `remaining` are the balls still in the machine, `kept` the
@@ -88,12 +89,44 @@ class BallCheck:
         with self._references_lock:
             references = self._references.get(kept)
             if references is None:
-                references = set_references(
-                    (ball, self.reader.front_features(self._kept_frame(digest)))
-                    for ball, digest in kept
-                )
+                prints = self._print_features(digest for _, digest in kept)
+                references = set_references((ball, prints[digest]) for ball, digest in kept)
                 self._references = {kept: references}
         return references
+
+    def cross_readings(self, showings: Sequence[BallShowing]) -> tuple[CrossReading | None, ...]:
+        """Each showing's kept frame read against the other showings' frames, as a call is
+        read against the set's references, its own frame left out (None: no print found, or
+        without it some ball has none)."""
+        from bingo_hall.vision.set_references import corroborates, cross_matches
+
+        with self._references_lock:
+            prints = self._print_features(s.camera.frame for s in showings)
+        matches = cross_matches([(s.number, prints.get(s.camera.frame or "")) for s in showings])
+        return tuple(
+            None
+            if match is None
+            else CrossReading(
+                ball=match.ball,
+                margin=round(match.margin, 6),
+                confirms=showing.camera.guess == showing.number
+                and corroborates(showing.number, showing.camera.confidence, match),
+            )
+            for showing, match in zip(showings, matches, strict=True)
+        )
+
+    def _print_features(self, digests: Iterable[str | None]) -> dict[str, np.ndarray | None]:
+        """The features of each kept frame's most frontal print; those of the frames last
+        asked for are kept, so that a set's references after its commissioning cost nothing."""
+        prints = {
+            digest: self._prints[digest]
+            if digest in self._prints
+            else self.reader.front_features(self._kept_frame(digest))
+            for digest in digests
+            if digest is not None
+        }
+        self._prints = prints
+        return prints
 
     def _kept_frame(self, digest: str) -> np.ndarray | None:
         jpeg = self.frames.get(digest)

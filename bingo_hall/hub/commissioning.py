@@ -4,13 +4,15 @@ The staff show each ball at the exit and key its number: at the control page whi
 runs (`show_ball_to_camera`, each showing a fact of the log as it is made, judged with the
 others by a `CommissionBallSet`), or at the hub's console with the hub stopped (`bingo-hall
 commission-ball-set`, every showing in one `CommissionBallSet`); a simulated camera is shown
-each ball by the hub itself. The rules judge whether the camera may confirm the set's calls
+each ball by the hub itself. Before the rules judge, the hub reads each showing's kept frame
+against the others' (`BallCheck.cross_readings`), as play will read calls against the set's
+prints. The rules judge whether the camera may confirm the set's calls
 (`bingo_hall.domain.commissioning`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TextIO
 
 from bingo_hall.domain.commands import CommissionBallSet
@@ -31,6 +33,18 @@ def show_balls(
         if present is not None:
             present(number)
         yield BallShowing(number=number, camera=check.check(number, ALL_BALLS))
+
+
+def commission(
+    check: BallCheck, ball_set_id: str, showings: Sequence[BallShowing], kept: bool = False
+) -> CommissionBallSet:
+    """The showings judged, each read against the others' prints; `kept`: they are the log's
+    (shown one by one), not given with the command."""
+    return CommissionBallSet(
+        ball_set_id=ball_set_id,
+        showings=() if kept else tuple(showings),
+        cross_readings=check.cross_readings(showings),
+    )
 
 
 def showings_json(kept: ShowingsInProgress | None) -> dict[str, Any] | None:
@@ -60,8 +74,7 @@ def simulated_commissioning(
     if not 1 <= showings_per_ball <= MAX_SHOWINGS_PER_BALL:
         raise ValueError(f"showings_per_ball must be 1 to {MAX_SHOWINGS_PER_BALL}")
     order = [number for _ in range(showings_per_ball) for number in ALL_BALLS]
-    showings = tuple(show_balls(check, order, present))
-    return CommissionBallSet(ball_set_id=ball_set_id, showings=showings)
+    return commission(check, ball_set_id, tuple(show_balls(check, order, present)))
 
 
 def keyed_numbers(lines: TextIO, prompt: TextIO | None = None) -> Iterator[int]:

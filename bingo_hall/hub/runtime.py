@@ -42,7 +42,12 @@ from bingo_hall.hub.auth import (
     authorise,
 )
 from bingo_hall.hub.ball_check import BallCheck, call_command
-from bingo_hall.hub.commissioning import ALL_BALLS, showings_json, simulated_commissioning
+from bingo_hall.hub.commissioning import (
+    ALL_BALLS,
+    commission,
+    showings_json,
+    simulated_commissioning,
+)
 from bingo_hall.hub.service import HallService
 from bingo_hall.store.cards import CardStore
 from bingo_hall.store.eventlog import EventEnvelope
@@ -200,7 +205,7 @@ class HubRuntime:
     async def _commission(self, args: dict[str, Any]) -> Command:
         """The balls the staff showed the camera (`show_ball_to_camera`) judged; with a
         simulated camera and none shown, the hub shows it every ball itself."""
-        if "showings" in args:
+        if {"showings", "cross_readings"} & set(args):
             raise CommandFailed(
                 "invalid_args", "commission_ball_set: the camera readings come from the hub"
             )
@@ -212,7 +217,9 @@ class HubRuntime:
                     "commission_ball_set: showings_per_ball is for a simulated camera; the "
                     f"balls shown of {ball_set_id} are judged as shown",
                 )
-            return CommissionBallSet(ball_set_id=ball_set_id)  # the showings the log keeps
+            return await asyncio.to_thread(
+                commission, self.ball_check, ball_set_id, self.showings.showings, kept=True
+            )
         times = args.get("showings_per_ball", 1)
         if not isinstance(times, int) or isinstance(times, bool):
             raise CommandFailed("invalid_args", "showings_per_ball must be a whole number")

@@ -78,6 +78,25 @@ def corroborates(guess: int, confidence: float, match: ReferenceMatch | None) ->
     )
 
 
+def cross_matches(prints: Sequence[tuple[int, np.ndarray | None]]) -> list[ReferenceMatch | None]:
+    """Each print matched against the set's other prints (itself left out), in order: how
+    play would read that frame if it had not been kept. None where the print was not found,
+    or where, without it, some ball has no reference."""
+    references = set_references(prints)
+    rows = iter(range(len(references.balls)))
+    matches: list[ReferenceMatch | None] = []
+    for _, features in prints:
+        if features is None:
+            matches.append(None)
+            continue
+        row = next(rows)
+        others = np.arange(len(references.balls)) != row
+        matches.append(
+            SetReferences(references.features[others], references.balls[others]).match([features])
+        )
+    return matches
+
+
 def set_references(prints: Iterable[tuple[int, np.ndarray | None]]) -> SetReferences:
     """The references from (ball, features of the frame's most frontal print) pairs; frames in
     which no print was found (None) give none."""

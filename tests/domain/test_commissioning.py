@@ -16,7 +16,7 @@ from bingo_hall.domain.commissioning import (
     NEAR_MISS_CONFIDENCE,
     judge,
 )
-from bingo_hall.domain.events import CameraCheck
+from bingo_hall.domain.events import CameraCheck, CrossReading
 from bingo_hall.domain.evolve import replay
 from support.hall import READ_RIGHT, Hall, profile, shown
 
@@ -180,32 +180,119 @@ def _showing(number: int, outcome: str):
     }[outcome]
 
 
+CROSS_OUTCOMES = st.sampled_from(["none", "confirms", "doubts", "elsewhere"])
+
+
+def _cross(number: int, showing, cross: str) -> CrossReading | None:
+    """What the set's other prints say of a showing: nothing (no print), its own ball
+    confirming a best guess that is it, its own ball without confirming, another ball."""
+    if cross == "none":
+        return None
+    if cross == "elsewhere":
+        return CrossReading(ball=number % 90 + 1, margin=0.03, confirms=False)
+    confirms = cross == "confirms" and showing.camera.guess == number
+    return CrossReading(ball=number, margin=0.05, confirms=confirms)
+
+
 @given(
-    st.lists(st.tuples(st.integers(1, 90), OUTCOMES), max_size=120),
+    st.lists(st.tuples(st.integers(1, 90), OUTCOMES, CROSS_OUTCOMES), max_size=120),
     st.randoms(use_true_random=False),
 )
-def test_the_verdict_follows_its_four_rules_whatever_the_order_of_the_showings(extra, random):
-    showings = [*READ_RIGHT, *(_showing(number, outcome) for number, outcome in extra)]
+def test_the_verdict_follows_its_five_rules_whatever_the_order_of_the_showings(extra, random):
+    showings = [
+        *READ_RIGHT,
+        *(
+            (showing := _showing(number, outcome)).model_copy(
+                update={"cross": _cross(number, showing, cross)}
+            )
+            for number, outcome, cross in extra
+        ),
+    ]
     random.shuffle(showings)
     verdict = judge(showings)
-    outcomes = [outcome for _, outcome in extra]
     total = 90 + len(extra)
-    read = 90 + outcomes.count("right")
+    outcomes = [outcome for _, outcome, _ in extra]
+    cross_read = sum(
+        1 for _, o, x in extra if o == "unsure" and x == "confirms"
+    )  # a best guess of its own ball, doubted by the networks, confirmed on the other prints
+    cross_wrong = sum(1 for *_, x in extra if x == "elsewhere")
+    read = 90 + outcomes.count("right") + cross_read
     wrong = sum(outcomes.count(o) for o in ("doubtful_wrong", "near_miss", "misread"))
     assert (verdict.showings, verdict.read, verdict.wrong_guesses) == (total, read, wrong)
-    assert verdict.misread == tuple(sorted({n for n, o in extra if o == "misread"}))
+    assert (verdict.cross_read, verdict.cross_wrong) == (cross_read, cross_wrong)
+    assert verdict.misread == tuple(sorted({n for n, o, _ in extra if o == "misread"}))
     assert verdict.near_misses == tuple(
-        sorted({n for n, o in extra if o in ("near_miss", "misread")})
+        sorted({n for n, o, _ in extra if o in ("near_miss", "misread")})
     )
     assert verdict.unread == ()  # every ball was read right at least once
     expected_fit = (
         "misread" not in outcomes
         and "near_miss" not in outcomes
         and wrong <= MAX_WRONG_GUESS_SHARE * total
+        and cross_wrong <= MAX_WRONG_GUESS_SHARE * total
         and read >= MIN_READ_SHARE * total
     )
     assert verdict.fit is expected_fit
     assert verdict.fit is (not verdict.refusals)
+
+
+def doubted(number: int) -> e.BallShowing:
+    """Ball `number` guessed right by the networks, under their threshold."""
+    return shown(number, reading=None, guess=number, confidence=0.995)
+
+
+def test_showings_the_other_prints_confirm_are_read_as_play_would_read_them():
+    """A set the networks alone read too little of is fit when the prints of its other
+    showings confirm their doubted best guesses, as the set's references confirm calls."""
+    showings = READ_RIGHT[:60] + tuple(doubted(n) for n in range(61, 91))
+    confirming = tuple(
+        CrossReading(ball=s.number, margin=0.05, confirms=s.camera.reading is None)
+        for s in showings
+    )
+    alone = judge(showings)
+    assert not alone.fit and alone.read == 60 and alone.unread == tuple(range(61, 91))
+    hall = ready()
+    (event,) = hall.run(
+        c.CommissionBallSet(ball_set_id="JB-1", showings=showings, cross_readings=confirming)
+    )
+    assert (event.fit, event.read, event.cross_read, event.cross_wrong) == (True, 90, 30, 0)
+    assert event.unread == [] and event.showings[70].cross == confirming[70]
+    assert hall.state.camera_may_confirm
+    assert replay(hall.log) == hall.state
+
+
+def test_a_set_whose_prints_lie_nearest_other_balls_is_refused():
+    """The other prints are a second reader: one that often names another ball is refused
+    as the networks are, even when every showing was read."""
+    allowed = int(MAX_WRONG_GUESS_SHARE * 90)
+    elsewhere = tuple(
+        CrossReading(ball=n % 90 + 1 if n <= allowed + 1 else n, margin=0.03, confirms=False)
+        for n in range(1, 91)
+    )
+    (event,) = ready().run(
+        c.CommissionBallSet(ball_set_id="JB-1", showings=READ_RIGHT, cross_readings=elsewhere)
+    )
+    assert (event.fit, event.read, event.cross_wrong) == (False, 90, allowed + 1)
+    assert event.refusals == [
+        f"{allowed + 1} of 90 showings lie nearest another ball's prints (at most 5%)"
+    ]
+
+
+def test_cross_readings_that_do_not_fit_the_showings_are_refused_and_change_nothing():
+    hall = ready()
+    before = hall.state
+    one = (CrossReading(ball=1, margin=0.05, confirms=False),)
+    with pytest.raises(RuleError, match="1 cross readings given for 90 showings"):
+        hall.run(c.CommissionBallSet(ball_set_id="JB-1", showings=READ_RIGHT, cross_readings=one))
+    wrong_ball = [None] * 90
+    wrong_ball[4] = CrossReading(ball=6, margin=0.05, confirms=True)
+    with pytest.raises(RuleError, match=r"showing 5 \(ball 5\): its cross reading confirms ball 6"):
+        hall.run(
+            c.CommissionBallSet(
+                ball_set_id="JB-1", showings=READ_RIGHT, cross_readings=tuple(wrong_ball)
+            )
+        )
+    assert hall.state == before and hall.state.ball_sets["JB-1"].camera_fit is None
 
 
 # --- showings kept in the log, ball by ball -------------------------------------------------
