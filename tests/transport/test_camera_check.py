@@ -19,7 +19,8 @@ from bingo_hall.store.frames import FrameStore
 from bingo_hall.vision.camera import SimulatedCamera
 from bingo_hall.vision.recognise import BallReader
 from bingo_hall.vision.set_references import CONFIDENCE_FLOOR, MARGIN_FLOOR
-from bingo_hall.vision.styles import HELD_OUT
+from bingo_hall.domain.commissioning import MIN_READ_SHARE
+from bingo_hall.vision.styles import CHECK, HELD_OUT
 from support.hub import (
     PASSWORD,
     Client,
@@ -422,9 +423,65 @@ def test_a_real_cameras_set_is_shown_ball_by_ball_kept_through_a_restart_and_jud
             (envelope,) = service.log.read(service.hall_id, after_seq=judged_after)
             payload = envelope.payload
             assert [s["number"] for s in payload["showings"]] == list(range(1, 91))
-            assert payload["read"] == read and payload["fit"] is True  # a clear simulated set
+            # each ball was shown once: no other print of it, so nothing was read on the others
+            assert payload["read"] == read and payload["cross_read"] == 0
+            assert payload["fit"] is True  # a clear simulated set
             assert service.state.ball_sets["JB-1"].camera_fit is True
             assert (await mesa.ok("ball_showings"))["showings"] is None  # judged: a new trial
+
+    asyncio.run(scenario())
+
+
+def test_a_set_the_networks_read_too_little_of_is_judged_on_its_own_prints_and_passes(store):
+    """IBM 3270's digits, shown ball by ball twice: the networks alone read too few of them
+    for the set to pass. Each showing's frame read against the other showings' prints, as
+    play reads calls against the set's references, the set is read enough and is fit; the
+    acta says how many the other prints read."""
+    exit_ = Exit()
+    (face,) = (font for font in CHECK.usable_fonts() if font.name == "3270-regular")
+    styles = replace(HELD_OUT, fonts=(face,), colours=HELD_OUT.colours[:1])
+    exit_.camera = SimulatedCamera(seed=20261130, style_set=styles)
+
+    async def scenario() -> None:
+        async with (
+            running_hub(*store, ball_check=exit_.check) as hub,
+            hall_staff(hub) as (staff, mesa, _locutor, _monitor),
+        ):
+            await staff.ok("register_ball_set", ball_set_id="JB-1")
+            networks_read = 0
+            for _ in range(2):
+                for ball in range(1, 91):
+                    exit_.show(ball)
+                    answer = await mesa.ok("show_ball_to_camera", ball_set_id="JB-1", number=ball)
+                    networks_read += answer["shown"]["camera"]["reading"] == ball
+                    await staff.pushed("showings", timeout=5)  # the other page follows them
+            assert networks_read < MIN_READ_SHARE * 180  # alone, the networks would refuse it
+            result = await mesa.ok("commission_ball_set", ball_set_id="JB-1")
+            (event,) = result["events"]
+            payload = hub.runtime.service.log.read("sala-1", after_seq=event["seq"] - 1)[0].payload
+            assert payload["fit"] is True, payload["refusals"]
+            assert payload["read"] == networks_read + payload["cross_read"] >= MIN_READ_SHARE * 180
+            doubted = [s for s in payload["showings"] if s["camera"]["reading"] is None]
+            confirmed = [s for s in doubted if s["cross"] and s["cross"]["confirms"]]
+            assert len(confirmed) == payload["cross_read"]
+            for showing in confirmed:  # their best guess the ball shown, confirmed
+                assert showing["camera"]["guess"] == showing["number"] == showing["cross"]["ball"]
+                assert showing["camera"]["confidence"] >= CONFIDENCE_FLOOR
+                assert showing["cross"]["margin"] >= MARGIN_FLOOR
+            ball_set = hub.runtime.service.state.ball_sets["JB-1"]
+            assert ball_set.camera_fit is True and len(ball_set.camera_references) == 180
+            await staff.ok("open_session")  # the trial is in the acta of the next session
+            log = hub.runtime.service.log
+            acta = render_text(
+                build_acta(
+                    "sala-1", log.iter_all("sala-1"), log.verify_chain("sala-1"), session_id=1
+                )
+            )
+            assert (
+                f"{payload['read']} leídas" in acta
+                and f"{payload['cross_read']} de ellas reconocidas por las otras bolas del juego"
+                in acta
+            )
 
     asyncio.run(scenario())
 

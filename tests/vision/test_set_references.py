@@ -17,6 +17,7 @@ from bingo_hall.vision.set_references import (
     ReferenceMatch,
     SetReferences,
     corroborates,
+    cross_matches,
     set_references,
 )
 from bingo_hall.vision.styles import HELD_OUT
@@ -67,6 +68,45 @@ def test_a_set_with_a_ball_never_seen_matches_nothing() -> None:
     assert full.complete and not without_37.complete
     assert without_37.match([full.features[0]]) is None
     assert full.match([]) is None
+
+
+@given(st.integers(0, 2**32 - 1), st.lists(st.integers(0, 179), max_size=20, unique=True))
+def test_each_print_is_matched_against_the_others_as_if_it_had_not_been_kept(
+    seed: int, unfound: list[int]
+) -> None:
+    """A showing's frame is read against the set without it: never against itself. Frames in
+    which no print was found match nothing and are no reference for the others."""
+    full = random_set(seed)
+    prints: list[tuple[int, np.ndarray | None]] = [
+        (int(ball), None if row in unfound else features)
+        for row, (ball, features) in enumerate(zip(full.balls, full.features, strict=True))
+    ]
+    matches = cross_matches(prints)
+    assert len(matches) == len(prints)
+    for row, ((_, features), match) in enumerate(zip(prints, matches, strict=True)):
+        others = set_references(p for other, p in enumerate(prints) if other != row)
+        expected = None if features is None else others.match([features])
+        assert match == expected
+        if match is not None:
+            assert match.similarity < 1.0 - 1e-6  # its own print was left out
+
+
+def test_a_ball_shown_once_cannot_be_read_on_the_others() -> None:
+    """Each ball shown twice, its two prints alike: every frame lies nearest its own ball's
+    other print. A ball shown once has no other print: its frame matches nothing, and the
+    other balls' frames are still read against it."""
+    rng = np.random.default_rng(11)
+    looks = {ball: unit(rng.normal(size=DIMENSION)) for ball in range(1, 91)}
+    prints = [
+        (ball, unit(looks[ball] + 0.1 * rng.normal(size=DIMENSION)))
+        for showing in range(2)
+        for ball in range(1, 91)
+        if not (ball == 37 and showing == 1)
+    ]
+    matches = cross_matches(prints)
+    assert matches[36] is None  # the one showing of 37
+    read = [(ball, m) for (ball, _), m in zip(prints, matches, strict=True) if ball != 37]
+    assert all(m is not None and m.ball == ball and m.margin > 0 for ball, m in read)
 
 
 def test_frames_with_no_print_give_no_reference() -> None:
