@@ -3,7 +3,9 @@
 Each typeface of the held-out, calibration and check sets is made a simulated ball set (one
 typeface, one ball colour, the held-out set's conditions) and commissioned as a hall does it:
 every ball shown `--showings` times to the simulated camera, three frames each, all 90 balls
-candidates (`bingo_hall.hub.commissioning`, judged by `bingo_hall.domain.commissioning`). Then
+candidates (`bingo_hall.hub.commissioning`, each showing's frame read against the others' as
+the hub does, judged by `bingo_hall.domain.commissioning`; the verdict the networks alone would
+have given is printed beside it). Then
 `--play` balls are drawn on it and read as in play (three frames, the balls still in the
 machine as candidates), counting the wrong numbers the reader accepts. The baseline is the
 reader without commissioning: the wrong numbers accepted in play on every set, against those
@@ -34,9 +36,13 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 import sqlalchemy  # noqa: E402
 
-from bingo_hall.domain.commissioning import CommissioningVerdict, judge  # noqa: E402
+from bingo_hall.domain.commissioning import (  # noqa: E402
+    CommissioningVerdict,
+    judge,
+    with_cross_readings,
+)
 from bingo_hall.hub.ball_check import BallCheck  # noqa: E402
-from bingo_hall.hub.commissioning import ALL_BALLS, show_balls  # noqa: E402
+from bingo_hall.hub.commissioning import ALL_BALLS, commission, show_balls  # noqa: E402
 from bingo_hall.store.frames import FrameStore  # noqa: E402
 from bingo_hall.vision.camera import SimulatedCamera  # noqa: E402
 from bingo_hall.vision.model import MODEL_PATH  # noqa: E402
@@ -60,6 +66,7 @@ class SetResult:
     family: str
     typeface: str
     verdict: CommissioningVerdict
+    alone: CommissioningVerdict  # the networks' readings alone judged
     played: int
     play_read: int
     play_wrong: list[tuple[int, int, float]]  # (ball, read as, confidence)
@@ -97,7 +104,8 @@ def run_set(job: tuple[str, int, int, int, str, str]) -> SetResult:
     check = BallCheck(camera, reader, store, 3, camera.present)
     order = [number for _ in range(showings) for number in ALL_BALLS]
     shown = list(show_balls(check, order))
-    verdict = judge(shown)
+    command = commission(check, styles.name, shown)
+    verdict = judge(with_cross_readings(shown, command.cross_readings))
     kept = tuple((s.number, s.camera.frame) for s in shown if verdict.fit and s.camera.frame)
     references = check.references(kept) if kept else None
     rng = np.random.default_rng(SEED + index)
@@ -117,7 +125,9 @@ def run_set(job: tuple[str, int, int, int, str, str]) -> SetResult:
             set_read += on_the_set.number == ball
             wrong += misread(int(ball), alone)
             set_wrong += misread(int(ball), on_the_set)
-    return SetResult(family, styles.fonts[0].name, verdict, play, read, wrong, set_read, set_wrong)
+    return SetResult(
+        family, styles.fonts[0].name, verdict, judge(shown), play, read, wrong, set_read, set_wrong
+    )
 
 
 def main() -> None:
@@ -142,12 +152,14 @@ def main() -> None:
     with ProcessPoolExecutor(args.workers) as pool:
         results = list(pool.map(run_set, jobs))
     for r in results:
-        v = r.verdict
+        v, alone = r.verdict, r.alone
         wrong = ", ".join(f"{b}→{n} {c:.6f}" for b, n, c in r.play_wrong) or "none"
         set_wrong = ", ".join(f"{b}→{n} {c:.6f}" for b, n, c in r.set_wrong) or "none"
         print(
             f"{r.family:11s} {r.typeface:28s} {'FIT    ' if v.fit else 'REFUSED'} "
-            f"read {v.read_share:6.1%} wrong guesses {v.wrong_guesses:3d} "
+            f"read {v.read_share:6.1%} ({v.cross_read:2d} on the other prints; networks alone "
+            f"{alone.read_share:6.1%}, {'fit' if alone.fit else 'refused'}) "
+            f"nearest another ball {v.cross_wrong:2d} wrong guesses {v.wrong_guesses:3d} "
             f"near misses {list(v.near_misses)} "
             f"| play: read {r.play_read / r.played:6.1%}, wrong accepted: {wrong}; with the "
             f"set's references read {r.set_read / r.played:6.1%}, wrong accepted: {set_wrong}"
@@ -157,8 +169,10 @@ def main() -> None:
     for family in families:
         mine = [r for r in results if r.family == family]
         fit = [r for r in mine if r.verdict.fit]
+        alone = sum(r.alone.fit for r in mine)
         print(
-            f"{family}: {len(fit)} of {len(mine)} sets fit; wrong numbers accepted in play: "
+            f"{family}: {len(fit)} of {len(mine)} sets fit ({alone} on the networks alone); "
+            "wrong numbers accepted in play: "
             f"{sum(len(r.play_wrong) for r in mine)} on all sets (baseline: no commissioning), "
             f"{sum(len(r.play_wrong) for r in fit)} on the fit sets; "
             f"play read on fit sets {np.mean([r.play_read / r.played for r in fit] or [0]):.1%}, "
