@@ -57,7 +57,11 @@ JSON text, at most 64 KiB (a larger frame closes the connection with 1009).
    showings are facts of the log: a restarted hub has them still. `ball_showings` reads them;
    `discard_ball_showings` sets them aside unjudged (`ball_showings_discarded` with their
    count; the acta lists each discarding; `{"discarded": 0}` and no event when none are kept);
-   `commission_ball_set` with that `ball_set_id` has the rules judge them.
+   `commission_ball_set` with that `ball_set_id` has the rules judge them. Before they do,
+   the hub reads each showing's frame against the other showings' (the set's prints, as play
+   will read calls against them): each showing of `ball_set_commissioned` carries that
+   `cross` reading (`ball`, `margin`, `confirms`), and `read` counts the showings the
+   networks doubted and the other prints confirmed (`cross_read` of them).
    Each showing and each discarding is pushed to every other connection whose role may read
    the showings, as a `showings` frame with what `ball_showings` would answer (`null`: none
    kept), so that two control pages see each other's showings as they are made.
