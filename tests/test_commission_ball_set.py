@@ -106,12 +106,20 @@ def test_balls_keyed_wrong_are_read_as_other_numbers_and_the_set_is_refused(tmp_
 def test_the_simulated_camera_is_shown_every_ball_by_the_hub(tmp_path):
     config = hall_config(tmp_path, "simulated", seed=11)
     url = store_with_a_set(tmp_path)
-    done = commission(config, url, "--ball-set", "JB-1", "--showings-per-ball", "1")
+    done = commission(config, url, "--ball-set", "JB-1", "--showings-per-ball", "2")
     verdict = json.loads(done.stdout)
     assert done.returncode == (0 if verdict["fit"] else 1), done.stderr
     (event,) = recorded(url)
-    assert sorted(s["number"] for s in event["showings"]) == list(range(1, 91))
-    assert verdict["read"] == sum(s["camera"]["reading"] == s["number"] for s in event["showings"])
+    showings = event["showings"]
+    assert sorted(s["number"] for s in showings) == sorted([*range(1, 91)] * 2)
+    # every frame read against the other showings' prints before the rules judged
+    assert sum(s["cross"] is not None for s in showings) > 170
+    by_camera = sum(s["camera"]["reading"] == s["number"] for s in showings)
+    by_prints = sum(
+        s["camera"]["reading"] != s["number"] and s["cross"] is not None and s["cross"]["confirms"]
+        for s in showings
+    )
+    assert (verdict["read"], verdict["cross_read"]) == (by_camera + by_prints, by_prints)
 
 
 def test_bad_input_is_refused_with_one_line_and_records_nothing(tmp_path, video):
