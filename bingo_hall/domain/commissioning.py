@@ -107,15 +107,21 @@ def with_cross_readings(
 ) -> list[BallShowing]:
     """The showings with what the set's other prints said of each (none given: as they are).
     A cross reading may confirm only a best guess that is the ball shown."""
-    if not cross_readings:
-        return list(showings)
-    if len(cross_readings) != len(showings):
+    if cross_readings and len(cross_readings) != len(showings):
         raise RuleError(
             f"{len(cross_readings)} cross readings given for {len(showings)} showings: "
             "one is needed for each showing, in order"
         )
-    judged = []
-    for index, (showing, cross) in enumerate(zip(showings, cross_readings, strict=True), 1):
+    judged = (
+        [
+            showing.model_copy(update={"cross": cross})
+            for showing, cross in zip(showings, cross_readings, strict=True)
+        ]
+        if cross_readings
+        else list(showings)
+    )
+    for index, showing in enumerate(judged, 1):
+        cross = showing.cross
         if (
             cross is not None
             and cross.confirms
@@ -125,7 +131,6 @@ def with_cross_readings(
                 f"showing {index} (ball {showing.number}): its cross reading confirms ball "
                 f"{cross.ball}, but the camera's best guess was {showing.camera.guess}"
             )
-        judged.append(showing.model_copy(update={"cross": cross}))
     return judged
 
 

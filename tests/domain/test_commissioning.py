@@ -292,6 +292,11 @@ def test_cross_readings_that_do_not_fit_the_showings_are_refused_and_change_noth
                 ball_set_id="JB-1", showings=READ_RIGHT, cross_readings=tuple(wrong_ball)
             )
         )
+    # nor may showings given with the command carry one
+    carried = list(READ_RIGHT)
+    carried[4] = carried[4].model_copy(update={"cross": wrong_ball[4]})
+    with pytest.raises(RuleError, match="showing 5 \\(ball 5\\): its cross reading confirms"):
+        hall.run(c.CommissionBallSet(ball_set_id="JB-1", showings=tuple(carried)))
     assert hall.state == before and hall.state.ball_sets["JB-1"].camera_fit is None
 
 

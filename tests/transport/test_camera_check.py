@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 
 from bingo_hall.acta import build_acta, render_text
+from bingo_hall.domain.commissioning import MIN_READ_SHARE
 from bingo_hall.hub.ball_check import BallCheck
 from bingo_hall.store.frames import FrameStore
 from bingo_hall.vision.camera import SimulatedCamera
 from bingo_hall.vision.recognise import BallReader
 from bingo_hall.vision.set_references import CONFIDENCE_FLOOR, MARGIN_FLOOR
-from bingo_hall.domain.commissioning import MIN_READ_SHARE
 from bingo_hall.vision.styles import CHECK, HELD_OUT
 from support.hub import (
     PASSWORD,
