@@ -39,7 +39,6 @@ GAMES_PER_SESSION = 4
 BLOWER_GAME, VOID_GAME, FALSE_CLAIM_GAME = 2, 3, 1
 OBSCURED_BALL = 4  # in the first game: the camera cannot read it, the Jefe de Mesa confirms it
 MISKEYED_BALL = 6  # in the blower game: the caller keys a wrong number, the camera sees the ball
-SHOWINGS_PER_BALL = 2  # a set is shown to the camera twice, each frame then read against the other
 SERIES_SIZE = 300
 FACE_VALUES = (Decimal("1.50"), Decimal("3.00"))
 PLAYERS = 8
@@ -164,12 +163,7 @@ class Demo:
             return 60, "jefe-de-sala", c.ChangeBallSet(ball_set_id=fit, reason=reason)
         if self.ball_check is not None and self.state.ball_sets[fit].camera_fit is None:
             camera = self.ball_check.camera
-            command = simulated_commissioning(  # every ball twice: each read against the other
-                self.ball_check,
-                fit,
-                SHOWINGS_PER_BALL,
-                present=camera.present,  # type: ignore[attr-defined]
-            )
+            command = simulated_commissioning(self.ball_check, fit, present=camera.present)  # type: ignore[attr-defined]
             return 900, "jefe-de-mesa", command
         return 120, "jefe-de-mesa", c.LoadBalls()
 
