@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 import json
 import urllib.request
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import replace
 
 import cv2
@@ -52,6 +54,17 @@ class Exit:
         await open_game(staff, locutor, commission=True)
         hub.runtime.ball_check.stage = None
 
+    @asynccontextmanager
+    async def blower_game(self, store) -> AsyncIterator[tuple]:
+        """A hub in blower mode and its staff, the set commissioned and a game drawing:
+        (hub, staff, mesa, locutor, monitor)."""
+        async with (
+            running_hub(*store, draw="blower", ball_check=self.check) as hub,
+            hall_staff(hub) as (staff, mesa, locutor, monitor),
+        ):
+            await self.commissioned_game(hub, staff, locutor)
+            yield hub, staff, mesa, locutor, monitor
+
 
 @pytest.fixture
 def store(tmp_path):
@@ -89,11 +102,7 @@ def test_a_ball_the_camera_confirms_is_announced_with_its_frame(store):
     exit_ = Exit()
 
     async def scenario() -> None:
-        async with (
-            running_hub(*store, draw="blower", ball_check=exit_.check) as hub,
-            hall_staff(hub) as (staff, mesa, locutor, monitor),
-        ):
-            await exit_.commissioned_game(hub, staff, locutor)
+        async with exit_.blower_game(store) as (hub, _staff, mesa, locutor, monitor):
             await subscribe(monitor, hub.runtime.service.seq)
             # Clear balls until the camera confirms one (a doubtful reading is held and the
             # Jefe de Mesa confirms it; the reader's accuracy is measured in bench/).
@@ -133,11 +142,7 @@ def test_a_ball_the_networks_doubt_is_confirmed_on_the_sets_own_prints(store):
     exit_.camera = SimulatedCamera(seed=20261129, style_set=styles)
 
     async def scenario() -> None:
-        async with (
-            running_hub(*store, draw="blower", ball_check=exit_.check) as hub,
-            hall_staff(hub) as (staff, mesa, locutor, monitor),
-        ):
-            await exit_.commissioned_game(hub, staff, locutor)
+        async with exit_.blower_game(store) as (hub, _staff, mesa, locutor, monitor):
             kept = hub.runtime.service.state.camera_references
             assert len(kept) == 90  # one frame kept of each ball shown
             assert hub.runtime.ball_check.references(kept).complete
@@ -178,11 +183,7 @@ def test_a_restarted_hub_makes_the_sets_references_again_from_the_store_before_p
     exit_ = Exit()
 
     async def scenario() -> None:
-        async with (
-            running_hub(*store, draw="blower", ball_check=exit_.check) as hub,
-            hall_staff(hub) as (staff, _mesa, locutor, _monitor),
-        ):
-            await exit_.commissioned_game(hub, staff, locutor)
+        async with exit_.blower_game(store) as (hub, *_clients):
             kept = hub.runtime.service.state.camera_references
             assert hub.runtime.references_ready is not None  # begun after the set went in
             before = await hub.runtime.references_ready
