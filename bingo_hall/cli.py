@@ -207,9 +207,13 @@ def run_serve(args: argparse.Namespace) -> int:
     import asyncio
 
     from bingo_hall.serve import serve
+    from bingo_hall.vision.camera import CameraError
 
     config = _config(args)
-    asyncio.run(serve(config, _open_log(config, args.db), args.port))
+    try:
+        asyncio.run(serve(config, _open_log(config, args.db), args.port))
+    except CameraError as error:
+        raise UserError(f"{error}: check camera.source in the hall configuration") from None
     return 0
 
 

@@ -98,4 +98,6 @@ async def serve(config: HallConfig, log: EventLog, port: int | None = None) -> N
                 await task
         ws_server.close()
         await ws_server.wait_closed()
+        if ball_check is not None:
+            await asyncio.to_thread(ball_check.camera.close)
         print(f"hall {config.hall_id}: stopped at seq {service.seq}", file=sys.stderr, flush=True)

@@ -16,24 +16,11 @@ from bingo_hall.domain.events import CameraCheck
 from bingo_hall.hub.service import HallService
 from bingo_hall.vision.camera import SimulatedCamera
 from bingo_hall.vision.styles import HELD_OUT
-from support.cli import REPO, hall
+from support.cli import hall, hall_config
 from support.demo import open_log
 
 HALL_ID = "sala-1"
 FRAMES_PER_BALL = 3
-
-
-def hall_config(folder: Path, source: str, seed: int | None = None) -> Path:
-    """config/hall.toml with another camera; its profiles found in the repository."""
-    text = (REPO / "config" / "hall.toml").read_text()
-    text = text.replace('profiles_dir = "profiles"', f'profiles_dir = "{REPO}/config/profiles"')
-    text = text.replace(
-        'source = "simulated"',
-        f"source = {json.dumps(source)}" + (f"\nseed = {seed}" if seed is not None else ""),
-    )
-    path = folder / "hall.toml"
-    path.write_text(f'table_profiles_dir = "{REPO}/config/tables"\n{text}')
-    return path
 
 
 def store_with_a_set(folder: Path) -> str:

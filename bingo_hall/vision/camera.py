@@ -1,8 +1,9 @@
 """Camera sources: a real camera or stream through OpenCV, and a simulated one.
 
 `VideoCaptureCamera` wraps `cv2.VideoCapture` (a device index, an RTSP/HTTP URL or a video
-file). `SimulatedCamera` renders the ball it was last shown, with the small changes from one
-frame to the next that a real camera sees while a ball settles in the exit cup. It can show
+file); a live source is read through a `LiveFeed`, so that a burst shows the ball now out.
+`SimulatedCamera` renders the ball it was last shown, with the small changes from one frame
+to the next that a real camera sees while a ball settles in the exit cup. It can show
 a ball other than the one the caller keys (a miscall) and a ball behind a smeared, blurred
 dome (`conditions="obscured"`) that no reader can make out, so that the hub's hold path can
 be exercised.
@@ -15,6 +16,7 @@ from typing import Literal, Protocol
 import cv2
 import numpy as np
 
+from bingo_hall.vision.live_feed import LiveFeed
 from bingo_hall.vision.render import Scene, draw_scene, sample_scene, settle
 from bingo_hall.vision.styles import HELD_OUT, StyleSet, obscured
 
@@ -34,16 +36,36 @@ class Camera(Protocol):
 
 
 class VideoCaptureCamera:
-    """Frames from OpenCV's VideoCapture: a device index, a stream URL or a video file."""
+    """Frames from OpenCV's VideoCapture: a device index, a stream URL or a video file.
 
-    def __init__(self, source: int | str) -> None:
+    A file is read frame after frame. A device or a stream is live: a `LiveFeed` reads it
+    all the time and a burst holds only frames taken after it was asked for (a live source
+    left unread between two balls would give frames of the ball before)."""
+
+    def __init__(self, source: int | str, *, burst_timeout: float = 2.0) -> None:
         self.source = source
-        self._capture = cv2.VideoCapture(source)
-        if not self._capture.isOpened():
-            self._capture.release()
-            raise CameraError(f"cannot open camera source {source!r}")
+        capture = _open(source)
+        self.live = is_live(source)
+        self._feed = (
+            LiveFeed(
+                capture,
+                lambda: cv2.VideoCapture(source),
+                burst_timeout=burst_timeout,
+                name=str(source),
+            )
+            if self.live
+            else None
+        )
+        self._capture = capture
+
+    @property
+    def losses(self) -> int:
+        """How often a live source was lost and opened again (0 for a file)."""
+        return 0 if self._feed is None else self._feed.losses
 
     def frames(self, count: int) -> list[np.ndarray]:
+        if self._feed is not None:
+            return self._feed.frames(count)
         out = []
         for _ in range(count):
             ok, frame = self._capture.read()
@@ -53,13 +75,32 @@ class VideoCaptureCamera:
         return out
 
     def close(self) -> None:
-        self._capture.release()
+        if self._feed is not None:
+            self._feed.close()
+        else:
+            self._capture.release()
 
     def __enter__(self) -> VideoCaptureCamera:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def is_live(source: int | str) -> bool:
+    """A device index or a stream URL (rtsp://, http://, ...), not a file."""
+    if isinstance(source, int):
+        return True
+    scheme, separator, _ = source.partition("://")
+    return bool(separator) and scheme.lower() != "file"
+
+
+def _open(source: int | str) -> cv2.VideoCapture:
+    capture = cv2.VideoCapture(source)
+    if not capture.isOpened():
+        capture.release()
+        raise CameraError(f"cannot open camera source {source!r}")
+    return capture
 
 
 class SimulatedCamera:

@@ -3,6 +3,7 @@ staff run it."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -16,3 +17,16 @@ def hall(*args: str, stdin: str | None = None, timeout: float = 120) -> subproce
     return subprocess.run(
         [*CLI, *args], cwd=REPO, capture_output=True, text=True, input=stdin, timeout=timeout
     )
+
+
+def hall_config(folder: Path, source: str, seed: int | None = None) -> Path:
+    """config/hall.toml with another camera; its profiles found in the repository."""
+    text = (REPO / "config" / "hall.toml").read_text()
+    text = text.replace('profiles_dir = "profiles"', f'profiles_dir = "{REPO}/config/profiles"')
+    text = text.replace(
+        'source = "simulated"',
+        f"source = {json.dumps(source)}" + (f"\nseed = {seed}" if seed is not None else ""),
+    )
+    path = folder / "hall.toml"
+    path.write_text(f'table_profiles_dir = "{REPO}/config/tables"\n{text}')
+    return path

@@ -5,7 +5,7 @@ from __future__ import annotations
 import signal
 
 from support.aio import run_async
-from support.cli import hall
+from support.cli import hall, hall_config
 from support.hub import Client
 from support.serve import free_port, start_serve, wait_for_health
 
@@ -62,3 +62,19 @@ def test_serve_runs_the_hub_until_sigterm(tmp_path):
         _, err = process.communicate(timeout=20)
     assert process.returncode == 0, err
     assert "stopped at seq 2" in err
+
+
+def test_serve_names_a_camera_it_cannot_open_in_one_line(tmp_path):
+    """A hall configured with a network camera that does not answer: no hub starts, and the
+    error says which source, not a stack trace."""
+    port = free_port()  # nothing listens there
+    config = hall_config(tmp_path, f"http://127.0.0.1:{port}/exit.mjpg")
+    db = f"sqlite:///{tmp_path / 'hall.sqlite'}"
+    done = hall("serve", "--config", str(config), "--db", db, "--port", str(free_port()))
+    assert done.returncode == 2
+    error = [line for line in done.stderr.splitlines() if line.startswith("bingo-hall:")]
+    assert error == [
+        f"bingo-hall: error: cannot open camera source 'http://127.0.0.1:{port}/exit.mjpg': "
+        "check camera.source in the hall configuration"
+    ]
+    assert "Traceback" not in done.stderr
