@@ -29,7 +29,12 @@ CHECKS = {
     "confirmed": "confirmada por el Jefe de Mesa",
     "corrected": "corregida por el Jefe de Mesa",
 }
-NO_READING = {"no_ball": "sin bola", "unsure": "lectura dudosa", "unreadable": "ilegible"}
+NO_READING = {
+    "no_ball": "sin bola",
+    "unsure": "lectura dudosa",
+    "unreadable": "ilegible",
+    "no_picture": "la cámara no dio imagen",
+}
 ORDERS = {"resume": "continuar la partida", "finish": "dar por finalizada la partida"}
 MACHINE_KINDS = {"drum": "de bombo", "pneumatic": "neumático"}
 
@@ -242,6 +247,8 @@ def confidence_text(value: float) -> str:
 
 
 def _reading_text(camera: Json) -> str:
+    if camera["reason"] == "no_picture":
+        return NO_READING["no_picture"]  # nothing was read, no frame kept
     if camera["reading"] is not None:
         seen = f"lee {camera['reading']}"
     else:

@@ -151,16 +151,17 @@ class CameraCheck(BaseModel):
     """What the CCTV camera on the ball exit read (spec §4): kept with the ball for the acta.
 
     `reading` is set only when the reading passed the acceptance threshold; `guess` is the best
-    candidate; `frame` is the SHA-256 of the JPEG frame kept in the store; `set_margin`, when
-    the reading was accepted below the networks' own threshold on the ball set's prints kept
-    at its commissioning, the margin by which they chose it.
+    candidate; `reason`, why there is no reading (`no_picture`: the camera gave no frame at
+    all); `frame` is the SHA-256 of the JPEG frame kept in the store; `set_margin`, when the
+    reading was accepted below the networks' own threshold on the ball set's prints kept at
+    its commissioning, the margin by which they chose it.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
     reading: int | None
     guess: int | None
     confidence: float = Field(ge=0.0, le=1.0)
-    reason: Literal["no_ball", "unsure", "unreadable"] | None
+    reason: Literal["no_ball", "unsure", "unreadable", "no_picture"] | None
     frame: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
     set_margin: float | None = Field(default=None, ge=0.0, le=2.0)
 

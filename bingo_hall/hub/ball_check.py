@@ -76,7 +76,7 @@ class BallCheck:
             reading=reading.number,
             guess=reading.guess,
             confidence=round(reading.confidence, 6),
-            reason=reading.reason,
+            reason="no_picture" if not shots else reading.reason,
             frame=digest,
             set_margin=None if reading.set_margin is None else round(reading.set_margin, 6),
         )

@@ -20,6 +20,12 @@ Generated from `bingo_hall/transport/messages.py` by
 One port (8080 by default) serves the protocol at `/ws` and `GET /health` beside it. Frames are
 JSON text, at most 64 KiB (a larger frame closes the connection with 1009).
 
+`GET /health` answers, without authentication, the hall, the log's last `seq`, the phase, the
+linked tables' (when there are any), and the exit camera: `null` for a hall without one, else
+`kind` (`simulated`, `file`, or `live` for a device or a stream), `receiving` (a live source
+gave a frame in the last two seconds) and `losses` (how often a live source was lost and
+opened again). A call the camera could not see is held with the reason `no_picture`.
+
 1. The hub sends `auth_required`. The client's first frame is `auth`: a device token (monitors,
    auxiliary terminals) or a staff user's name and password. The hub answers `auth_ok` (with the
    commands the role may give) or `auth_invalid` and closes with 4001; no auth frame within 10 s

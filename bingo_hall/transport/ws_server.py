@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 from collections.abc import Callable, Sequence
 from http import HTTPStatus
@@ -28,6 +29,7 @@ from bingo_hall.hub.auth import (
     TABLE_COMMANDS,
     Principal,
 )
+from bingo_hall.hub.ball_check import BallCheck
 from bingo_hall.hub.commissioning import showings_json
 from bingo_hall.hub.runtime import CommandFailed, HubRuntime
 from bingo_hall.hub.table_runtime import TableRuntime
@@ -101,6 +103,7 @@ class HubServer:
                 "hall": self.runtime.service.hall_id,
                 "seq": self.runtime.service.seq,
                 "phase": state.phase.value,
+                "camera": _camera_health(self.runtime.ball_check),
             }
             if self.tables.tables:
                 snapshots = {i: t.service.snapshot for i, t in self.tables.tables.items()}
@@ -319,3 +322,8 @@ class _Session:
         await self.connection.send(_dump(m.Result(id=message.id, success=True, result=result)))
         if message.table is None and message.command in SHOWINGS_CHANGED_BY:
             await self.server.push_showings(self)
+
+
+def _camera_health(check: BallCheck | None) -> dict[str, object] | None:
+    """The exit camera's status for /health; None when the hall has no camera."""
+    return None if check is None else dataclasses.asdict(check.camera.status())

@@ -11,6 +11,7 @@ be exercised.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal, Protocol
 
 import cv2
@@ -27,10 +28,22 @@ class CameraError(RuntimeError):
     """A camera source that cannot be opened or read."""
 
 
+@dataclass(frozen=True)
+class CameraStatus:
+    """How a camera is doing, for the hub's /health: `kind` is "simulated", "file" or "live";
+    `receiving`, whether it gives frames now; `losses`, how often a live source was lost."""
+
+    kind: Literal["simulated", "file", "live"]
+    receiving: bool
+    losses: int = 0
+
+
 class Camera(Protocol):
     def frames(self, count: int) -> list[np.ndarray]:
         """The next `count` frames (BGR uint8); fewer if the source runs out."""
         ...
+
+    def status(self) -> CameraStatus: ...
 
     def close(self) -> None: ...
 
@@ -58,10 +71,10 @@ class VideoCaptureCamera:
         )
         self._capture = capture
 
-    @property
-    def losses(self) -> int:
-        """How often a live source was lost and opened again (0 for a file)."""
-        return 0 if self._feed is None else self._feed.losses
+    def status(self) -> CameraStatus:
+        if self._feed is None:
+            return CameraStatus("file", receiving=self._capture.isOpened())
+        return CameraStatus("live", receiving=self._feed.receiving, losses=self._feed.losses)
 
     def frames(self, count: int) -> list[np.ndarray]:
         if self._feed is not None:
@@ -136,6 +149,9 @@ class SimulatedCamera:
             out.append(draw_scene(self._scene, self._rng, *self._size))
             self._scene = settle(self._scene, self._rng)
         return out
+
+    def status(self) -> CameraStatus:
+        return CameraStatus("simulated", receiving=True)
 
     def close(self) -> None:
         """Nothing to release."""

@@ -19,6 +19,7 @@ from typing import Protocol
 import numpy as np
 
 KEPT_FRAMES = 64  # more than the largest burst a hall can configure (30)
+RECEIVING_WITHIN = 2.0  # seconds: a source whose last frame is older is not receiving
 REOPEN_DELAYS = (0.2, 0.5, 1.0, 2.0, 5.0)  # seconds between attempts to open a lost source
 
 
@@ -47,6 +48,7 @@ class LiveFeed:
         self._frames: deque[tuple[int, np.ndarray]] = deque(maxlen=KEPT_FRAMES)
         self._received = 0  # frames read since the feed began; the next one's index
         self._losses = 0  # times the source was lost
+        self._last_frame_at: float | None = None  # time.monotonic() of the newest frame
         self._changed = threading.Condition()
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"live-feed {name}", daemon=True)
@@ -57,6 +59,13 @@ class LiveFeed:
         """How many times the source stopped giving frames and had to be opened again."""
         with self._changed:
             return self._losses
+
+    @property
+    def receiving(self) -> bool:
+        """Whether a frame came in the last `RECEIVING_WITHIN` seconds."""
+        with self._changed:
+            last = self._last_frame_at
+        return last is not None and time.monotonic() - last < RECEIVING_WITHIN
 
     def frames(self, count: int) -> list[np.ndarray]:
         """`count` frames that began after this call (the one being read when it was made is
@@ -92,6 +101,7 @@ class LiveFeed:
                 with self._changed:
                     self._frames.append((self._received, frame))
                     self._received += 1
+                    self._last_frame_at = time.monotonic()
                     self._changed.notify_all()
                 continue
             if failures == 0:

@@ -115,6 +115,8 @@ async def running_hub(
     finally:
         ws_server.close()
         await ws_server.wait_closed()
+        if runtime.ball_check is not None:
+            await asyncio.to_thread(runtime.ball_check.camera.close)
         log.engine.dispose()
 
 

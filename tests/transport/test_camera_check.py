@@ -19,7 +19,7 @@ from bingo_hall.acta import build_acta, render_text
 from bingo_hall.domain.commissioning import MIN_READ_SHARE
 from bingo_hall.hub.ball_check import BallCheck
 from bingo_hall.store.frames import FrameStore
-from bingo_hall.vision.camera import SimulatedCamera
+from bingo_hall.vision.camera import SimulatedCamera, VideoCaptureCamera
 from bingo_hall.vision.recognise import BallReader
 from bingo_hall.vision.set_references import CONFIDENCE_FLOOR, MARGIN_FLOOR
 from bingo_hall.vision.styles import CHECK, HELD_OUT
@@ -32,6 +32,7 @@ from support.hub import (
     prepare_store,
     running_hub,
 )
+from support.mjpeg import MjpegExit
 
 
 class Exit:
@@ -627,3 +628,65 @@ def test_trials_set_aside_are_in_the_sessions_acta_with_the_balls_read_as_others
             assert "DESCARTADA sin juzgar, 1 bola mostrada\n" in text
 
     asyncio.run(scenario())
+
+
+def test_a_network_camera_is_read_live_and_a_call_it_cannot_see_is_held_with_no_picture(store):
+    """The exit's camera is an IP camera streaming MJPEG over HTTP. The hub reads the ball
+    now out, not frames the stream queued; when the stream stops, the call is held with
+    `no_picture`, /health says the camera is not receiving, and the acta says so."""
+    stream = MjpegExit(seed=20261122)
+    reader = BallReader()
+
+    def live_check(engine) -> BallCheck:
+        camera = VideoCaptureCamera(stream.url, burst_timeout=0.5)
+        return BallCheck(camera, reader, FrameStore(engine), frames_per_ball=2)
+
+    async def camera_health(hub) -> dict:
+        status, _, body = await asyncio.to_thread(fetch, f"{hub.http}/health")
+        assert status == 200
+        return json.loads(body)["camera"]
+
+    async def scenario() -> None:
+        async with (
+            running_hub(*store, draw="blower", ball_check=live_check) as hub,
+            hall_staff(hub) as (staff, mesa, locutor, _monitor),
+        ):
+            await open_game(staff, locutor)  # a set not commissioned: every call is held
+            assert await camera_health(hub) == {"kind": "live", "receiving": True, "losses": 0}
+            for ball in (37, 12):
+                stream.present(ball)
+                await asyncio.sleep(1.5)  # the stream runs on, unread, as between two balls
+                await locutor.ok("draw_ball", number=ball)
+                held = hub.runtime.service.state.game.held
+                assert (held.called, held.camera.guess) == (ball, ball)
+                frame_url = f"{hub.http}/frames/{held.camera.frame}.jpg"
+                status, kind, jpeg = await asyncio.to_thread(fetch, frame_url)
+                assert (status, kind) == (200, "image/jpeg")
+                picture = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+                assert min(cv2.absdiff(picture, shown).mean() for shown in stream.shown) < 3
+                await mesa.ok("resolve_hold", number=ball)
+            stream.freeze()
+            await asyncio.sleep(2.1)
+            assert (await camera_health(hub))["receiving"] is False
+            result = await locutor.ok("draw_ball", number=64)
+            assert [e["type"] for e in result["events"]] == ["ball_held"]
+            held = hub.runtime.service.state.game.held
+            assert (held.camera.reason, held.camera.frame, held.camera.guess) == (
+                "no_picture",
+                None,
+                None,
+            )
+            await mesa.ok("resolve_hold", number=64)
+            stream.freeze(False)
+            await asyncio.sleep(0.3)
+            assert (await camera_health(hub))["receiving"] is True
+            log = hub.runtime.service.log
+            acta = build_acta(
+                "sala-1", log.iter_all("sala-1"), log.verify_chain("sala-1"), session_id=1
+            )
+            assert "cantada 64, cámara: la cámara no dio imagen;" in render_text(acta)
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        stream.close()

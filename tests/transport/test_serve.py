@@ -42,6 +42,7 @@ def test_serve_runs_the_hub_until_sigterm(tmp_path):
     try:
         health = wait_for_health(port, process)
         assert health["phase"] == "session_closed"
+        assert health["camera"] == {"kind": "simulated", "receiving": True, "losses": 0}
 
         async def scenario():
             url = f"ws://127.0.0.1:{port}/ws"

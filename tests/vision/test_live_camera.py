@@ -52,7 +52,7 @@ def test_a_burst_shows_the_ball_now_out_however_long_the_stream_went_unread(exit
         time.sleep(PACE)
         exit_camera.present(12)
         assert _of(camera.frames(5), before, now) == ["now"] * 5
-        assert camera.losses == 0
+        assert camera.status().losses == 0
 
 
 def test_the_reader_reads_the_ball_now_out_of_a_live_stream(exit_camera):
@@ -71,7 +71,7 @@ def test_a_dropped_stream_is_opened_again(exit_camera):
         now = exit_camera.present(41)
         burst = camera.frames(3)
         assert len(burst) == 3 and max(_distance(f, now) for f in burst) < 3
-        assert camera.losses == 1
+        assert camera.status().losses == 1
 
 
 def test_a_stream_that_stops_gives_no_frames_and_the_call_is_held(exit_camera, tmp_path):
@@ -86,7 +86,7 @@ def test_a_stream_that_stops_gives_no_frames_and_the_call_is_held(exit_camera, t
         assert camera.frames(3) == []
         assert time.monotonic() - started < 2
         reading = check.check(30, range(1, 91))
-        assert (reading.reading, reading.reason) == (None, "unreadable")
+        assert (reading.reading, reading.reason, reading.frame) == (None, "no_picture", None)
         assert isinstance(call_command(30, "blower", reading, True), HoldBall)
         exit_camera.freeze(False)
         assert check.check(30, range(1, 91)).guess == 30  # the picture is back
