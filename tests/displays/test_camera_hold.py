@@ -22,6 +22,8 @@ from playwright.sync_api import Browser, WebSocketRoute, expect, sync_playwright
 
 from bingo_hall.hub.ball_check import BallCheck
 from bingo_hall.store.frames import FrameStore
+from bingo_hall.vision.camera import VideoCaptureCamera
+from bingo_hall.vision.recognise import BallReader
 from support.browser import (
     ACTIONS,
     CHROMIUM,
@@ -33,6 +35,7 @@ from support.browser import (
     staff,
 )
 from support.hub import PASSWORD, Client, open_game, prepare_store, running_hub
+from support.mjpeg import MjpegExit
 
 expect.set_options(timeout=15_000)
 
@@ -353,3 +356,44 @@ def test_the_jefe_de_mesa_tests_a_ball_set_under_a_real_camera_from_the_control_
         assert threaded.hub.runtime.service.state.ball_sets["JB-1"].camera_fit is True
         for page in (mesa, sala):
             assert page.errors == [], page.errors  # type: ignore[attr-defined]
+
+
+def test_the_control_page_shows_when_a_network_camera_stops_giving_pictures(browser, tmp_path):
+    """An IP camera streaming MJPEG over HTTP: the header says whether it gives pictures; a
+    ball keyed while it does not is held, and the Jefe de Mesa is told why."""
+    url = f"sqlite:///{tmp_path / 'live.sqlite'}"
+    token, series = prepare_store(url)
+    stream = MjpegExit(seed=20261123)
+    reader = BallReader()
+
+    def live_check(engine) -> BallCheck:
+        camera = VideoCaptureCamera(stream.url, burst_timeout=0.5)
+        return BallCheck(camera, reader, FrameStore(engine), frames_per_ball=2)
+
+    options = dict(url=url, token=token, series=series, draw="blower")
+    try:
+        with HubThread(ball_check=live_check, **options) as threaded:
+            threaded.call(open_blower_game(threaded.hub.url))
+            mesa = staff(browser, threaded.hub.http, "mesa")
+            locutor = staff(browser, threaded.hub.http, "locutor")
+            badge = mesa.locator("#c-camera")
+            expect(badge).to_have_text("Cámara: con imagen")
+            expect(badge).to_have_attribute("data-state", "live")
+            stream.freeze()
+            expect(badge).to_have_text("Cámara: SIN IMAGEN")
+            expect(badge).to_have_attribute("data-state", "no_picture")
+            locutor.fill("#blower-number", "31")
+            locutor.click("#draw-ball")
+            phase(mesa, "Comprobando bola")
+            expect(mesa.locator("#hold-called")).to_have_text("31")
+            expect(mesa.locator("#hold-reason")).to_have_text("la cámara no da imagen")
+            expect(mesa.locator("#hold-frame")).to_be_hidden()
+            stream.freeze(False)
+            expect(badge).to_have_text("Cámara: con imagen")
+            mesa.click("#hold-confirm")
+            phase(mesa, "Extracción")
+            expect(mesa.locator("#live-last")).to_have_text("31")
+            for page in (mesa, locutor):
+                assert page.errors == [], page.errors  # type: ignore[attr-defined]
+    finally:
+        stream.close()

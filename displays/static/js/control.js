@@ -861,6 +861,7 @@ function onAuth(message) {
   $('#c-login').hidden = true;
   $('#c-app').hidden = false;
   $('#c-logout').hidden = false;
+  watchCamera();
   refreshHall(0);
   if (may('ball_showings')) {
     // a set half shown from another control page, or before this page was reloaded
@@ -909,7 +910,37 @@ async function login(event) {
   $('#c-login-submit').disabled = false;
 }
 
+const CAMERA_EVERY_MS = 2000;
+let cameraPoller = null;
+
+/** The exit camera's status from /health, in the header: the CCTV camera is mandatory (spec
+ * §4), and a live one that stops giving pictures holds every call until it is back. */
+async function showCamera() {
+  let camera;
+  try {
+    const response = await fetch('/health', { cache: 'no-store' });
+    camera = (await response.json()).camera;
+  } catch {
+    return; // the hub's own connection status says it is unreachable
+  }
+  const badge = $('#c-camera');
+  badge.hidden = camera === null;
+  if (camera === null) return;
+  const state = camera.kind !== 'live' ? camera.kind : camera.receiving ? 'live' : 'no_picture';
+  badge.dataset.state = state;
+  badge.textContent = t(`camera.status.${state}`);
+}
+
+function watchCamera() {
+  clearInterval(cameraPoller);
+  showCamera();
+  cameraPoller = setInterval(showCamera, CAMERA_EVERY_MS);
+}
+
 function logout() {
+  clearInterval(cameraPoller);
+  cameraPoller = null;
+  $('#c-camera').hidden = true;
   if (hub) hub.stop();
   hub = null;
   principal = null;
