@@ -70,10 +70,11 @@ class VideoCaptureCamera:
             else None
         )
         self._capture = capture
+        self._ended = False  # a file read to its end
 
     def status(self) -> CameraStatus:
         if self._feed is None:
-            return CameraStatus("file", receiving=self._capture.isOpened())
+            return CameraStatus("file", receiving=not self._ended)
         return CameraStatus("live", receiving=self._feed.receiving, losses=self._feed.losses)
 
     def frames(self, count: int) -> list[np.ndarray]:
@@ -83,6 +84,7 @@ class VideoCaptureCamera:
         for _ in range(count):
             ok, frame = self._capture.read()
             if not ok or frame is None:
+                self._ended = True
                 break
             out.append(frame)
         return out

@@ -11,6 +11,7 @@ import pytest
 from bingo_hall.vision.camera import (
     Camera,
     CameraError,
+    CameraStatus,
     SimulatedCamera,
     VideoCaptureCamera,
 )
@@ -44,6 +45,7 @@ def test_video_file_through_videocapture(tmp_path: Path, reader: BallReader) -> 
     finally:
         video.close()
     assert len(frames) == 3 and len(rest) == 2
+    assert video.status() == CameraStatus("file", receiving=False)  # read to its end
     assert all(f.shape == (480, 640, 3) and f.dtype == np.uint8 for f in frames)
     # what went in comes out (MJPEG is lossy, but close)
     assert float(cv2.absdiff(frames[0], rendered[0]).mean()) < 6
