@@ -22,6 +22,7 @@ from bingo_hall.vision.render import Scene, draw_scene, sample_scene, settle
 from bingo_hall.vision.styles import HELD_OUT, StyleSet, obscured
 
 Conditions = Literal["normal", "obscured"]
+OPEN_TIMEOUT = 10.0  # seconds to connect to a stream
 
 
 class CameraError(RuntimeError):
@@ -55,14 +56,19 @@ class VideoCaptureCamera:
     all the time and a burst holds only frames taken after it was asked for (a live source
     left unread between two balls would give frames of the ball before)."""
 
-    def __init__(self, source: int | str, *, burst_timeout: float = 2.0) -> None:
+    def __init__(
+        self, source: int | str, *, burst_timeout: float = 2.0, read_timeout: float = 5.0
+    ) -> None:
         self.source = source
-        capture = _open(source)
         self.live = is_live(source)
+        capture = _capture(source, read_timeout)
+        if not capture.isOpened():
+            capture.release()
+            raise CameraError(f"cannot open camera source {source!r}")
         self._feed = (
             LiveFeed(
                 capture,
-                lambda: cv2.VideoCapture(source),
+                lambda: _capture(source, read_timeout),
                 burst_timeout=burst_timeout,
                 name=str(source),
             )
@@ -110,12 +116,19 @@ def is_live(source: int | str) -> bool:
     return bool(separator) and scheme.lower() != "file"
 
 
-def _open(source: int | str) -> cv2.VideoCapture:
-    capture = cv2.VideoCapture(source)
-    if not capture.isOpened():
-        capture.release()
-        raise CameraError(f"cannot open camera source {source!r}")
-    return capture
+def _capture(source: int | str, read_timeout: float) -> cv2.VideoCapture:
+    """OpenCV's capture of `source`. A stream gives up a read after `read_timeout` seconds
+    without data (OpenCV's own default is 30 s), so that a connection that died without
+    closing is noticed and opened again."""
+    if isinstance(source, int) or not is_live(source):
+        return cv2.VideoCapture(source)
+    timeouts = [
+        cv2.CAP_PROP_OPEN_TIMEOUT_MSEC,
+        int(OPEN_TIMEOUT * 1000),
+        cv2.CAP_PROP_READ_TIMEOUT_MSEC,
+        int(read_timeout * 1000),
+    ]
+    return cv2.VideoCapture(source, cv2.CAP_FFMPEG, timeouts)
 
 
 class SimulatedCamera:

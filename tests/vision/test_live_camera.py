@@ -14,7 +14,7 @@ import pytest
 from bingo_hall.domain.commands import HoldBall
 from bingo_hall.hub.ball_check import BallCheck, call_command
 from bingo_hall.store.frames import FrameStore
-from bingo_hall.vision.camera import VideoCaptureCamera, is_live
+from bingo_hall.vision.camera import CameraStatus, VideoCaptureCamera, is_live
 from bingo_hall.vision.recognise import BallReader
 from support.demo import open_log
 from support.mjpeg import MjpegExit
@@ -98,3 +98,22 @@ def test_a_stream_that_stops_gives_no_frames_and_the_call_is_held(exit_camera, t
 def test_which_sources_are_live():
     assert is_live(0) and is_live("rtsp://10.0.0.7/exit") and is_live("HTTP://cam/exit.mjpg")
     assert not is_live("/var/hall/exit.avi") and not is_live("file:///var/hall/exit.avi")
+
+
+def test_a_stream_that_stalls_without_closing_is_given_up_and_opened_again(exit_camera):
+    """A connection that died without closing (a cable pulled) sends nothing and never ends:
+    after `read_timeout` without data the camera gives it up and connects again."""
+    exit_camera.present(8)
+    with VideoCaptureCamera(exit_camera.url, burst_timeout=0.5, read_timeout=1.0) as camera:
+        assert len(camera.frames(2)) == 2
+        exit_camera.freeze()
+        time.sleep(2.5)
+        assert camera.status() == CameraStatus("live", receiving=False, losses=1)
+        assert camera.frames(2) == []
+        now = exit_camera.present(63)
+        exit_camera.freeze(False)
+        deadline = time.monotonic() + 15
+        while not (burst := camera.frames(3)):
+            assert time.monotonic() < deadline, "the stream was not opened again"
+        assert len(burst) == 3 and max(_distance(f, now) for f in burst) < 3
+        assert camera.status() == CameraStatus("live", receiving=True, losses=1)
