@@ -89,7 +89,11 @@ def run_demo(args: argparse.Namespace) -> int:
 
 
 def run_acta(args: argparse.Namespace) -> int:
+    from bingo_hall.acta.frames_export import require_empty_directory
+
     config = _config(args)
+    if args.frames is not None:
+        require_empty_directory(args.frames)
     log = _open_log(config, args.db)
     chain = log.verify_chain(config.hall_id)
     try:
@@ -103,7 +107,26 @@ def run_acta(args: argparse.Namespace) -> int:
     except LookupError as error:
         raise UserError(str(error.args[0])) from None
     print(json.dumps(acta, ensure_ascii=False, indent=2) if args.json else render_text(acta))
-    return 0 if chain.ok else 1
+    exported = args.frames is None or _export_frames(acta, log, args.frames)
+    return 0 if chain.ok and exported else 1
+
+
+def _export_frames(acta: dict, log: EventLog, directory: Path) -> bool:
+    """The frames the acta cites, written to `directory`; False if any is missing or altered."""
+    from bingo_hall.acta.frames_export import SUMS_FILE, cited_frames, export_frames
+    from bingo_hall.store.frames import FrameStore
+
+    cited = cited_frames(acta)
+    problems = export_frames(cited, FrameStore(log.engine).get, directory)
+    for problem in problems:
+        print(f"bingo-hall: error: {problem}", file=sys.stderr)
+    written = len(cited) - len(problems)
+    print(
+        f"bingo-hall: {written} camera frames written to {directory}, "
+        f"their SHA-256 in {directory / SUMS_FILE}",
+        file=sys.stderr,
+    )
+    return not problems
 
 
 def _series_commitment(path: Path, header: tuple[str, str, int]) -> str:
@@ -295,12 +318,20 @@ def build_parser() -> argparse.ArgumentParser:
         parents=[common],
         help="print the acta of a game or a session",
         description="Prints the minutes (Spanish text, or --json) of one game or one session, "
-        "built from the event log, with the verdict of the log's hash chain. "
-        "Exit status 1 if the chain does not verify.",
+        "built from the event log, with the verdict of the log's hash chain. With --frames, "
+        "also writes the camera frames it cites, with a SHA256SUMS file that sha256sum -c "
+        "checks. Exit status 1 if the chain does not verify or a cited frame is missing or "
+        "altered.",
     )
     scope = acta.add_mutually_exclusive_group(required=True)
     scope.add_argument("--game", type=int, help="game id")
     scope.add_argument("--session", type=int, help="session id")
+    acta.add_argument(
+        "--frames",
+        type=Path,
+        metavar="DIR",
+        help="write the camera frames the acta cites into DIR (new or empty)",
+    )
     acta.set_defaults(run=run_acta)
 
     imports = commands.add_parser(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -14,6 +15,8 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+import cv2
+import numpy as np
 import pytest
 
 from support.cli import CLI, REPO
@@ -330,6 +333,39 @@ def test_acta_of_one_game_holds_only_that_game(actas, game_id):
         assert re.search(r"Premio de bingo \(bola \d+\): [^\n]* entre 2 ganadores", text.out)
 
 
+def ball_frames(acta: dict) -> dict[str, str]:
+    """The file each drawn ball's frame is exported as -> its SHA-256 (in the demo, a held
+    ball's frame is the frame of the ball drawn when the hold is resolved)."""
+    return {
+        f"partida-{game['game_id']}-bola-{ball['ordinal']:02d}-{ball['number']:02d}.jpg": ball[
+            "camera"
+        ]["frame"]
+        for game in acta["session"]["games"]
+        for ball in game["balls"]
+    }
+
+
+def test_the_frames_the_acta_cites_are_written_for_sha256sum_to_check(demo_text, actas, tmp_path):
+    acta = json.loads(actas["session json"].out)
+    cited = ball_frames(acta)
+    assert len(cited) > 100 and all(cited.values())  # four games' balls, all seen on camera
+    folder = tmp_path / "frames"
+    result = cli("acta", "--session", "1", "--db", demo_text.url, "--frames", str(folder))
+    assert result.code == 0, result.err
+    assert result.out == actas["session"].out  # the acta, as without --frames
+    assert f"{len(cited)} camera frames written to {folder}" in result.err
+    lines = (folder / "SHA256SUMS").read_text().splitlines()
+    sums = {name: digest for digest, name in (line.split("  ") for line in lines)}
+    assert sums == cited
+    assert sorted(p.name for p in folder.iterdir()) == sorted([*sums, "SHA256SUMS"])
+    checked = subprocess.run(["sha256sum", "-c", "SHA256SUMS"], cwd=folder, capture_output=True)
+    assert checked.returncode == 0, checked.stdout
+    game = acta["session"]["games"][0]
+    first = next(folder.glob(f"partida-{game['game_id']}-bola-01-*.jpg"))
+    picture = cv2.imdecode(np.fromfile(first, np.uint8), cv2.IMREAD_COLOR)
+    assert picture.shape == (480, 640, 3)
+
+
 # --- errors -----------------------------------------------------------------------------------
 
 
@@ -498,3 +534,46 @@ def test_an_edited_ball_breaks_the_chain_at_its_seq(demos, tmp_path):
     # one game's acta reports the damage too, whichever game it is in
     assert results["game"].code == 1
     assert "NO VERIFICA" in results["game"].out
+
+
+def test_a_cited_frame_altered_or_gone_from_the_store_is_named_and_not_written(demos, tmp_path):
+    source = demos["text"]
+    for part in source.path.parent.glob("x.sqlite*"):
+        shutil.copy(part, tmp_path / part.name)
+    path, folder = tmp_path / "x.sqlite", tmp_path / "frames"
+    url = f"sqlite:///{path}"
+    acta = json.loads(cli("acta", "--game", "1", "--db", url, "--json").out)
+    first, second = acta["session"]["games"][0]["balls"][:2]
+    altered, gone = first["camera"]["frame"], second["camera"]["frame"]
+    db = sqlite3.connect(path)
+    try:
+        (original,) = db.execute(
+            "SELECT jpeg FROM camera_frame WHERE sha256 = ?", (altered,)
+        ).fetchone()
+        with db:
+            db.execute(
+                "UPDATE camera_frame SET jpeg = CAST(jpeg || x'00' AS BLOB) WHERE sha256 = ?",
+                (altered,),
+            )
+            db.execute("DELETE FROM camera_frame WHERE sha256 = ?", (gone,))
+    finally:
+        db.close()
+    now_hashes_to = hashlib.sha256(original + bytes(1)).hexdigest()
+    result = cli("acta", "--game", "1", "--db", url, "--frames", str(folder))
+    assert result.code == 1
+    errors = [line for line in result.err.splitlines() if line.startswith("bingo-hall: error:")]
+    assert errors == [
+        f"bingo-hall: error: game 1, ball 1 ({first['number']}): the stored frame {altered} "
+        f"was altered (its bytes hash to {now_hashes_to})",
+        f"bingo-hall: error: game 1, ball 2 ({second['number']}): frame {gone} is not in the store",
+    ]
+    sums = (folder / "SHA256SUMS").read_text()
+    assert altered not in sums and gone not in sums
+    assert not list(folder.glob("partida-1-bola-0[12]-*"))
+    checked = subprocess.run(["sha256sum", "-c", "SHA256SUMS"], cwd=folder, capture_output=True)
+    assert checked.returncode == 0  # what was written is what the acta cites
+    before = sorted(folder.iterdir())
+    again = cli("acta", "--game", "1", "--db", url, "--frames", str(folder))
+    assert again.code == 2 and again.out == ""
+    assert "is not an empty directory" in again.err and "Traceback" not in again.err
+    assert sorted(folder.iterdir()) == before
