@@ -387,6 +387,8 @@ def test_the_control_page_shows_when_a_network_camera_stops_giving_pictures(brow
             phase(mesa, "Comprobando bola")
             expect(mesa.locator("#hold-called")).to_have_text("31")
             expect(mesa.locator("#hold-reason")).to_have_text("la cámara no da imagen")
+            expect(mesa.locator("#hold-reading")).to_have_text("—")
+            expect(mesa.locator("#hold-confidence")).to_have_text("—")  # nothing was read
             expect(mesa.locator("#hold-frame")).to_be_hidden()
             stream.freeze(False)
             expect(badge).to_have_text("Cámara: con imagen")

@@ -555,8 +555,8 @@ function renderHold() {
   $('#hold-reading').textContent =
     camera.reading ?? (camera.guess !== null && camera.guess !== undefined ? t('hold.guess', { n: camera.guess }) : '—');
   // Cut, never rounded up: a reading held at 0.996 must not show as a certain 100 %.
-  $('#hold-confidence').textContent =
-    camera.confidence !== undefined && camera.confidence !== null ? `${Math.floor(camera.confidence * 100)} %` : '—';
+  const read = camera.reason !== 'no_picture' && camera.confidence !== undefined && camera.confidence !== null;
+  $('#hold-confidence').textContent = read ? `${Math.floor(camera.confidence * 100)} %` : '—';
   const disagrees = camera.reading !== null && camera.reading !== undefined && camera.reading !== hold.called;
   $('#hold-reason').textContent = hold.cause === 'uncommissioned_set'
     ? t('hold.reason.uncommissioned_set')
