@@ -28,7 +28,7 @@ def test_health_answers_over_plain_http(store):
             body = await asyncio.to_thread(
                 lambda: json.loads(urllib.request.urlopen(hub.http + "/health").read())
             )
-            assert body == {"hall": "sala-1", "seq": 0, "phase": "session_closed"}
+            assert body == {"hall": "sala-1", "seq": 0, "phase": "session_closed", "camera": None}
 
     run(scenario())
 
