@@ -5,6 +5,8 @@
 #   - Chromium (/usr/bin/chromium) for the browser tests
 #   - poppler-utils (pdftoppm) for the printing tests
 #   - espeak-ng for the spoken numbers (scripts/prepare_audio.py; the browser tests)
+#   - GStreamer's RTSP server with Debian's python3-gi, for the test RTSP camera
+#     (tests/support/rtsp_camera.py)
 #   - the Debian packages named in ENSURE_EXTRA_PACKAGES (the Makefile passes the
 #     typefaces the CCTV reader's training run needs)
 #
@@ -72,7 +74,8 @@ fi
 if ! command -v espeak-ng >/dev/null 2>&1; then
   missing+=(espeak-ng)
 fi
-for package in ${ENSURE_EXTRA_PACKAGES:-}; do
+for package in python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-good \
+  ${ENSURE_EXTRA_PACKAGES:-}; do
   if ! dpkg-query -W -f='${Status}' "${package}" 2>/dev/null | grep -q 'ok installed'; then
     missing+=("${package}")
   fi

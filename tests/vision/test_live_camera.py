@@ -1,6 +1,6 @@
-"""A live camera (an IP camera's MJPEG stream over real HTTP) read through OpenCV: a burst
-shows the ball now at the exit however long the stream went unread, a dropped stream is
-opened again, and a stream that stops gives no frames, so the hub holds the call."""
+"""A live camera (an IP camera's MJPEG stream over real HTTP, and an RTSP camera) read through
+OpenCV: a burst shows the ball now at the exit however long the stream went unread, a dropped
+stream is opened again, and a stream that stops gives no frames, so the hub holds the call."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from bingo_hall.vision.camera import CameraStatus, VideoCaptureCamera, is_live
 from bingo_hall.vision.recognise import BallReader
 from support.demo import open_log
 from support.mjpeg import MjpegExit
+from support.rtsp import RtspExit
 
 PACE = 3.0  # seconds the stream goes unread, as between two balls of a game
 
@@ -117,3 +118,35 @@ def test_a_stream_that_stalls_without_closing_is_given_up_and_opened_again(exit_
             assert time.monotonic() < deadline, "the stream was not opened again"
         assert len(burst) == 3 and max(_distance(f, now) for f in burst) < 3
         assert camera.status() == CameraStatus("live", receiving=True, losses=1)
+
+
+def test_an_rtsp_camera_is_read_live_and_again_after_it_restarts(tmp_path):
+    """GStreamer's RTSP server as the exit's CCTV camera (RTP/JPEG): the ball now out is read,
+    not what the stream carried seconds before; a camera that goes away and comes back on
+    its address is opened again by itself."""
+    rtsp = RtspExit(tmp_path, seed=3)
+    before = rtsp.present(12)
+    rtsp.start()
+    try:
+        with VideoCaptureCamera(rtsp.url, read_timeout=1.0) as camera:
+            first = camera.frames(3)
+            assert len(first) == 3 and max(_distance(f, before) for f in first) < 3
+            now = rtsp.present(77)
+            time.sleep(PACE)
+            assert _of(camera.frames(3), now, before) == ["now"] * 3
+            rtsp.stop()  # the camera reboots
+            deadline = time.monotonic() + 10
+            while camera.status().losses == 0:
+                assert time.monotonic() < deadline, "the lost stream was not noticed"
+                time.sleep(0.1)
+            assert camera.frames(2) == []
+            after = rtsp.present(5)
+            rtsp.start()
+            deadline = time.monotonic() + 20
+            while not (burst := camera.frames(3)):
+                assert time.monotonic() < deadline, "the camera was not opened again"
+            assert len(burst) == 3 and max(_distance(f, after) for f in burst) < 3
+            assert BallReader().read_frames(burst).guess == 5
+            assert camera.status() == CameraStatus("live", receiving=True, losses=1)
+    finally:
+        rtsp.stop()
