@@ -5,7 +5,7 @@
 #   - Chromium (/usr/bin/chromium) for the browser tests
 #   - poppler-utils (pdftoppm) for the printing tests
 #   - espeak-ng for the spoken numbers (scripts/prepare_audio.py; the browser tests)
-#   - GStreamer's RTSP server with Debian's python3-gi, for the test RTSP camera
+#   - GStreamer's RTSP server and plugins with Debian's python3-gi, for the test RTSP camera
 #     (tests/support/rtsp_camera.py)
 #   - the Debian packages named in ENSURE_EXTRA_PACKAGES (the Makefile passes the
 #     typefaces the CCTV reader's training run needs)
@@ -74,7 +74,7 @@ fi
 if ! command -v espeak-ng >/dev/null 2>&1; then
   missing+=(espeak-ng)
 fi
-for package in python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-good \
+for package in python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
   ${ENSURE_EXTRA_PACKAGES:-}; do
   if ! dpkg-query -W -f='${Status}' "${package}" 2>/dev/null | grep -q 'ok installed'; then
     missing+=("${package}")

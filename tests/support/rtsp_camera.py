@@ -2,9 +2,10 @@
 the JPEG files `frame-0.jpg` … `frame-3.jpg` of a folder in a loop, 25 a second, as RTP/JPEG.
 The files are read afresh every loop, so rewriting them changes the picture live.
 
-Run by Debian's python3 (python3-gi, gir1.2-gst-rtsp-server-1.0, gstreamer1.0-plugins-good;
-scripts/ensure-services.sh installs them), not the project's: `python3 rtsp_camera.py FOLDER
-PORT`. It prints "ready" once it listens on 127.0.0.1:PORT/exit.
+Run by Debian's python3, not the project's: `python3 rtsp_camera.py FOLDER PORT`. It needs
+python3-gi, gir1.2-gst-rtsp-server-1.0, gstreamer1.0-plugins-good (multifilesrc, rtpjpegpay)
+and gstreamer1.0-plugins-bad (jpegparse); scripts/ensure-services.sh installs them. It prints
+"ready" once it listens on 127.0.0.1:PORT/exit.
 """
 
 import sys
