@@ -19,12 +19,15 @@ import cv2
 import numpy as np
 import pytest
 
-from support.cli import CLI, REPO
+from support.cli import CLI, REPO, hall_config
 from support.databases import fresh_database_url
 
 HALL = "sala-1"  # the hall of config/hall.toml
 CENT = Decimal("0.01")
 GAME_HEADING = re.compile(r"^PARTIDA (\d+)", re.MULTILINE)
+
+
+DEMO_SEED = 20261129  # the demos' camera: a set fit on its commissioning (83 of 90 read)
 
 
 @dataclass
@@ -90,9 +93,16 @@ def demos(tmp_path_factory) -> dict[str, Demo]:
         name: tmp_path_factory.mktemp(f"demo-{name}") / "x.sqlite" for name in ("text", "json")
     }
     urls = {name: f"sqlite:///{path}" for name, path in paths.items()}
+    # The hall's configuration with the simulated camera seeded: unseeded, it draws another
+    # typeface for every ball it is shown, and now and then a confident misreading refuses
+    # the set (every call is then held). Seeded, the set's commissioning is the same each run.
+    config = str(hall_config(tmp_path_factory.mktemp("demo-config"), "simulated", seed=DEMO_SEED))
     # a demo reads every ball on camera (about 35 s alone); the limit only guards against a hang
     results = cli_many(
-        {"text": ("demo", "--db", urls["text"]), "json": ("demo", "--db", urls["json"], "--json")},
+        {
+            "text": ("demo", "--config", config, "--db", urls["text"]),
+            "json": ("demo", "--config", config, "--db", urls["json"], "--json"),
+        },
         timeout=240,
     )
     return {name: Demo(urls[name], paths[name], results[name]) for name in paths}

@@ -22,7 +22,6 @@ from playwright.sync_api import Browser, WebSocketRoute, expect, sync_playwright
 
 from bingo_hall.hub.ball_check import BallCheck
 from bingo_hall.store.frames import FrameStore
-from bingo_hall.vision.camera import VideoCaptureCamera
 from bingo_hall.vision.recognise import BallReader
 from support.browser import (
     ACTIONS,
@@ -45,7 +44,6 @@ class Exit:
 
     def __init__(self) -> None:
         from bingo_hall.vision.camera import SimulatedCamera
-        from bingo_hall.vision.recognise import BallReader
 
         self.camera = SimulatedCamera(seed=20261123)
         self.reader = BallReader()
@@ -364,15 +362,10 @@ def test_the_control_page_shows_when_a_network_camera_stops_giving_pictures(brow
     url = f"sqlite:///{tmp_path / 'live.sqlite'}"
     token, series = prepare_store(url)
     stream = MjpegExit(seed=20261123)
-    reader = BallReader()
-
-    def live_check(engine) -> BallCheck:
-        camera = VideoCaptureCamera(stream.url, burst_timeout=0.5)
-        return BallCheck(camera, reader, FrameStore(engine), frames_per_ball=2)
 
     options = dict(url=url, token=token, series=series, draw="blower")
     try:
-        with HubThread(ball_check=live_check, **options) as threaded:
+        with HubThread(ball_check=stream.ball_check, **options) as threaded:
             threaded.call(open_blower_game(threaded.hub.url))
             mesa = staff(browser, threaded.hub.http, "mesa")
             locutor = staff(browser, threaded.hub.http, "locutor")

@@ -10,10 +10,26 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import cv2
 import numpy as np
+from sqlalchemy import Engine
 
-from bingo_hall.vision.camera import SimulatedCamera
+from bingo_hall.hub.ball_check import BallCheck
+from bingo_hall.store.frames import FrameStore
+from bingo_hall.vision.camera import SimulatedCamera, VideoCaptureCamera
+from bingo_hall.vision.recognise import BallReader
 
 BOUNDARY = b"exitframe"
+FRAMES_SHOWN = 4  # the frames of one ball a stream cycles through, as it settles
+
+
+def rendered(camera: SimulatedCamera, number: int | None) -> tuple[list[bytes], list[np.ndarray]]:
+    """The ball `number` as `camera` renders it: its frames as JPEG files, and as a client
+    decodes them."""
+    camera.present(number)
+    jpegs = [
+        cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 95])[1]
+        for frame in camera.frames(FRAMES_SHOWN)
+    ]
+    return [jpeg.tobytes() for jpeg in jpegs], [cv2.imdecode(j, cv2.IMREAD_COLOR) for j in jpegs]
 
 
 class MjpegExit:
@@ -41,13 +57,16 @@ class MjpegExit:
 
     def present(self, number: int | None) -> list[np.ndarray]:
         """The ball now at the exit; returns the frames the stream cycles through."""
-        self._camera.present(number)
-        frames = self._camera.frames(4)
-        jpegs = [cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 95])[1] for frame in frames]
+        jpegs, shown = rendered(self._camera, number)
         with self._lock:
-            self._jpegs = [jpeg.tobytes() for jpeg in jpegs]
-            self.shown = [cv2.imdecode(jpeg, cv2.IMREAD_COLOR) for jpeg in jpegs]
-        return self.shown
+            self._jpegs, self.shown = jpegs, shown
+        return shown
+
+    def ball_check(self, engine: Engine) -> BallCheck:
+        """The hub's check of every call with this stream as the hall's camera (a stalled
+        stream gives up a burst after half a second)."""
+        camera = VideoCaptureCamera(self.url, burst_timeout=0.5)
+        return BallCheck(camera, BallReader(), FrameStore(engine), frames_per_ball=2)
 
     def hang_up(self) -> None:
         with self._lock:

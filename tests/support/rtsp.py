@@ -8,10 +8,10 @@ import os
 import subprocess
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from bingo_hall.vision.camera import SimulatedCamera
+from support.mjpeg import rendered
 from support.serve import free_port
 
 SERVER = Path(__file__).with_name("rtsp_camera.py")
@@ -31,19 +31,14 @@ class RtspExit:
         return f"rtsp://127.0.0.1:{self.port}/exit"
 
     def present(self, number: int) -> list[np.ndarray]:
-        """The ball now at the exit: its four frames, written as the stream's files (each
-        replaced whole, so the server never reads half a file)."""
-        self._camera.present(number)
-        shown = []
-        for index, frame in enumerate(self._camera.frames(4)):
-            ok, jpeg = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 95])
-            assert ok
+        """The ball now at the exit: its frames, written as the stream's files (each replaced
+        whole, so the server never reads half a file)."""
+        jpegs, self.shown = rendered(self._camera, number)
+        for index, jpeg in enumerate(jpegs):
             partial = self.folder / f"frame-{index}.part"
-            partial.write_bytes(jpeg.tobytes())
+            partial.write_bytes(jpeg)
             os.replace(partial, self.folder / f"frame-{index}.jpg")
-            shown.append(cv2.imdecode(jpeg, cv2.IMREAD_COLOR))
-        self.shown = shown
-        return shown
+        return self.shown
 
     def start(self) -> None:
         self._server = subprocess.Popen(

@@ -19,7 +19,7 @@ from bingo_hall.acta import build_acta, render_text
 from bingo_hall.domain.commissioning import MIN_READ_SHARE
 from bingo_hall.hub.ball_check import BallCheck
 from bingo_hall.store.frames import FrameStore
-from bingo_hall.vision.camera import SimulatedCamera, VideoCaptureCamera
+from bingo_hall.vision.camera import SimulatedCamera
 from bingo_hall.vision.recognise import BallReader
 from bingo_hall.vision.set_references import CONFIDENCE_FLOOR, MARGIN_FLOOR
 from bingo_hall.vision.styles import CHECK, HELD_OUT
@@ -635,11 +635,6 @@ def test_a_network_camera_is_read_live_and_a_call_it_cannot_see_is_held_with_no_
     now out, not frames the stream queued; when the stream stops, the call is held with
     `no_picture`, /health says the camera is not receiving, and the acta says so."""
     stream = MjpegExit(seed=20261122)
-    reader = BallReader()
-
-    def live_check(engine) -> BallCheck:
-        camera = VideoCaptureCamera(stream.url, burst_timeout=0.5)
-        return BallCheck(camera, reader, FrameStore(engine), frames_per_ball=2)
 
     async def camera_health(hub) -> dict:
         status, _, body = await asyncio.to_thread(fetch, f"{hub.http}/health")
@@ -648,7 +643,7 @@ def test_a_network_camera_is_read_live_and_a_call_it_cannot_see_is_held_with_no_
 
     async def scenario() -> None:
         async with (
-            running_hub(*store, draw="blower", ball_check=live_check) as hub,
+            running_hub(*store, draw="blower", ball_check=stream.ball_check) as hub,
             hall_staff(hub) as (staff, mesa, locutor, _monitor),
         ):
             await open_game(staff, locutor)  # a set not commissioned: every call is held
