@@ -12,11 +12,14 @@ reader without commissioning: the wrong numbers accepted in play on every set, a
 on the sets the commissioning let the camera confirm. The same frames of play are also read
 against a fit set's references, made from the frames its commissioning kept as the hub makes
 them (`BallCheck.references`): the balls read and the wrong ones, beside the networks' alone.
-`--exit specified` draws every set as an exit built to a specification would show it. A
-diagnosis of quality, not timed.
+`--exit specified` draws every set as an exit built to a specification would show it.
+`--printed` prints each set once (`bingo_hall.vision.ball_set`): every ball then keeps its
+print from its showings to play, as a hall's set does; without it, each presentation draws the
+ball's print anew in the set's typeface and colour. A diagnosis of quality, not timed.
 
 Usage: python bench/vision_commissioning.py [--showings N] [--play N] [--workers N]
     [--model MODEL.npz] [--families held-out,calibration,check] [--exit as-drawn|specified]
+    [--printed]
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from bingo_hall.domain.commissioning import (  # noqa: E402
 from bingo_hall.hub.ball_check import BallCheck  # noqa: E402
 from bingo_hall.hub.commissioning import ALL_BALLS, commission, show_balls  # noqa: E402
 from bingo_hall.store.frames import FrameStore  # noqa: E402
+from bingo_hall.vision.ball_set import print_ball_set  # noqa: E402
 from bingo_hall.vision.camera import SimulatedCamera  # noqa: E402
 from bingo_hall.vision.model import MODEL_PATH  # noqa: E402
 from bingo_hall.vision.reading import Reading  # noqa: E402
@@ -95,10 +99,15 @@ def misread(ball: int, reading: Reading) -> list[tuple[int, int, float]]:
     return [(ball, reading.number, reading.confidence)]
 
 
-def run_set(job: tuple[str, int, int, int, str, str]) -> SetResult:
-    family, index, showings, play, model, exit_name = job
+def run_set(job: tuple[str, int, int, int, str, str, bool]) -> SetResult:
+    family, index, showings, play, model, exit_name, printed = job
     styles = at_exit(ball_set(family, index), exit_name)
-    camera = SimulatedCamera(seed=SEED + 1000 * index + len(family), style_set=styles)
+    printing = np.random.default_rng(SEED + 2000 * index + len(family))
+    camera = SimulatedCamera(
+        seed=SEED + 1000 * index + len(family),
+        style_set=styles,
+        ball_set=print_ball_set(printing, styles) if printed else None,
+    )
     reader = BallReader(Path(model))
     store = FrameStore(sqlalchemy.create_engine("sqlite://"))  # in memory, for this set only
     check = BallCheck(camera, reader, store, 3, camera.present)
@@ -138,16 +147,18 @@ def main() -> None:
     parser.add_argument("--model", default=str(MODEL_PATH))
     parser.add_argument("--families", default="held-out,calibration,check")
     parser.add_argument("--exit", choices=EXITS, default=EXITS[0])
+    parser.add_argument("--printed", action="store_true", help="every ball keeps its print")
     args = parser.parse_args()
     families = args.families.split(",")
     jobs = [
-        (family, index, args.showings, args.play, args.model, args.exit)
+        (family, index, args.showings, args.play, args.model, args.exit, args.printed)
         for family in families
         for index in range(len(FAMILIES[family].usable_fonts()))
     ]
     print(
         f"model {args.model}; {len(jobs)} sets at the {args.exit} exit; {args.showings} "
         f"showings of each ball; {args.play} balls played on each"
+        + ("; each set printed once" if args.printed else "")
     )
     with ProcessPoolExecutor(args.workers) as pool:
         results = list(pool.map(run_set, jobs))

@@ -46,10 +46,10 @@ def _demo_camera(config: HallConfig, log: EventLog) -> BallCheck:
     """The demo's ball exit: the simulated camera (frames kept in the store), whatever the
     hall's configured camera, since the simulated staff decide which ball comes out."""
     from bingo_hall.store.frames import FrameStore
-    from bingo_hall.vision.camera import SimulatedCamera
+    from bingo_hall.vision.camera import simulated_exit
     from bingo_hall.vision.recognise import BallReader
 
-    camera = SimulatedCamera(seed=config.camera.seed)
+    camera = simulated_exit(config.camera.seed, config.camera.typeface)
     return BallCheck(camera, BallReader(), FrameStore(log.engine), config.camera.frames_per_ball)
 
 

@@ -36,6 +36,19 @@ class CameraConfig(BaseModel):
     )
     frames_per_ball: int = Field(default=3, ge=1, le=30)
     seed: int | None = Field(default=None, description="simulated camera only: repeatable frames")
+    typeface: str | None = Field(
+        default=None,
+        description="simulated camera only: the typeface its ball set is printed in",
+    )
+
+    @field_validator("typeface")
+    @classmethod
+    def _known_typeface(cls, typeface: str | None) -> str | None:
+        from bingo_hall.vision.styles import HELD_OUT
+
+        if typeface is not None:
+            HELD_OUT.font_named(typeface)
+        return typeface
 
 
 class StoreConfig(BaseModel):

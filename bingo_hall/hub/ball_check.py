@@ -149,11 +149,11 @@ def ball_check_from_config(config: CameraConfig, frames: FrameStore) -> BallChec
     """The hall's camera check as configured; None for `source = "none"` (no camera)."""
     if config.source == "none":
         return None
-    from bingo_hall.vision.camera import SimulatedCamera, VideoCaptureCamera
+    from bingo_hall.vision.camera import VideoCaptureCamera, simulated_exit
     from bingo_hall.vision.recognise import BallReader
 
     reader = BallReader()
     if config.source == "simulated":
-        camera = SimulatedCamera(seed=config.seed)
+        camera = simulated_exit(config.seed, config.typeface)
         return BallCheck(camera, reader, frames, config.frames_per_ball, stage=camera.present)
     return BallCheck(VideoCaptureCamera(config.source), reader, frames, config.frames_per_ball)

@@ -17,6 +17,7 @@ from typing import Literal, Protocol
 import cv2
 import numpy as np
 
+from bingo_hall.vision.ball_set import PrintedBallSet, print_ball_set
 from bingo_hall.vision.live_feed import LiveFeed
 from bingo_hall.vision.render import Scene, draw_scene, sample_scene, settle
 from bingo_hall.vision.styles import HELD_OUT, StyleSet, obscured
@@ -134,18 +135,24 @@ def _capture(source: int | str, read_timeout: float) -> cv2.VideoCapture:
 class SimulatedCamera:
     """A camera on a simulated exit: `present` a ball (or None: the exit is empty), then take
     `frames`. Seeded, it gives the same frames every time; without a seed, it draws one from
-    the operating system."""
+    the operating system.
+
+    With a `ball_set`, every ball carries that set's print each time it is presented, as at
+    a hall's exit; without one, each presentation draws its typeface, colours and print from
+    the style set (a ball of a random set every time, as the benchmark draws them)."""
 
     def __init__(
         self,
-        seed: int | None = None,
+        seed: int | np.random.SeedSequence | None = None,
         *,
         style_set: StyleSet = HELD_OUT,
+        ball_set: PrintedBallSet | None = None,
         width: int = 640,
         height: int = 480,
     ) -> None:
         self._rng = np.random.default_rng(seed)
         self._styles = style_set
+        self.ball_set = ball_set
         self._size = (width, height)
         self._scene: Scene = sample_scene(None, self._rng, style_set)
 
@@ -156,7 +163,10 @@ class SimulatedCamera:
         if conditions not in ("normal", "obscured"):
             raise ValueError(f"unknown conditions {conditions!r}: 'normal' or 'obscured'")
         styles = self._styles if conditions == "normal" else obscured(self._styles)
-        self._scene = sample_scene(number, self._rng, styles)
+        if self.ball_set is None:
+            self._scene = sample_scene(number, self._rng, styles)
+        else:
+            self._scene = self.ball_set.scene(number, self._rng, styles)
 
     def frames(self, count: int) -> list[np.ndarray]:
         out = []
@@ -170,3 +180,11 @@ class SimulatedCamera:
 
     def close(self) -> None:
         """Nothing to release."""
+
+
+def simulated_exit(seed: int | None = None, typeface: str | None = None) -> SimulatedCamera:
+    """The simulated camera of a hall: one printed ball set (`typeface`, or one drawn from the
+    held-out typefaces), drawn with the camera's frames from one seed."""
+    set_seed, camera_seed = np.random.SeedSequence(seed).spawn(2)
+    ball_set = print_ball_set(np.random.default_rng(set_seed), HELD_OUT, typeface)
+    return SimulatedCamera(camera_seed, ball_set=ball_set)

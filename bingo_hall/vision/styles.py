@@ -137,6 +137,14 @@ class StyleSet:
     def usable_fonts(self) -> tuple[Font, ...]:
         return tuple(font for font in self.fonts if font.available())
 
+    def font_named(self, name: str) -> Font:
+        """The usable typeface `name`; a ValueError naming the ones there are."""
+        fonts = self.usable_fonts()
+        for font in fonts:
+            if font.name == name:
+                return font
+        raise ValueError(f"no typeface {name!r}: one of {', '.join(f.name for f in fonts)}")
+
 
 def _rl(name: str, file: str) -> Font:
     return Font(name, path=REPORTLAB_FONTS / file)

@@ -217,6 +217,13 @@ def test_the_repository_configuration_loads(tmp_path):
     assert config.store_url() == f"sqlite:///{REPO / 'var' / 'hall.sqlite'}"
 
 
+def test_the_simulated_sets_typeface_is_configured(tmp_path):
+    path = tmp_path / "hall.toml"
+    path.write_text(GOOD_CONFIG + '[camera]\nseed = 4\ntypeface = "times-bold"\n')
+    camera = load_config(path).camera
+    assert (camera.seed, camera.typeface) == (4, "times-bold")
+
+
 def test_a_configuration_finds_its_profile_beside_it(tmp_path):
     (tmp_path / "profiles").mkdir()
     (tmp_path / "profiles" / "basque.toml").write_text(
@@ -238,6 +245,10 @@ BAD_CONFIGS = {
     "an unknown store key": (GOOD_CONFIG.replace("[store]\n", "[store]\npool = 3\n"), "store.pool"),
     "an unknown machine kind": (GOOD_CONFIG.replace('"drum"', '"steam"'), "machine.kind"),
     "an unknown draw": (GOOD_CONFIG + 'draw = "dice"\n', "machine.draw"),
+    "an unknown typeface for the simulated set": (
+        GOOD_CONFIG + '[camera]\ntypeface = "comic-sans"\n',
+        "camera.typeface",
+    ),
 }
 
 

@@ -1,0 +1,88 @@
+"""A simulated ball set as a maker prints it, for the simulated camera of a hall.
+
+A hall plays one ball set: ninety balls printed in one run, in one typeface, one ball colour
+and one ink, their labels laid out alike. A ball's print is the same every time it comes out;
+only its pose, the light and the camera change. `PrintedBallSet` is such a set: the print of
+every ball, fixed once, put on each scene the simulated camera draws of that ball. The set's
+commissioning showings are then pictures of the very prints play will show, as at a real
+exit (docs/vision.md, "Commissioning a ball set").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+
+import numpy as np
+
+from bingo_hall.vision.render import Scene, sample_scene
+from bingo_hall.vision.styles import BGR, HELD_OUT, BallColour, Font, Span, StyleSet
+
+INK_SPREAD_BETWEEN_BALLS = 0.04  # of the stroke: how much one ball's ink differs from the run's
+
+
+@dataclass(frozen=True)
+class BallPrint:
+    """What a ball keeps from one presentation to the next: its print."""
+
+    font: Font
+    colour: BallColour
+    ink: BGR
+    label_deg: float
+    ring_inner: float
+    digit_height: float
+    digit_gap: float
+    bar_length: float
+    bar_thickness: float
+    bar_gap: float
+    ink_spread: float
+    slant: float
+
+    def on(self, scene: Scene) -> Scene:
+        """The scene with this print on its ball."""
+        return replace(scene, **{f.name: getattr(self, f.name) for f in fields(self)})
+
+
+@dataclass(frozen=True)
+class PrintedBallSet:
+    """Ninety balls of one print run: `prints[n - 1]` is ball n's."""
+
+    typeface: str
+    colour: str
+    prints: tuple[BallPrint, ...]
+
+    def scene(self, number: int | None, rng: np.random.Generator, style_set: StyleSet) -> Scene:
+        """A picture of ball `number` (None: the exit is empty): its print, and a pose, light
+        and camera drawn from the style set's conditions."""
+        scene = sample_scene(number, rng, style_set)
+        return scene if number is None else self.prints[number - 1].on(scene)
+
+
+def typefaces(style_set: StyleSet = HELD_OUT) -> tuple[str, ...]:
+    """The typefaces a simulated set of `style_set` may be printed in on this machine."""
+    return tuple(font.name for font in style_set.usable_fonts())
+
+
+def print_ball_set(
+    rng: np.random.Generator, style_set: StyleSet = HELD_OUT, typeface: str | None = None
+) -> PrintedBallSet:
+    """A set printed in `typeface` (None: one drawn from the style set), in one of its ball
+    colours and inks; each ball's ink spread differs a little from the run's."""
+    if typeface is None:
+        fonts = style_set.usable_fonts()
+        font = fonts[int(rng.integers(len(fonts)))]
+    else:
+        font = style_set.font_named(typeface)
+    run = replace(sample_scene(None, rng, style_set), font=font)
+    spread = style_set.conditions.ink_spread
+    prints = []
+    for _ in range(90):
+        ink_spread = run.ink_spread + float(
+            rng.uniform(-INK_SPREAD_BETWEEN_BALLS, INK_SPREAD_BETWEEN_BALLS)
+        )
+        ball = replace(run, ink_spread=_within(ink_spread, spread))
+        prints.append(BallPrint(**{f.name: getattr(ball, f.name) for f in fields(BallPrint)}))
+    return PrintedBallSet(font.name, run.colour.name, tuple(prints))
+
+
+def _within(value: float, span: Span) -> float:
+    return min(span.hi, max(span.lo, value))
