@@ -15,11 +15,14 @@ reference right; of the frames the networks doubt (best guess wrong or under 0.9
 the nearest reference gets right; the margins of right and of wrong matches; the frames on
 which the networks and the nearest reference agree on a wrong number. Every frame is
 answered here; which answers the hub accepts is the rule of `set_references.py`, chosen with
-`vision_set_rule.py` on the frames `--records FILE` writes (JSON lines). Not timed.
+`vision_set_rule.py` on the frames `--records FILE` writes (JSON lines); the frames that rule
+reads as the hub has it, and the wrong numbers it accepts, are printed too. `--printed` prints
+each set once (`bingo_hall.vision.ball_set`), so that play shows the very prints commissioning
+showed, as a hall's set does. Not timed.
 
 Usage: python bench/vision_set_references.py [--sets held-out:all,check:3] [--play N]
     [--showings N] [--references every|kept] [--exit as-drawn|specified] [--workers N]
-    [--records FILE]
+    [--records FILE] [--printed]
 """
 
 from __future__ import annotations
@@ -43,8 +46,10 @@ import numpy as np  # noqa: E402
 from vision_commissioning import FAMILIES, ball_set  # noqa: E402
 
 from bingo_hall.hub.ball_check import encode_jpeg  # noqa: E402
+from bingo_hall.vision.ball_set import print_ball_set  # noqa: E402
 from bingo_hall.vision.camera import SimulatedCamera  # noqa: E402
 from bingo_hall.vision.recognise import BallReader  # noqa: E402
+from bingo_hall.vision.set_references import CONFIDENCE_FLOOR, MARGIN_FLOOR  # noqa: E402
 from bingo_hall.vision.styles import EXITS, at_exit  # noqa: E402
 
 SEED = 20261129
@@ -94,15 +99,17 @@ def nearest(
     return int(first), float(best[first] - best[second]), float(best[first])
 
 
-def run_set(job: tuple[str, int, int, int, str, str]) -> tuple[str, list[Play]]:
-    family, index, showings, play, exit_name, kept = job
+def run_set(job: tuple[str, int, int, int, str, str, bool]) -> tuple[str, list[Play]]:
+    family, index, showings, play, exit_name, kept, printed = job
     cv2.setNumThreads(1)
     styles = at_exit(ball_set(family, index), exit_name)
+    printing = np.random.default_rng(SEED + 700 + index)
+    prints = print_ball_set(printing, styles) if printed else None
     reader = BallReader()
     references, balls = commission(
-        reader, SimulatedCamera(SEED + index, style_set=styles), showings, kept
+        reader, SimulatedCamera(SEED + index, style_set=styles, ball_set=prints), showings, kept
     )
-    camera = SimulatedCamera(SEED + 500 + index, style_set=styles)
+    camera = SimulatedCamera(SEED + 500 + index, style_set=styles, ball_set=prints)
     rng = np.random.default_rng(SEED + 900 + index)
     plays = []
     for _ in range(play):
@@ -132,14 +139,28 @@ def report(name: str, plays: list[Play]) -> None:
     wrong = sorted(p.margin for p in plays if p.nearest is not None and p.nearest != p.truth)
     agree_wrong = [p for p in plays if p.guess is not None and p.guess == p.nearest != p.truth]
     lowest_right = np.percentile(right, 1) if right else float("nan")
+    by_rule = [p for p in plays if p.accepted or corroborated(p)]
+    rule_wrong = [(p.truth, p.guess) for p in by_rule if p.guess != p.truth]
     print(
         f"{name:36s} {n} frames: networks' best guess right {guessed / n:7.2%}, "
         f"right at {SURE} {sure / n:7.2%}; nearest reference right {matched / n:7.2%}; "
         f"doubted {len(doubted)}, of them the reference right {rescued}; margin right: "
         f"1st percentile {lowest_right:.3f}, median {np.median(right):.3f}; wrong "
         f"{[round(m, 3) for m in wrong[-5:]]} ({len(wrong)}); both wrong alike "
-        f"{[(p.truth, p.guess, round(p.confidence, 3), round(p.margin, 3)) for p in agree_wrong]}",
+        f"{[(p.truth, p.guess, round(p.confidence, 3), round(p.margin, 3)) for p in agree_wrong]}; "
+        f"the hub's rule: read {len(by_rule) / n:7.2%}, wrong {rule_wrong}",
         flush=True,
+    )
+
+
+def corroborated(play: Play) -> bool:
+    """The networks' doubted guess confirmed by the set's references, as the hub's rule has
+    it (`set_references.corroborates`)."""
+    return (
+        play.guess is not None
+        and play.guess == play.nearest
+        and play.margin >= MARGIN_FLOOR
+        and play.confidence >= CONFIDENCE_FLOOR
     )
 
 
@@ -169,11 +190,16 @@ def main() -> None:
     parser.add_argument("--exit", choices=EXITS, default=EXITS[0])
     parser.add_argument("--records", type=Path, help="write every frame read here (JSON lines)")
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
+    parser.add_argument("--printed", action="store_true", help="every ball keeps its print")
     args = parser.parse_args()
-    jobs = [(f, i, args.showings, args.play, args.exit, args.references) for f, i in args.sets]
+    jobs = [
+        (f, i, args.showings, args.play, args.exit, args.references, args.printed)
+        for f, i in args.sets
+    ]
     print(
         f"{len(jobs)} sets at the {args.exit} exit, {args.showings} showings of each ball "
         f"({args.references} frames as references), {args.play} frames each"
+        + ("; each set printed once" if args.printed else "")
     )
     everything: list[Play] = []
     records = args.records.open("w") if args.records else None

@@ -39,6 +39,10 @@ GAMES_PER_SESSION = 4
 BLOWER_GAME, VOID_GAME, FALSE_CLAIM_GAME = 2, 3, 1
 OBSCURED_BALL = 4  # in the first game: the camera cannot read it, the Jefe de Mesa confirms it
 MISKEYED_BALL = 6  # in the blower game: the caller keys a wrong number, the camera sees the ball
+# Every ball shown twice at commissioning, so that each showing is also read against its
+# ball's other print: a set printed thin or slanted, whose showings the networks doubt, is
+# then judged as play will read it (docs/vision.md, "Sets printed once").
+SHOWINGS_PER_BALL = 2
 SERIES_SIZE = 300
 FACE_VALUES = (Decimal("1.50"), Decimal("3.00"))
 PLAYERS = 8
@@ -163,7 +167,12 @@ class Demo:
             return 60, "jefe-de-sala", c.ChangeBallSet(ball_set_id=fit, reason=reason)
         if self.ball_check is not None and self.state.ball_sets[fit].camera_fit is None:
             camera = self.ball_check.camera
-            command = simulated_commissioning(self.ball_check, fit, present=camera.present)  # type: ignore[attr-defined]
+            command = simulated_commissioning(
+                self.ball_check,
+                fit,
+                SHOWINGS_PER_BALL,
+                present=camera.present,  # type: ignore[attr-defined]
+            )
             return 900, "jefe-de-mesa", command
         return 120, "jefe-de-mesa", c.LoadBalls()
 
