@@ -37,9 +37,14 @@ class BallPrint:
     ink_spread: float
     slant: float
 
+    @classmethod
+    def of(cls, scene: Scene) -> BallPrint:
+        """The print on the scene's ball."""
+        return cls(**_print_of(scene))
+
     def on(self, scene: Scene) -> Scene:
         """The scene with this print on its ball."""
-        return replace(scene, **{f.name: getattr(self, f.name) for f in fields(self)})
+        return replace(scene, **_print_of(self))
 
 
 @dataclass(frozen=True)
@@ -55,11 +60,6 @@ class PrintedBallSet:
         and camera drawn from the style set's conditions."""
         scene = sample_scene(number, rng, style_set)
         return scene if number is None else self.prints[number - 1].on(scene)
-
-
-def typefaces(style_set: StyleSet = HELD_OUT) -> tuple[str, ...]:
-    """The typefaces a simulated set of `style_set` may be printed in on this machine."""
-    return tuple(font.name for font in style_set.usable_fonts())
 
 
 def print_ball_set(
@@ -79,9 +79,12 @@ def print_ball_set(
         ink_spread = run.ink_spread + float(
             rng.uniform(-INK_SPREAD_BETWEEN_BALLS, INK_SPREAD_BETWEEN_BALLS)
         )
-        ball = replace(run, ink_spread=_within(ink_spread, spread))
-        prints.append(BallPrint(**{f.name: getattr(ball, f.name) for f in fields(BallPrint)}))
+        prints.append(BallPrint.of(replace(run, ink_spread=_within(ink_spread, spread))))
     return PrintedBallSet(font.name, run.colour.name, tuple(prints))
+
+
+def _print_of(source: Scene | BallPrint) -> dict[str, object]:
+    return {f.name: getattr(source, f.name) for f in fields(BallPrint)}
 
 
 def _within(value: float, span: Span) -> float:

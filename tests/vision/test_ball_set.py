@@ -14,7 +14,6 @@ from bingo_hall.vision.ball_set import (
     INK_SPREAD_BETWEEN_BALLS,
     BallPrint,
     print_ball_set,
-    typefaces,
 )
 from bingo_hall.vision.camera import SimulatedCamera, simulated_exit
 from bingo_hall.vision.recognise import BallReader
@@ -77,7 +76,7 @@ def test_the_halls_simulated_exit_is_repeatable_and_printed_in_its_typeface() ->
         camera.present(71)
     assert all(np.array_equal(x, y) for x, y in zip(a.frames(2), b.frames(2), strict=True))
     drawn = {simulated_exit(seed).ball_set.typeface for seed in range(40)}  # type: ignore[union-attr]
-    assert drawn <= set(typefaces()) and len(drawn) > 3
+    assert drawn <= {font.name for font in HELD_OUT.usable_fonts()} and len(drawn) > 3
 
 
 def test_play_lies_nearest_the_prints_shown_at_commissioning() -> None:
