@@ -18,11 +18,12 @@ answered here; which answers the hub accepts is the rule of `set_references.py`,
 `vision_set_rule.py` on the frames `--records FILE` writes (JSON lines); the frames that rule
 reads as the hub has it, and the wrong numbers it accepts, are printed too. `--printed` prints
 each set once (`bingo_hall.vision.ball_set`), so that play shows the very prints commissioning
-showed, as a hall's set does. Not timed.
+showed, as a hall's set does; `--printed K` draws the K-th print run of each set (another
+run's ink weight, slant and layout). Not timed.
 
 Usage: python bench/vision_set_references.py [--sets held-out:all,check:3] [--play N]
     [--showings N] [--references every|kept] [--exit as-drawn|specified] [--workers N]
-    [--records FILE] [--printed]
+    [--records FILE] [--printed [K]]
 """
 
 from __future__ import annotations
@@ -99,12 +100,12 @@ def nearest(
     return int(first), float(best[first] - best[second]), float(best[first])
 
 
-def run_set(job: tuple[str, int, int, int, str, str, bool]) -> tuple[str, list[Play]]:
+def run_set(job: tuple[str, int, int, int, str, str, int | None]) -> tuple[str, list[Play]]:
     family, index, showings, play, exit_name, kept, printed = job
     cv2.setNumThreads(1)
     styles = at_exit(ball_set(family, index), exit_name)
-    printing = np.random.default_rng(SEED + 700 + index)
-    prints = print_ball_set(printing, styles) if printed else None
+    printing = np.random.default_rng(SEED + 700 + 100_000 * (printed or 0) + index)
+    prints = None if printed is None else print_ball_set(printing, styles)
     reader = BallReader()
     references, balls = commission(
         reader, SimulatedCamera(SEED + index, style_set=styles, ball_set=prints), showings, kept
@@ -190,7 +191,9 @@ def main() -> None:
     parser.add_argument("--exit", choices=EXITS, default=EXITS[0])
     parser.add_argument("--records", type=Path, help="write every frame read here (JSON lines)")
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
-    parser.add_argument("--printed", action="store_true", help="every ball keeps its print")
+    parser.add_argument(
+        "--printed", type=int, nargs="?", const=0, help="every ball keeps its print (run K)"
+    )
     args = parser.parse_args()
     jobs = [
         (f, i, args.showings, args.play, args.exit, args.references, args.printed)
@@ -199,7 +202,7 @@ def main() -> None:
     print(
         f"{len(jobs)} sets at the {args.exit} exit, {args.showings} showings of each ball "
         f"({args.references} frames as references), {args.play} frames each"
-        + ("; each set printed once" if args.printed else "")
+        + ("" if args.printed is None else f"; each set printed once (run {args.printed})")
     )
     everything: list[Play] = []
     records = args.records.open("w") if args.records else None

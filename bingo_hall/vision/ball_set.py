@@ -10,56 +10,47 @@ exit (docs/vision.md, "Commissioning a ball set").
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from bingo_hall.vision.render import Scene, sample_scene
-from bingo_hall.vision.styles import BGR, HELD_OUT, BallColour, Font, Span, StyleSet
+from bingo_hall.vision.styles import HELD_OUT, Span, StyleSet
 
 INK_SPREAD_BETWEEN_BALLS = 0.04  # of the stroke: how much one ball's ink differs from the run's
-
-
-@dataclass(frozen=True)
-class BallPrint:
-    """What a ball keeps from one presentation to the next: its print."""
-
-    font: Font
-    colour: BallColour
-    ink: BGR
-    label_deg: float
-    ring_inner: float
-    digit_height: float
-    digit_gap: float
-    bar_length: float
-    bar_thickness: float
-    bar_gap: float
-    ink_spread: float
-    slant: float
-
-    @classmethod
-    def of(cls, scene: Scene) -> BallPrint:
-        """The print on the scene's ball."""
-        return cls(**_print_of(scene))
-
-    def on(self, scene: Scene) -> Scene:
-        """The scene with this print on its ball."""
-        return replace(scene, **_print_of(self))
+# What a ball keeps from one presentation to the next: its print.
+PRINT = (
+    "font",
+    "colour",
+    "ink",
+    "label_deg",
+    "ring_inner",
+    "digit_height",
+    "digit_gap",
+    "bar_length",
+    "bar_thickness",
+    "bar_gap",
+    "ink_spread",
+    "slant",
+)
 
 
 @dataclass(frozen=True)
 class PrintedBallSet:
-    """Ninety balls of one print run: `prints[n - 1]` is ball n's."""
+    """Ninety balls of one print run: ball n's print is the `PRINT` of `prints[n - 1]`."""
 
     typeface: str
     colour: str
-    prints: tuple[BallPrint, ...]
+    prints: tuple[Scene, ...]
 
     def scene(self, number: int | None, rng: np.random.Generator, style_set: StyleSet) -> Scene:
         """A picture of ball `number` (None: the exit is empty): its print, and a pose, light
         and camera drawn from the style set's conditions."""
         scene = sample_scene(number, rng, style_set)
-        return scene if number is None else self.prints[number - 1].on(scene)
+        if number is None:
+            return scene
+        printed = self.prints[number - 1]
+        return replace(scene, **{name: getattr(printed, name) for name in PRINT})
 
 
 def print_ball_set(
@@ -79,12 +70,8 @@ def print_ball_set(
         ink_spread = run.ink_spread + float(
             rng.uniform(-INK_SPREAD_BETWEEN_BALLS, INK_SPREAD_BETWEEN_BALLS)
         )
-        prints.append(BallPrint.of(replace(run, ink_spread=_within(ink_spread, spread))))
+        prints.append(replace(run, ink_spread=_within(ink_spread, spread)))
     return PrintedBallSet(font.name, run.colour.name, tuple(prints))
-
-
-def _print_of(source: Scene | BallPrint) -> dict[str, object]:
-    return {f.name: getattr(source, f.name) for f in fields(BallPrint)}
 
 
 def _within(value: float, span: Span) -> float:
