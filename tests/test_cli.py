@@ -27,6 +27,7 @@ CENT = Decimal("0.01")
 GAME_HEADING = re.compile(r"^PARTIDA (\d+)", re.MULTILINE)
 
 
+DEMO_TIMEOUT = 420  # seconds: a demo that takes longer hangs
 DEMO_SEED = 20261129  # the demos' camera: an Arial Bold set, fit (179 of 180 showings read)
 
 
@@ -97,13 +98,14 @@ def demos(tmp_path_factory) -> dict[str, Demo]:
     # set each run, which its commissioning may refuse (every call is then held). Seeded, the
     # set and its commissioning are the same each run.
     config = str(hall_config(tmp_path_factory.mktemp("demo-config"), "simulated", seed=DEMO_SEED))
-    # a demo reads every ball on camera (about 35 s alone); the limit only guards against a hang
+    # a demo reads every ball on camera and shows its set twice (about 55 s alone, 140 s two at
+    # once beside the other tests); the limit only guards against a hang
     results = cli_many(
         {
             "text": ("demo", "--config", config, "--db", urls["text"]),
             "json": ("demo", "--config", config, "--db", urls["json"], "--json"),
         },
-        timeout=240,
+        timeout=DEMO_TIMEOUT,
     )
     return {name: Demo(urls[name], paths[name], results[name]) for name in paths}
 
@@ -286,7 +288,7 @@ def test_demo_json_ball_set_and_chain(demo_json):
 
 def test_demo_on_postgresql():
     with fresh_database_url("postgresql") as url:
-        result = cli("demo", "--db", url, timeout=240)  # as the demos above: guards a hang
+        result = cli("demo", "--db", url, timeout=DEMO_TIMEOUT)  # as the demos above
         assert result.code == 0, result.err
         assert GAME_HEADING.findall(result.out) == ["1", "2", "3", "4"]
         assert "Cadena de hash del registro: VERIFICADA" in result.out
