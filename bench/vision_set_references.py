@@ -50,7 +50,7 @@ from bingo_hall.hub.ball_check import encode_jpeg  # noqa: E402
 from bingo_hall.vision.ball_set import print_ball_set  # noqa: E402
 from bingo_hall.vision.camera import SimulatedCamera  # noqa: E402
 from bingo_hall.vision.recognise import BallReader  # noqa: E402
-from bingo_hall.vision.set_references import CONFIDENCE_FLOOR, MARGIN_FLOOR  # noqa: E402
+from bingo_hall.vision.set_references import ReferenceMatch, corroborates  # noqa: E402
 from bingo_hall.vision.styles import EXITS, at_exit  # noqa: E402
 
 SEED = 20261129
@@ -140,7 +140,7 @@ def report(name: str, plays: list[Play]) -> None:
     wrong = sorted(p.margin for p in plays if p.nearest is not None and p.nearest != p.truth)
     agree_wrong = [p for p in plays if p.guess is not None and p.guess == p.nearest != p.truth]
     lowest_right = np.percentile(right, 1) if right else float("nan")
-    by_rule = [p for p in plays if p.accepted or corroborated(p)]
+    by_rule = [p for p in plays if p.accepted or by_references(p)]
     rule_wrong = [(p.truth, p.guess) for p in by_rule if p.guess != p.truth]
     print(
         f"{name:36s} {n} frames: networks' best guess right {guessed / n:7.2%}, "
@@ -154,15 +154,12 @@ def report(name: str, plays: list[Play]) -> None:
     )
 
 
-def corroborated(play: Play) -> bool:
-    """The networks' doubted guess confirmed by the set's references, as the hub's rule has
-    it (`set_references.corroborates`)."""
-    return (
-        play.guess is not None
-        and play.guess == play.nearest
-        and play.margin >= MARGIN_FLOOR
-        and play.confidence >= CONFIDENCE_FLOOR
-    )
+def by_references(play: Play) -> bool:
+    """The networks' doubted guess confirmed by the set's references, by the hub's rule."""
+    if play.guess is None or play.nearest is None:
+        return False
+    match = ReferenceMatch(play.nearest, play.margin, play.similarity)
+    return corroborates(play.guess, play.confidence, match)
 
 
 def parse_sets(text: str) -> list[tuple[str, int]]:

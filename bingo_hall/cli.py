@@ -15,6 +15,7 @@ from bingo_hall.acta import build_acta, render_text
 from bingo_hall.config import HallConfig, load_config
 from bingo_hall.domain.errors import RuleError
 from bingo_hall.hub.ball_check import BallCheck
+from bingo_hall.hub.commissioning import SHOWINGS_PER_BALL
 from bingo_hall.hub.service import HallService, utc_now
 from bingo_hall.store import EventLog, StoreError, make_engine
 from bingo_hall.store.projections import PROJECTORS, create_projection_tables
@@ -361,8 +362,8 @@ def build_parser() -> argparse.ArgumentParser:
     commission.add_argument(
         "--showings-per-ball",
         type=int,
-        default=2,
-        help="simulated camera only: how many times each ball is shown (default 2)",
+        default=SHOWINGS_PER_BALL,
+        help="simulated camera only: how many times each ball is shown (default %(default)s)",
     )
     commission.set_defaults(run=run_commission_ball_set)
 

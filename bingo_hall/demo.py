@@ -30,7 +30,7 @@ from bingo_hall.domain.profiles import RuleProfile, VoidReason
 from bingo_hall.domain.state import Game, HallState
 from bingo_hall.draw import CertifiedRandomDraw, KeyedBlower
 from bingo_hall.hub.ball_check import BallCheck, call_command
-from bingo_hall.hub.commissioning import simulated_commissioning
+from bingo_hall.hub.commissioning import SHOWINGS_PER_BALL, simulated_commissioning
 from bingo_hall.hub.service import HallService
 from bingo_hall.store.cards import CardStore
 from card_generator.series import generate_series
@@ -39,10 +39,6 @@ GAMES_PER_SESSION = 4
 BLOWER_GAME, VOID_GAME, FALSE_CLAIM_GAME = 2, 3, 1
 OBSCURED_BALL = 4  # in the first game: the camera cannot read it, the Jefe de Mesa confirms it
 MISKEYED_BALL = 6  # in the blower game: the caller keys a wrong number, the camera sees the ball
-# Every ball shown twice at commissioning, so that each showing is also read against its
-# ball's other print: a set printed thin or slanted, whose showings the networks doubt, is
-# then judged as play will read it (docs/vision.md, "Sets printed once").
-SHOWINGS_PER_BALL = 2
 SERIES_SIZE = 300
 FACE_VALUES = (Decimal("1.50"), Decimal("3.00"))
 PLAYERS = 8

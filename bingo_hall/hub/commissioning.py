@@ -22,6 +22,11 @@ from bingo_hall.domain.state import ShowingsInProgress
 from bingo_hall.hub.ball_check import BallCheck
 
 ALL_BALLS = tuple(range(1, 91))
+# How often the hub shows each ball to a simulated camera unless told otherwise (the console
+# command, the demo): twice, so that each showing is also read against its ball's other
+# print, and a set printed thin or slanted, whose showings the networks doubt, is judged as
+# play will read it (docs/vision.md, "Sets printed once").
+SHOWINGS_PER_BALL = 2
 
 
 def show_balls(

@@ -39,9 +39,15 @@ PRINT = (
 class PrintedBallSet:
     """Ninety balls of one print run: ball n's print is the `PRINT` of `prints[n - 1]`."""
 
-    typeface: str
-    colour: str
     prints: tuple[Scene, ...]
+
+    @property
+    def typeface(self) -> str:
+        return self.prints[0].font.name
+
+    @property
+    def colour(self) -> str:
+        return self.prints[0].colour.name
 
     def scene(self, number: int | None, rng: np.random.Generator, style_set: StyleSet) -> Scene:
         """A picture of ball `number` (None: the exit is empty): its print, and a pose, light
@@ -71,7 +77,7 @@ def print_ball_set(
             rng.uniform(-INK_SPREAD_BETWEEN_BALLS, INK_SPREAD_BETWEEN_BALLS)
         )
         prints.append(replace(run, ink_spread=_within(ink_spread, spread)))
-    return PrintedBallSet(font.name, run.colour.name, tuple(prints))
+    return PrintedBallSet(tuple(prints))
 
 
 def _within(value: float, span: Span) -> float:
