@@ -15,7 +15,8 @@ reference right; of the frames the networks doubt (best guess wrong or under 0.9
 the nearest reference gets right; the margins of right and of wrong matches; the frames on
 which the networks and the nearest reference agree on a wrong number. Every frame is
 answered here; which answers the hub accepts is the rule of `set_references.py`, chosen with
-`vision_set_rule.py` on the frames `--records FILE` writes (JSON lines); the frames that rule
+`vision_set_rule.py` on the frames `--records FILE` writes (JSON lines, each with the
+networks' confidence in the guessed ball on each of its references); the frames that rule
 reads as the hub has it, and the wrong numbers it accepts, are printed too. `--printed` prints
 each set once (`bingo_hall.vision.ball_set`), so that play shows the very prints commissioning
 showed, as a hall's set does; `--printed K` draws the K-th print run of each set (another
@@ -50,7 +51,11 @@ from bingo_hall.hub.ball_check import encode_jpeg  # noqa: E402
 from bingo_hall.vision.ball_set import print_ball_set  # noqa: E402
 from bingo_hall.vision.camera import SimulatedCamera  # noqa: E402
 from bingo_hall.vision.recognise import BallReader  # noqa: E402
-from bingo_hall.vision.set_references import ReferenceMatch, corroborates  # noqa: E402
+from bingo_hall.vision.set_references import (  # noqa: E402
+    ReferenceMatch,
+    contradicts,
+    corroborates,
+)
 from bingo_hall.vision.styles import EXITS, at_exit  # noqa: E402
 
 SEED = 20261129
@@ -67,6 +72,9 @@ class Play:
     nearest: int | None  # the ball of the nearest reference (None: no label found)
     margin: float
     similarity: float  # the nearest reference's cosine
+    # the networks' confidence in the guessed ball on each of its own references (the frames
+    # kept of its showings): how sure they were of this set's print of that ball
+    guess_references: tuple[float, ...] = ()
 
 
 def as_kept(frame: np.ndarray) -> np.ndarray:
@@ -75,18 +83,20 @@ def as_kept(frame: np.ndarray) -> np.ndarray:
 
 
 def commission(reader: BallReader, camera: SimulatedCamera, showings: int, references: str):
-    """The set's references: one row of features per frame kept, and the ball of each."""
-    rows, balls = [], []
+    """The set's references: one row of features per frame kept, the ball of each, and the
+    networks' confidence in that ball on that frame."""
+    rows, balls, sure = [], [], []
     for _ in range(showings):
         for number in range(1, 91):
             camera.present(number)
             frames = camera.frames(3)
             for frame in frames if references == "every" else [as_kept(frames[-1])]:
-                features = reader.front_features(frame)
-                if features is not None:
-                    rows.append(features)
+                evidence = reader.evidence(frame)
+                if evidence.front_features is not None and evidence.scores is not None:
+                    rows.append(evidence.front_features)
                     balls.append(number)
-    return np.stack(rows), np.array(balls)
+                    sure.append(float(np.exp(evidence.scores[number - 1])))
+    return np.stack(rows), np.array(balls), np.array(sure)
 
 
 def nearest(
@@ -107,7 +117,7 @@ def run_set(job: tuple[str, int, int, int, str, str, int | None]) -> tuple[str, 
     printing = np.random.default_rng(SEED + 700 + 100_000 * (printed or 0) + index)
     prints = None if printed is None else print_ball_set(printing, styles)
     reader = BallReader()
-    references, balls = commission(
+    references, balls, sure = commission(
         reader, SimulatedCamera(SEED + index, style_set=styles, ball_set=prints), showings, kept
     )
     camera = SimulatedCamera(SEED + 500 + index, style_set=styles, ball_set=prints)
@@ -123,8 +133,9 @@ def run_set(job: tuple[str, int, int, int, str, str, int | None]) -> tuple[str, 
             (None, 0.0, 0.0) if features is None else nearest(features, references, balls)
         )
         accepted = reading.number is not None
+        own = () if reading.guess is None else tuple(sure[balls == reading.guess].round(6))
         plays.append(
-            Play(truth, reading.guess, reading.confidence, accepted, match, margin, similarity)
+            Play(truth, reading.guess, reading.confidence, accepted, match, margin, similarity, own)
         )
     return f"{family} {styles.fonts[0].name}", plays
 
@@ -140,7 +151,7 @@ def report(name: str, plays: list[Play]) -> None:
     wrong = sorted(p.margin for p in plays if p.nearest is not None and p.nearest != p.truth)
     agree_wrong = [p for p in plays if p.guess is not None and p.guess == p.nearest != p.truth]
     lowest_right = np.percentile(right, 1) if right else float("nan")
-    by_rule = [p for p in plays if p.accepted or by_references(p)]
+    by_rule = [p for p in plays if by_the_hub(p)]
     rule_wrong = [(p.truth, p.guess) for p in by_rule if p.guess != p.truth]
     print(
         f"{name:36s} {n} frames: networks' best guess right {guessed / n:7.2%}, "
@@ -154,12 +165,15 @@ def report(name: str, plays: list[Play]) -> None:
     )
 
 
-def by_references(play: Play) -> bool:
-    """The networks' doubted guess confirmed by the set's references, by the hub's rule."""
-    if play.guess is None or play.nearest is None:
-        return False
+def by_the_hub(play: Play) -> bool:
+    """The frame read as the hub reads it: the networks' threshold or the set's references
+    confirm the guess, and the references do not name another ball."""
+    if play.nearest is None:
+        return play.accepted
     match = ReferenceMatch(play.nearest, play.margin, play.similarity)
-    return corroborates(play.guess, play.confidence, match)
+    if play.guess is None or contradicts(play.guess, match):
+        return False
+    return play.accepted or corroborates(play.guess, play.confidence, match)
 
 
 def parse_sets(text: str) -> list[tuple[str, int]]:

@@ -3,61 +3,119 @@
 Reads the frames `vision_set_references.py --records` wrote. A frame's number is accepted when
 the networks' own threshold accepts it, or when the networks' best guess and the nearest
 references name the same ball, by a margin of at least M over the next ball's, and the
-networks give it at least C (`bingo_hall.vision.set_references`). For each confidence floor
-C, the margin floor M is chosen on the `--choose` records: `--factor` times the largest
-margin at which, with that floor, the guess and the references agreed on a wrong number
-(never below `--least`). The floors that accept most of the chosen records are then applied,
-unchanged, to the `--check` records. Prints, for each C, the floor chosen, the frames read and
-the wrong ones, on both; and the frames on which the two agree wrongly. Not timed.
+networks give it at least C; never when the references name another ball by M
+(`bingo_hall.vision.set_references`).
+
+For each confidence floor C, the margin floor M is chosen on the `--choose` records with room
+on both sides of every wrong agreement seen: `--factor` times the largest margin at which the
+guess and the references agreed on a wrong number at a confidence of at least C with its odds
+divided by `--odds-factor` (never below `--least`). A wrong agreement a little less sure or a
+little nearer than any seen is then still refused. The floors that accept most of the chosen
+records are applied, unchanged, to the `--check` records. Prints, for each C, the floor
+chosen, the frames read and the wrong ones, on both; the same with a lower floor D for a ball
+whose own references the networks doubted too (`guess_references`); and the frames on which
+the two agree wrongly; and what every floor read as one staircase, each with its own margin
+(as the hub reads, `set_references.STEPS`). Not timed.
 
 Usage: python bench/vision_set_rule.py --choose A.jsonl [B.jsonl] --check C.jsonl [...]
-    [--factor 2] [--least 0.02]
+    [--factor 2] [--odds-factor 10] [--least 0.02]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from vision_set_references import Play
 
-CONFIDENCE_FLOORS = (0.0, 0.5, 0.8, 0.9, 0.95, 0.99, 0.999)
+CONFIDENCE_FLOORS = (0.0, 0.5, 0.8, 0.9, 0.95, 0.99, 0.995, 0.999)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """The floors: the networks' confidence, the references' margin, and a lower confidence
+    floor for a ball whose own references the networks doubted (None: no such floor)."""
+
+    confidence: float
+    margin: float = 0.0
+    doubted: float | None = None
+
+    def relaxed(self, odds_factor: float) -> Rule:
+        """The confidence floors with their odds divided by `odds_factor`."""
+
+        def lower(floor: float) -> float:
+            return floor / (floor + (1 - floor) * odds_factor)
+
+        return Rule(
+            lower(self.confidence),
+            self.margin,
+            None if self.doubted is None else lower(self.doubted),
+        )
 
 
 @dataclass(frozen=True)
 class Frame(Play):
     """A frame as `vision_set_references.py --records` wrote it: its set and its `Play`."""
 
-    set: str
+    set: str = ""
 
-    def agree(self, confidence_floor: float) -> bool:
+    def agree(self, rule: Rule) -> bool:
+        """The guess and the references name one ball, which the networks give at least the
+        rule's floor (its lower one when they doubted that ball's references as well)."""
+        floor = rule.confidence
+        if rule.doubted is not None and min(self.guess_references, default=1.0) < floor:
+            floor = rule.doubted
+        return self.guess is not None and self.guess == self.nearest and self.confidence >= floor
+
+    def contradicted(self, rule: Rule) -> bool:
+        """The references name another ball than the guess, by the margin floor."""
         return (
-            self.guess is not None
-            and self.guess == self.nearest
-            and self.confidence >= confidence_floor
+            self.nearest is not None and self.nearest != self.guess and self.margin >= rule.margin
         )
 
-    def read(self, confidence_floor: float, margin_floor: float) -> bool:
-        return self.accepted or (self.agree(confidence_floor) and self.margin >= margin_floor)
+    def read(self, rule: Rule) -> bool:
+        return self.read_on_steps((rule,))
+
+    def read_on_steps(self, steps: Sequence[Rule]) -> bool:
+        """Read when no step's margin contradicts the guess and some step confirms it (or the
+        networks' threshold does): the staircase of `set_references.STEPS`."""
+        least = min(steps, key=lambda step: step.margin)
+        return not self.contradicted(least) and (
+            self.accepted or any(self.agree(step) and self.margin >= step.margin for step in steps)
+        )
 
 
 def load(paths: list[Path]) -> list[Frame]:
     return [Frame(**json.loads(line)) for path in paths for line in path.open() if line.strip()]
 
 
-def margin_floor(
-    frames: list[Frame], confidence_floor: float, factor: float, least: float
-) -> float:
-    wrong = [f.margin for f in frames if f.agree(confidence_floor) and f.guess != f.truth]
-    return max(least, factor * max(wrong, default=0.0))
+def with_margin(frames: list[Frame], rule: Rule, factor: float, odds: float, least: float) -> Rule:
+    """The rule with its margin floor chosen on `frames`, room left on both sides."""
+    relaxed = rule.relaxed(odds)
+    wrong = [f.margin for f in frames if f.agree(relaxed) and f.guess != f.truth]
+    return Rule(rule.confidence, max(least, factor * max(wrong, default=0.0)), rule.doubted)
 
 
-def tally(frames: list[Frame], confidence_floor: float, floor: float) -> tuple[int, int]:
+def tally(frames: list[Frame], rule: Rule) -> tuple[int, int]:
     """Frames read, and of them wrong."""
-    read = [f for f in frames if f.read(confidence_floor, floor)]
+    read = [f for f in frames if f.read(rule)]
     return len(read), sum(f.guess != f.truth for f in read)
+
+
+def show(rule: Rule, chosen: list[Frame], checked: list[Frame]) -> int:
+    """Prints what the rule reads of both; returns the chosen frames it reads."""
+    read, wrong = tally(chosen, rule)
+    check_read, check_wrong = tally(checked, rule)
+    doubted = "" if rule.doubted is None else f" D {rule.doubted:<5}"
+    print(
+        f"C {rule.confidence:<5}{doubted} M {rule.margin:.3f}: choose read "
+        f"{read / len(chosen):.3%} ({wrong} wrong); check read "
+        f"{check_read / len(checked):.3%} ({check_wrong} wrong)"
+    )
+    return read
 
 
 def main() -> None:
@@ -65,6 +123,7 @@ def main() -> None:
     parser.add_argument("--choose", type=Path, nargs="+", required=True)
     parser.add_argument("--check", type=Path, nargs="+", required=True)
     parser.add_argument("--factor", type=float, default=2.0)
+    parser.add_argument("--odds-factor", type=float, default=10.0)
     parser.add_argument("--least", type=float, default=0.02)
     args = parser.parse_args()
     chosen, checked = load(args.choose), load(args.check)
@@ -75,23 +134,31 @@ def main() -> None:
             f"{name}: {len(frames)} frames; the networks' threshold alone reads "
             f"{own / len(frames):.2%} ({own_wrong} wrong)"
         )
-    best = None
-    for confidence_floor in CONFIDENCE_FLOORS:
-        floor = margin_floor(chosen, confidence_floor, args.factor, args.least)
-        read, wrong = tally(chosen, confidence_floor, floor)
-        check_read, check_wrong = tally(checked, confidence_floor, floor)
-        print(
-            f"C {confidence_floor:<5} M {floor:.3f}: choose read {read / len(chosen):.3%} "
-            f"({wrong} wrong); check read {check_read / len(checked):.3%} ({check_wrong} wrong)"
-        )
+    margins = (args.factor, args.odds_factor, args.least)
+    best: tuple[int, Rule] | None = None
+    for confidence in CONFIDENCE_FLOORS:
+        rule = with_margin(chosen, Rule(confidence), *margins)
+        read = show(rule, chosen, checked)
         if best is None or read > best[0]:
-            best = (read, confidence_floor, floor)
+            best = (read, rule)
     assert best is not None
-    _, confidence_floor, floor = best
-    print(f"chosen: C {confidence_floor}, M {floor:.3f}")
+    rule = best[1]
+    print(f"chosen: C {rule.confidence}, M {rule.margin:.3f}")
+    steps = [with_margin(chosen, Rule(floor), *margins) for floor in CONFIDENCE_FLOORS]
+    for name, frames in (("choose", chosen), ("check", checked)):
+        read = [f for f in frames if f.read_on_steps(steps)]
+        print(
+            f"every floor a step ({', '.join(f'{s.confidence}: {s.margin:.4f}' for s in steps)}): "
+            f"{name} read {len(read) / len(frames):.3%} ({sum(f.guess != f.truth for f in read)} "
+            "wrong)"
+        )
+    print("with a lower floor D where the networks doubted the guessed ball's references:")
+    for doubted in (floor for floor in CONFIDENCE_FLOORS if floor < rule.confidence):
+        show(with_margin(chosen, Rule(rule.confidence, doubted=doubted), *margins), chosen, checked)
     for name, frames in (("choose", chosen), ("check", checked)):
         wrong = sorted(
-            (f for f in frames if f.agree(0.0) and f.guess != f.truth), key=lambda f: -f.margin
+            (f for f in frames if f.agree(Rule(0.0)) and f.guess != f.truth),
+            key=lambda f: -f.margin,
         )
         print(f"{name}: guess and references agree on a wrong number ({len(wrong)}):")
         for f in wrong[:12]:
@@ -99,7 +166,7 @@ def main() -> None:
                 f"  {f.set}: {f.truth} as {f.guess}, confidence {f.confidence:.4f}, "
                 f"margin {f.margin:.3f}"
             )
-        unread = [f for f in frames if not f.read(confidence_floor, floor)]
+        unread = [f for f in frames if not f.read(rule)]
         print(
             f"{name}: not read under the rule chosen: {len(unread)} "
             f"(of them the networks' guess wrong or none: "

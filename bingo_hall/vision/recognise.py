@@ -44,7 +44,7 @@ from bingo_hall.vision.model import (
 )
 from bingo_hall.vision.prints import ball_crop
 from bingo_hall.vision.reading import Reading
-from bingo_hall.vision.set_references import SetReferences, corroborates
+from bingo_hall.vision.set_references import SetReferences, contradicts, corroborates
 
 LABELS_PER_FRAME = 2
 MIN_SIDE = 48  # pixels: a smaller frame cannot hold a readable ball
@@ -179,16 +179,19 @@ class BallReader:
         posterior = np.exp(log_normalise(fused))
         best = int(np.argmax(posterior))
         confidence = float(posterior[best])
-        strongest = max(e.evidence_for(best) for e in evidence)
-        if confidence >= self.model.threshold_for(strongest):
-            return Reading(best + 1, confidence, best + 1, None)
+        match = None
         if references is not None:
             match = references.match(
                 [e.front_features for e in evidence if e.front_features is not None]
             )
-            if corroborates(best + 1, confidence, match):
-                assert match is not None
-                return Reading(best + 1, confidence, best + 1, None, set_margin=match.margin)
+        if contradicts(best + 1, match):
+            return Reading(None, confidence, best + 1, "unsure")
+        strongest = max(e.evidence_for(best) for e in evidence)
+        if confidence >= self.model.threshold_for(strongest):
+            return Reading(best + 1, confidence, best + 1, None)
+        if corroborates(best + 1, confidence, match):
+            assert match is not None
+            return Reading(best + 1, confidence, best + 1, None, set_margin=match.margin)
         return Reading(None, confidence, best + 1, "unsure")
 
 

@@ -21,7 +21,7 @@ from bingo_hall.hub.ball_check import BallCheck
 from bingo_hall.store.frames import FrameStore
 from bingo_hall.vision.camera import SimulatedCamera
 from bingo_hall.vision.recognise import BallReader
-from bingo_hall.vision.set_references import CONFIDENCE_FLOOR, MARGIN_FLOOR
+from bingo_hall.vision.set_references import ReferenceMatch, corroborates
 from bingo_hall.vision.styles import CHECK, HELD_OUT
 from support.hub import (
     PASSWORD,
@@ -166,8 +166,8 @@ def test_a_ball_the_networks_doubt_is_confirmed_on_the_sets_own_prints(store):
                     break
             assert on_the_set is not None, "no ball of the set was confirmed on its references"
             assert on_the_set["confidence"] < threshold  # the networks alone held it
-            assert on_the_set["set_margin"] >= MARGIN_FLOOR
-            assert on_the_set["confidence"] >= CONFIDENCE_FLOOR
+            margin = on_the_set["set_margin"]
+            assert corroborates(ball, on_the_set["confidence"], ReferenceMatch(ball, margin, 0))
 
             log = hub.runtime.service.log
             acta = build_acta(
@@ -468,8 +468,8 @@ def test_a_set_the_networks_read_too_little_of_is_judged_on_its_own_prints_and_p
             assert len(confirmed) == payload["cross_read"]
             for showing in confirmed:  # their best guess the ball shown, confirmed
                 assert showing["camera"]["guess"] == showing["number"] == showing["cross"]["ball"]
-                assert showing["camera"]["confidence"] >= CONFIDENCE_FLOOR
-                assert showing["cross"]["margin"] >= MARGIN_FLOOR
+                cross = ReferenceMatch(showing["number"], showing["cross"]["margin"], 0)
+                assert corroborates(showing["number"], showing["camera"]["confidence"], cross)
             ball_set = hub.runtime.service.state.ball_sets["JB-1"]
             assert ball_set.camera_fit is True and len(ball_set.camera_references) == 180
             await staff.ok("open_session")  # the trial is in the acta of the next session
