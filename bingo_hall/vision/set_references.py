@@ -28,7 +28,7 @@ import numpy as np
 # agreed on a wrong number, at a confidence down to the step's with its odds divided by ten,
 # in 82,800 frames of sets of the calibration and check typefaces (printed once and anew, at
 # both exits); checked on sets of the held-out ones (bench/vision_set_rule.py; docs/vision.md,
-# "The set's references as an acceptance rule").
+# "The rule chosen again on sets printed once").
 STEPS = ((0.999, 0.046), (0.995, 0.116), (0.0, 0.150))
 MARGIN_FLOOR = min(margin for _, margin in STEPS)
 
