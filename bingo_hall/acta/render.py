@@ -34,6 +34,7 @@ NO_READING = {
     "unsure": "lectura dudosa",
     "unreadable": "ilegible",
     "no_picture": "la cámara no dio imagen",
+    "set_disagrees": "contradicha por las bolas del juego en su prueba",
 }
 ORDERS = {"resume": "continuar la partida", "finish": "dar por finalizada la partida"}
 MACHINE_KINDS = {"drum": "de bombo", "pneumatic": "neumático"}
@@ -257,7 +258,10 @@ def _reading_text(camera: Json) -> str:
     confidence = confidence_text(camera["confidence"])
     if camera.get("set_margin") is not None:
         margin = f"{camera['set_margin']:.3f}".replace(".", ",")
-        confidence += f"; reconocida por las bolas del juego en su prueba, margen {margin}"
+        if camera.get("set_ball") is not None:
+            confidence += f"; las bolas del juego señalan el {camera['set_ball']}, margen {margin}"
+        else:
+            confidence += f"; reconocida por las bolas del juego en su prueba, margen {margin}"
     frame = f"; fotograma {camera['frame'][:16]}…" if camera["frame"] else "; sin fotograma"
     return f"{seen} (confianza {confidence}){frame}"
 

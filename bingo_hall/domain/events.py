@@ -9,7 +9,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from bingo_hall.domain.profiles import RuleProfile, VoidReason
 
@@ -152,18 +152,28 @@ class CameraCheck(BaseModel):
 
     `reading` is set only when the reading passed the acceptance threshold; `guess` is the best
     candidate; `reason`, why there is no reading (`no_picture`: the camera gave no frame at
-    all); `frame` is the SHA-256 of the JPEG frame kept in the store; `set_margin`, when the
-    reading was accepted below the networks' own threshold on the ball set's prints kept at
-    its commissioning, the margin by which they chose it.
+    all; `set_disagrees`: the ball set's prints kept at its commissioning name another ball
+    than the guess, `set_ball`); `frame` is the SHA-256 of the JPEG frame kept in the store;
+    `set_margin`, the margin by which the set's prints chose their ball: the reading's, when it
+    was accepted on them below the networks' own threshold, or `set_ball`.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
     reading: int | None
     guess: int | None
     confidence: float = Field(ge=0.0, le=1.0)
-    reason: Literal["no_ball", "unsure", "unreadable", "no_picture"] | None
+    reason: Literal["no_ball", "unsure", "unreadable", "no_picture", "set_disagrees"] | None
     frame: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
     set_margin: float | None = Field(default=None, ge=0.0, le=2.0)
+    set_ball: int | None = Field(default=None, ge=1, le=90)
+
+    @model_validator(mode="after")
+    def _set_ball_with_its_reason(self) -> CameraCheck:
+        if (self.set_ball is None) != (self.reason != "set_disagrees"):
+            raise ValueError("set_ball is given with the reason set_disagrees, and only then")
+        if self.set_ball is not None and (self.set_ball == self.guess or self.set_margin is None):
+            raise ValueError("set_disagrees names a ball other than the guess, with its margin")
+        return self
 
 
 class CrossReading(BaseModel):

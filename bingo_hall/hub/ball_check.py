@@ -79,6 +79,7 @@ class BallCheck:
             reason="no_picture" if not shots else reading.reason,
             frame=digest,
             set_margin=None if reading.set_margin is None else round(reading.set_margin, 6),
+            set_ball=reading.set_ball,
         )
 
     def references(self, kept: KeptFrames) -> SetReferences:

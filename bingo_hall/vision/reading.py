@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-NoNumberReason = Literal["no_ball", "unsure", "unreadable"]
+# "set_disagrees": only a reading against a ball set's references (`set_references`) gives it
+NoNumberReason = Literal["no_ball", "unsure", "unreadable", "set_disagrees"]
 
 
 @dataclass(frozen=True)
@@ -16,7 +17,9 @@ class Reading:
     says why not and `guess` holds the best candidate, if there is one. `confidence` is the
     calibrated probability that `guess` is the ball's number (0.0 when there is no guess).
     `set_margin` is set when the number was accepted on the ball set's own references
-    (`set_references`), below the networks' own threshold: the references' margin.
+    (`set_references`), below the networks' own threshold: the references' margin. When the
+    set's references name another ball than the guess (`reason` "set_disagrees"), `set_ball`
+    is that ball and `set_margin` the margin by which they name it.
     """
 
     number: int | None
@@ -24,6 +27,7 @@ class Reading:
     guess: int | None
     reason: NoNumberReason | None
     set_margin: float | None = None
+    set_ball: int | None = None
 
     def to_json(self) -> dict[str, object]:
         return {

@@ -17,7 +17,8 @@ is one print seen several times.
 
 Otherwise the reason is "unsure" (a ball is there: the best guess is below the threshold, or
 no label on it could be found, then with no guess), "no_ball", or "unreadable" (no usable
-frame: None, empty, not 8-bit, not an image).
+frame: None, empty, not 8-bit, not an image); read against a ball set's references, also
+"set_disagrees" (the set's own prints name another ball than the guess, `contradicts`).
 """
 
 from __future__ import annotations
@@ -185,7 +186,10 @@ class BallReader:
                 [e.front_features for e in evidence if e.front_features is not None]
             )
         if contradicts(best + 1, match):
-            return Reading(None, confidence, best + 1, "unsure")
+            assert match is not None
+            return Reading(
+                None, confidence, best + 1, "set_disagrees", match.margin, set_ball=match.ball
+            )
         strongest = max(e.evidence_for(best) for e in evidence)
         if confidence >= self.model.threshold_for(strongest):
             return Reading(best + 1, confidence, best + 1, None)

@@ -22,6 +22,7 @@ from playwright.sync_api import Browser, WebSocketRoute, expect, sync_playwright
 
 from bingo_hall.hub.ball_check import BallCheck
 from bingo_hall.store.frames import FrameStore
+from bingo_hall.vision.camera import SimulatedCamera, simulated_exit
 from bingo_hall.vision.recognise import BallReader
 from support.browser import (
     ACTIONS,
@@ -33,7 +34,7 @@ from support.browser import (
     prepare_audio,
     staff,
 )
-from support.hub import PASSWORD, Client, open_game, prepare_store, running_hub
+from support.hub import PASSWORD, Client, announce_game, open_game, prepare_store, running_hub
 from support.mjpeg import MjpegExit
 
 expect.set_options(timeout=15_000)
@@ -43,9 +44,7 @@ class Exit:
     """The simulated ball exit: what the camera sees is up to the test, not the call."""
 
     def __init__(self) -> None:
-        from bingo_hall.vision.camera import SimulatedCamera
-
-        self.camera = SimulatedCamera(seed=20261123)
+        self.camera: SimulatedCamera = SimulatedCamera(seed=20261123)
         self.reader = BallReader()
 
     def check(self, engine) -> BallCheck:
@@ -289,17 +288,34 @@ async def register_ball_set(url: str) -> None:
         await sala.ok("register_ball_set", ball_set_id="JB-1")
 
 
+async def play_on_the_set(url: str) -> None:
+    """A game drawing on the registered set JB-1."""
+    async with (
+        Client.login(url, user="sala", password=PASSWORD) as sala,
+        Client.login(url, user="locutor", password=PASSWORD) as locutor,
+    ):
+        await announce_game(sala)
+        await sala.ok("start_sale")
+        await locutor.ok("record_sale", series_id="A1", first=1, last=60)
+        await sala.ok("close_sale")
+        await sala.ok("announce_prizes")
+        await sala.ok("start_draw")
+
+
 def test_the_jefe_de_mesa_tests_a_ball_set_under_a_real_camera_from_the_control_page(
     browser, tmp_path
 ):
     """A real camera (no stage: the hub cannot put a ball at the exit): each ball is put at
     the exit and keyed on the control page, the hub reads it and keeps the showing; another
     control page sees the showings so far, then each one as it is made; once every ball was
-    shown the set is judged."""
+    shown the set is judged. In play on it, a call made while the ball before is still in
+    view is held, and the hold names the ball the set's prints show."""
     url = f"sqlite:///{tmp_path / 'commission.sqlite'}"
     token, series = prepare_store(url)
     exit_ = Exit()
-    with HubThread(url=url, token=token, series=series, ball_check=exit_.check) as threaded:
+    exit_.camera = simulated_exit(20261130)  # one set, printed once, as a hall's
+    options = dict(url=url, token=token, series=series, draw="blower")
+    with HubThread(ball_check=exit_.check, **options) as threaded:
         threaded.call(register_ball_set(threaded.hub.url))
         base = threaded.hub.http
         mesa = staff(browser, base, "mesa")
@@ -352,7 +368,25 @@ def test_the_jefe_de_mesa_tests_a_ball_set_under_a_real_camera_from_the_control_
         expect(sala.locator("#commissioning-progress")).to_contain_text("JB-1 APTO")
         expect(sala.locator("#showings tbody tr")).to_have_count(0)
         assert threaded.hub.runtime.service.state.ball_sets["JB-1"].camera_fit is True
-        for page in (mesa, sala):
+
+        threaded.call(play_on_the_set(threaded.hub.url))
+        locutor = staff(browser, base, "locutor")
+        exit_.show(37)
+        draw_through_camera(mesa, locutor, 37, 1)
+        locutor.fill("#blower-number", "38")  # keyed while 37 is still at the exit
+        locutor.click("#draw-ball")
+        phase(mesa, "Comprobando bola")
+        expect(mesa.locator("#hold-called")).to_have_text("38")
+        expect(mesa.locator("#hold-reason")).to_have_text(
+            "las bolas del juego, en su prueba ante la cámara, señalan el 37"
+        )
+        expect(mesa.locator("#hold-reading")).to_have_text(re.compile(r"^¿\d+\? \(dudosa\)$"))
+        expect(mesa.locator("#hold-reading")).not_to_have_text("¿37? (dudosa)")
+        exit_.show(38)  # 38 put at the exit: the Jefe de Mesa confirms the call
+        mesa.click("#hold-confirm")
+        phase(mesa, "Extracción")
+        expect(mesa.locator("#live-last")).to_have_text("38")
+        for page in (mesa, sala, locutor):
             assert page.errors == [], page.errors  # type: ignore[attr-defined]
 
 

@@ -132,3 +132,29 @@ def test_replay_of_checked_and_held_balls_rebuilds_the_same_state(numbers, paths
             hall.run(c.ResolveHold(number=number, resolved_by="mesa"))
     assert hall.state.game.calls == tuple(numbers)
     assert replay(hall.log) == hall.state
+
+
+def test_a_reading_the_sets_prints_contradict_names_their_ball_and_nothing_else_does():
+    contradicted = CameraCheck(
+        reading=None,
+        guess=83,
+        confidence=0.99994,
+        reason="set_disagrees",
+        frame=FRAME,
+        set_margin=0.076,
+        set_ball=3,
+    )
+    hall = drawing()
+    (held,) = hall.run(c.HoldBall(called=3, camera=contradicted))
+    assert isinstance(held, e.BallHeld) and held.camera == contradicted
+    fields = dict(reading=None, guess=83, confidence=0.99994, frame=FRAME, set_margin=0.076)
+    for wrong in (
+        dict(reason="unsure", set_ball=3),  # a ball named without the reason
+        dict(reason="set_disagrees"),  # the reason without the ball
+        dict(reason="set_disagrees", set_ball=83),  # the guess itself is no contradiction
+        dict(reason="set_disagrees", set_ball=91),
+    ):
+        with pytest.raises(ValueError, match=r"set_ball|less than or equal to 90"):
+            CameraCheck(**fields, **wrong)
+    with pytest.raises(ValueError, match="set_disagrees names a ball other than the guess"):
+        CameraCheck(**{**fields, "set_margin": None}, reason="set_disagrees", set_ball=3)

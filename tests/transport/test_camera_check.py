@@ -19,9 +19,9 @@ from bingo_hall.acta import build_acta, render_text
 from bingo_hall.domain.commissioning import MIN_READ_SHARE
 from bingo_hall.hub.ball_check import BallCheck
 from bingo_hall.store.frames import FrameStore
-from bingo_hall.vision.camera import SimulatedCamera
+from bingo_hall.vision.camera import SimulatedCamera, simulated_exit
 from bingo_hall.vision.recognise import BallReader
-from bingo_hall.vision.set_references import ReferenceMatch, corroborates
+from bingo_hall.vision.set_references import MARGIN_FLOOR, ReferenceMatch, corroborates
 from bingo_hall.vision.styles import CHECK, HELD_OUT
 from support.hub import (
     PASSWORD,
@@ -174,6 +174,53 @@ def test_a_ball_the_networks_doubt_is_confirmed_on_the_sets_own_prints(store):
                 "sala-1", log.iter_all("sala-1"), log.verify_chain("sala-1"), session_id=1
             )
             assert "reconocida por las bolas del juego en su prueba, margen" in render_text(acta)
+
+    asyncio.run(scenario())
+
+
+def test_the_ball_before_still_in_view_is_held_as_the_sets_prints_name_it(store):
+    """A set printed once, as a hall's, commissioned; 37 goes out, and the caller keys 38 while
+    the camera still sees 37. 37 is no longer in the machine, so the networks guess another
+    ball; the set's prints name 37: the call is held with the reason `set_disagrees` and the
+    ball they named, the acta says so, and the Jefe de Mesa confirms the 38 put at the exit."""
+    exit_ = Exit()
+    exit_.camera = simulated_exit(20261130)
+
+    async def scenario() -> None:
+        async with exit_.blower_game(store) as (hub, _staff, mesa, locutor, _monitor):
+            exit_.show(37)
+            result = await locutor.ok("draw_ball", number=37)
+            if [e["type"] for e in result["events"]] != ["ball_drawn"]:
+                await mesa.ok("resolve_hold", number=37)
+            await subscribe(mesa, hub.runtime.service.seq)
+            result = await locutor.ok("draw_ball", number=38)  # 37 still at the exit
+            assert [e["type"] for e in result["events"]] == ["ball_held"]
+            held = await next_event(mesa, "ball_held")
+            camera = held["payload"]["camera"]
+            assert (camera["reading"], camera["reason"], camera["set_ball"]) == (
+                None,
+                "set_disagrees",
+                37,
+            )
+            assert camera["guess"] not in (None, 37)  # 37 is no candidate any more
+            assert camera["set_margin"] >= MARGIN_FLOOR
+            assert hub.runtime.service.state.phase.value == "camera_hold"
+
+            exit_.show(38)  # the Jefe de Mesa sees 38 put at the exit, and confirms the call
+            result = await mesa.ok("resolve_hold", number=38)
+            assert [e["type"] for e in result["events"]] == ["hold_resolved", "ball_drawn"]
+            assert hub.runtime.service.state.game.calls == (37, 38)
+
+            log = hub.runtime.service.log
+            acta = build_acta(
+                "sala-1", log.iter_all("sala-1"), log.verify_chain("sala-1"), session_id=1
+            )
+            text = render_text(acta)
+            assert (
+                f"cantada 38, cámara: contradicha por las bolas del juego en su prueba, "
+                f"quizá {camera['guess']} (confianza "
+            ) in text
+            assert "las bolas del juego señalan el 37, margen " in text
 
     asyncio.run(scenario())
 

@@ -182,8 +182,8 @@ def test_the_reader_stays_unsure_when_its_set_names_another_ball(reader: BallRea
     references = random_set(11)
     other = references.features[references.balls == 73][0]
     reading = reader.decide([guessed_evidence(other, 37, 0.995)], references=references)
-    assert (reading.number, reading.guess, reading.reason) == (None, 37, "unsure")
-    assert reading.set_margin is None
+    assert (reading.number, reading.guess, reading.reason) == (None, 37, "set_disagrees")
+    assert reading.set_ball == 73
 
 
 def a_print_between(references: SetReferences, ball: int, other: int) -> np.ndarray:
@@ -221,7 +221,9 @@ def test_a_sure_reading_is_held_when_the_set_names_another_ball(reader: BallRead
     sure_of_83 = [guessed_evidence(print_of_3, 83, 1 - 1e-9)]
     assert reader.decide(sure_of_83).number == 83
     held = reader.decide(sure_of_83, references=references)
-    assert (held.number, held.guess, held.reason) == (None, 83, "unsure")
+    assert (held.number, held.guess, held.reason, held.set_ball) == (None, 83, "set_disagrees", 3)
+    assert held.set_margin is not None and held.set_margin >= MARGIN_FLOOR
+    assert held.confidence > 0.999  # the networks' own, kept for the Jefe de Mesa to weigh
     print_of_83 = references.features[references.balls == 83][0]
     own = reader.decide([guessed_evidence(print_of_83, 83, 1 - 1e-9)], references=references)
     assert (own.number, own.reason, own.set_margin) == (83, None, None)

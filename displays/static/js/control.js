@@ -561,7 +561,7 @@ function renderHold() {
   $('#hold-reason').textContent = hold.cause === 'uncommissioned_set'
     ? t('hold.reason.uncommissioned_set')
     : camera.reason
-    ? t(`hold.reason.${camera.reason}`)
+    ? t(`hold.reason.${camera.reason}`, { n: camera.set_ball })
     : disagrees
       ? t('hold.reason.disagrees')
       : '—';
