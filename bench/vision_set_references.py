@@ -51,11 +51,7 @@ from bingo_hall.hub.ball_check import encode_jpeg  # noqa: E402
 from bingo_hall.vision.ball_set import print_ball_set  # noqa: E402
 from bingo_hall.vision.camera import SimulatedCamera  # noqa: E402
 from bingo_hall.vision.recognise import BallReader  # noqa: E402
-from bingo_hall.vision.set_references import (  # noqa: E402
-    ReferenceMatch,
-    contradicts,
-    corroborates,
-)
+from bingo_hall.vision.set_references import ReferenceMatch, judge  # noqa: E402
 from bingo_hall.vision.styles import EXITS, at_exit  # noqa: E402
 
 SEED = 20261129
@@ -166,14 +162,14 @@ def report(name: str, plays: list[Play]) -> None:
 
 
 def by_the_hub(play: Play) -> bool:
-    """The frame read as the hub reads it: the networks' threshold or the set's references
-    confirm the guess, and the references do not name another ball."""
-    if play.nearest is None:
-        return play.accepted
-    match = ReferenceMatch(play.nearest, play.margin, play.similarity)
-    if play.guess is None or contradicts(play.guess, match):
+    """The frame read as the hub reads it (`set_references.judge`): the networks' threshold or
+    the set's references confirm the guess, and the references do not name another ball."""
+    if play.guess is None:
         return False
-    return play.accepted or corroborates(play.guess, play.confidence, match)
+    match = None
+    if play.nearest is not None:
+        match = ReferenceMatch(play.nearest, play.margin, play.similarity)
+    return judge(play.guess, play.confidence, play.accepted, match) in ("networks", "set")
 
 
 def parse_sets(text: str) -> list[tuple[str, int]]:

@@ -45,7 +45,7 @@ from bingo_hall.vision.model import (
 )
 from bingo_hall.vision.prints import ball_crop
 from bingo_hall.vision.reading import Reading
-from bingo_hall.vision.set_references import SetReferences, contradicts, corroborates
+from bingo_hall.vision.set_references import SetReferences, judge
 
 LABELS_PER_FRAME = 2
 MIN_SIDE = 48  # pixels: a smaller frame cannot hold a readable ball
@@ -185,18 +185,17 @@ class BallReader:
             match = references.match(
                 [e.front_features for e in evidence if e.front_features is not None]
             )
-        if contradicts(best + 1, match):
-            assert match is not None
-            return Reading(
-                None, confidence, best + 1, "set_disagrees", match.margin, set_ball=match.ball
-            )
         strongest = max(e.evidence_for(best) for e in evidence)
-        if confidence >= self.model.threshold_for(strongest):
+        accepted = confidence >= self.model.threshold_for(strongest)
+        verdict = judge(best + 1, confidence, accepted, match)
+        if verdict == "networks":
             return Reading(best + 1, confidence, best + 1, None)
-        if corroborates(best + 1, confidence, match):
-            assert match is not None
+        if verdict == "unsure":
+            return Reading(None, confidence, best + 1, "unsure")
+        assert match is not None  # the references decided
+        if verdict == "set":
             return Reading(best + 1, confidence, best + 1, None, set_margin=match.margin)
-        return Reading(None, confidence, best + 1, "unsure")
+        return Reading(None, confidence, best + 1, verdict, match.margin, set_ball=match.ball)
 
 
 def _allowed(candidates: Collection[int] | None) -> np.ndarray:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -88,6 +89,25 @@ def contradicts(guess: int, match: ReferenceMatch | None) -> bool:
     which they would confirm one: the reading is not accepted, however sure the networks are.
     The other ball may be one no longer in the machine (the ball before, still in view)."""
     return match is not None and match.ball != guess and match.margin >= MARGIN_FLOOR
+
+
+Verdict = Literal["networks", "set", "set_disagrees", "unsure"]
+
+
+def judge(
+    guess: int, confidence: float, networks_accept: bool, match: ReferenceMatch | None
+) -> Verdict:
+    """How the hub takes the networks' best guess, in order: the set's references refuse it
+    when they name another ball (`contradicts`); else the networks' own threshold accepts it
+    (`networks_accept`); else the references may (`corroborates`). Without references
+    (`match` None) the networks decide alone."""
+    if contradicts(guess, match):
+        return "set_disagrees"
+    if networks_accept:
+        return "networks"
+    if corroborates(guess, confidence, match):
+        return "set"
+    return "unsure"
 
 
 def cross_matches(prints: Sequence[tuple[int, np.ndarray | None]]) -> list[ReferenceMatch | None]:

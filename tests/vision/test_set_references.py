@@ -20,6 +20,7 @@ from bingo_hall.vision.set_references import (
     contradicts,
     corroborates,
     cross_matches,
+    judge,
     set_references,
 )
 from bingo_hall.vision.styles import HELD_OUT
@@ -149,6 +150,27 @@ def test_the_references_contradict_another_ball_by_the_margin_that_would_confirm
     assert not contradicts(37, ReferenceMatch(37, MARGIN_FLOOR, 0.9))  # the same ball
     assert not contradicts(38, ReferenceMatch(37, MARGIN_FLOOR / 2, 0.9))  # too near to say
     assert not contradicts(38, None)
+
+
+@given(
+    st.integers(1, 90),
+    st.floats(0, 1),
+    st.booleans(),
+    st.none() | st.tuples(st.integers(1, 90), st.floats(0, 0.5)),
+)
+def test_the_references_veto_comes_first_and_only_they_accept_below_the_threshold(
+    guess: int, confidence: float, networks_accept: bool, nearest: tuple[int, float] | None
+) -> None:
+    match = None if nearest is None else ReferenceMatch(*nearest, 0.9)
+    verdict = judge(guess, confidence, networks_accept, match)
+    if contradicts(guess, match):
+        assert verdict == "set_disagrees"  # however sure the networks
+    elif networks_accept:
+        assert verdict == "networks"
+    else:
+        assert verdict == ("set" if corroborates(guess, confidence, match) else "unsure")
+    if match is None:  # without references the networks decide alone
+        assert verdict == ("networks" if networks_accept else "unsure")
 
 
 def guessed_evidence(features: np.ndarray, guess: int, confidence: float) -> FrameEvidence:
