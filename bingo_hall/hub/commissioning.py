@@ -23,9 +23,9 @@ from bingo_hall.hub.ball_check import BallCheck
 
 ALL_BALLS = tuple(range(1, 91))
 # How often the hub shows each ball to a simulated camera unless told otherwise (the console
-# command, the demo): twice, so that each showing is also read against its ball's other
-# print, and a set printed thin or slanted, whose showings the networks doubt, is judged as
-# play will read it (docs/vision.md, "Sets printed once").
+# command, `commission_ball_set` over the protocol, the demo): twice, so that each showing is
+# also read against its ball's other print, and a set printed thin or slanted, whose showings
+# the networks doubt, is judged as play will read it (docs/vision.md, "Sets printed once").
 SHOWINGS_PER_BALL = 2
 
 
@@ -66,7 +66,7 @@ def showings_json(kept: ShowingsInProgress | None) -> dict[str, Any] | None:
 def simulated_commissioning(
     check: BallCheck,
     ball_set_id: str,
-    showings_per_ball: int = 1,
+    showings_per_ball: int = SHOWINGS_PER_BALL,
     present: Callable[[int], None] | None = None,
 ) -> CommissionBallSet:
     """Every ball shown `showings_per_ball` times to a simulated camera: `present`, or the

@@ -44,6 +44,7 @@ from bingo_hall.hub.auth import (
 from bingo_hall.hub.ball_check import BallCheck, call_command
 from bingo_hall.hub.commissioning import (
     ALL_BALLS,
+    SHOWINGS_PER_BALL,
     commission,
     showings_json,
     simulated_commissioning,
@@ -220,7 +221,7 @@ class HubRuntime:
             return await asyncio.to_thread(
                 commission, self.ball_check, ball_set_id, self.showings.showings, kept=True
             )
-        times = args.get("showings_per_ball", 1)
+        times = args.get("showings_per_ball", SHOWINGS_PER_BALL)
         if not isinstance(times, int) or isinstance(times, bool):
             raise CommandFailed("invalid_args", "showings_per_ball must be a whole number")
         try:

@@ -74,7 +74,7 @@ whose frames the ball set's own prints (kept at its commissioning) show as anoth
    the showings, as a `showings` frame with what `ball_showings` would answer (`null`: none
    kept), so that two control pages see each other's showings as they are made.
    One set at a time, between games. With no showings kept and a simulated camera,
-   `commission_ball_set` takes `showings_per_ball` (1-10, default 1) and the hub shows every
+   `commission_ball_set` takes `showings_per_ball` (1-10, default 2) and the hub shows every
    ball itself. With the hub stopped, `bingo-hall commission-ball-set` does the same at the
    console.
 5. A frame that is not JSON, not an object or of an unknown type gets an `error` frame (or a

@@ -186,10 +186,11 @@ async def hall_staff(hub: RunningHub) -> AsyncIterator[tuple[Client, Client, Cli
 async def open_sale(staff: Client, series_id: str = "A1", commission: bool = False) -> None:
     """Session open, balls loaded, a game announced and its sale open, through the protocol
     (the Jefe de Sala gives every command); `commission`: the set shown to the hall's
-    simulated camera first, so that the camera may confirm calls."""
+    simulated camera first, so that the camera may confirm calls (each ball once, not twice as
+    by default: these games judge calls, not the set)."""
     await staff.ok("register_ball_set", ball_set_id="JB-1")
     if commission:
-        await staff.ok("commission_ball_set", ball_set_id="JB-1")
+        await staff.ok("commission_ball_set", ball_set_id="JB-1", showings_per_ball=1)
     await announce_game(staff, series_id)
     await staff.ok("start_sale")
 

@@ -621,10 +621,17 @@ def test_showing_balls_to_the_camera_refuses_what_is_wrong_and_keeps_what_was_sh
                 await mesa.ok("show_ball_to_camera", ball_set_id="JB-2", number=5)
             answer = await mesa.command("show_ball_to_camera", ball_set_id="JB-2", number=5)
             assert "ball 5 was shown 10 times" in answer["error"]["message"], answer
-            # the hub shows its simulated camera every ball of JB-1: JB-2's showings stay
+            # the hub shows its simulated camera every ball of JB-1, twice unless told, so
+            # that each showing is also read on its ball's other print: JB-2's showings stay
             hub.runtime.ball_check.stage = exit_.show
-            await mesa.ok("commission_ball_set", ball_set_id="JB-1")
+            result = await mesa.ok("commission_ball_set", ball_set_id="JB-1")
             hub.runtime.ball_check.stage = None
+            (event,) = result["events"]
+            (envelope,) = hub.runtime.service.log.read("sala-1", after_seq=event["seq"] - 1)
+            numbers = [s["number"] for s in envelope.payload["showings"]]
+            assert numbers == [*range(1, 91), *range(1, 91)]
+            crossed = sum(s["cross"] is not None for s in envelope.payload["showings"])
+            assert crossed >= 0.9 * 180, crossed  # none could be with one showing a ball
             kept = (await mesa.ok("ball_showings"))["showings"]
             assert kept["ball_set_id"] == "JB-2" and len(kept["showings"]) == 10
             seq = hub.runtime.service.seq

@@ -200,7 +200,7 @@ def test_the_reader_accepts_a_doubted_guess_its_set_confirms(reader: BallReader)
     assert reading.set_margin is not None and reading.set_margin >= MARGIN_FLOOR
 
 
-def test_the_reader_stays_unsure_when_its_set_names_another_ball(reader: BallReader) -> None:
+def test_the_reader_holds_a_guess_its_set_names_another_ball_for(reader: BallReader) -> None:
     references = random_set(11)
     other = references.features[references.balls == 73][0]
     reading = reader.decide([guessed_evidence(other, 37, 0.995)], references=references)
