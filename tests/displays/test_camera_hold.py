@@ -378,7 +378,8 @@ def test_the_jefe_de_mesa_tests_a_ball_set_under_a_real_camera_from_the_control_
         phase(mesa, "Comprobando bola")
         expect(mesa.locator("#hold-called")).to_have_text("38")
         expect(mesa.locator("#hold-reason")).to_have_text(
-            "las bolas del juego, en su prueba ante la cámara, señalan el 37"
+            "las bolas del juego, en su prueba ante la cámara, señalan el 37, que ya salió: "
+            "¿sigue a la vista?"
         )
         expect(mesa.locator("#hold-reading")).to_have_text(re.compile(r"^¿\d+\? \(dudosa\)$"))
         expect(mesa.locator("#hold-reading")).not_to_have_text("¿37? (dudosa)")

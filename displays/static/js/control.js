@@ -558,10 +558,12 @@ function renderHold() {
   const read = camera.reason !== 'no_picture' && camera.confidence !== undefined && camera.confidence !== null;
   $('#hold-confidence').textContent = read ? `${Math.floor(camera.confidence * 100)} %` : '—';
   const disagrees = camera.reading !== null && camera.reading !== undefined && camera.reading !== hold.called;
+  // the set's prints name a ball already out: the ball before may still be in view
+  const drawnBefore = Boolean(camera.set_ball) && called(game).has(camera.set_ball);
   $('#hold-reason').textContent = hold.cause === 'uncommissioned_set'
     ? t('hold.reason.uncommissioned_set')
     : camera.reason
-    ? t(`hold.reason.${camera.reason}`, { n: camera.set_ball })
+    ? t(`hold.reason.${camera.reason}${drawnBefore ? '_drawn' : ''}`, { n: camera.set_ball })
     : disagrees
       ? t('hold.reason.disagrees')
       : '—';
