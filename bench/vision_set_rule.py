@@ -31,7 +31,10 @@ from pathlib import Path
 
 from vision_set_references import Play
 
+from bingo_hall.vision.set_references import VETO_MARGIN, ReferenceMatch, contradicts
+
 CONFIDENCE_FLOORS = (0.0, 0.5, 0.8, 0.9, 0.95, 0.99, 0.995, 0.999)
+VETO_FLOORS = (0.0, 0.01, 0.02, 0.03, 0.046)
 
 
 @dataclass(frozen=True)
@@ -70,20 +73,20 @@ class Frame(Play):
             floor = rule.doubted
         return self.guess is not None and self.guess == self.nearest and self.confidence >= floor
 
-    def contradicted(self, rule: Rule) -> bool:
-        """The references name another ball than the guess, by the margin floor."""
-        return (
-            self.nearest is not None and self.nearest != self.guess and self.margin >= rule.margin
-        )
+    def contradicted(self, veto: float) -> bool:
+        """The references name another ball than the guess, by more than `veto`."""
+        if self.guess is None or self.nearest is None:
+            return False
+        return contradicts(self.guess, ReferenceMatch(self.nearest, self.margin, 0.0), veto)
 
-    def read(self, rule: Rule) -> bool:
-        return self.read_on_steps((rule,))
+    def read(self, rule: Rule, veto: float = VETO_MARGIN) -> bool:
+        return self.read_on_steps((rule,), veto)
 
-    def read_on_steps(self, steps: Sequence[Rule]) -> bool:
-        """Read when no step's margin contradicts the guess and some step confirms it (or the
-        networks' threshold does): the staircase of `set_references.STEPS`."""
-        least = min(steps, key=lambda step: step.margin)
-        return not self.contradicted(least) and (
+    def read_on_steps(self, steps: Sequence[Rule], veto: float = VETO_MARGIN) -> bool:
+        """Read when the references do not name another ball by more than `veto`, and some
+        step confirms the guess (or the networks' threshold does): the staircase of
+        `set_references.STEPS`."""
+        return not self.contradicted(veto) and (
             self.accepted or any(self.agree(step) and self.margin >= step.margin for step in steps)
         )
 
@@ -118,6 +121,28 @@ def show(rule: Rule, chosen: list[Frame], checked: list[Frame]) -> int:
     return read
 
 
+def show_vetoes(name: str, frames: list[Frame]) -> None:
+    """What each veto floor costs (right readings the networks accepted, held) and lets
+    through (wrong ones they accepted); and the narrowest margin by which the references named
+    the ball shown against a wrong number the networks accepted."""
+    accepted = [f for f in frames if f.accepted]
+    wrong = [f for f in accepted if f.guess != f.truth]
+    named_truth = [f.margin for f in wrong if f.nearest == f.truth]
+    narrowest = f"{min(named_truth):.3f}" if named_truth else "none"
+    print(
+        f"{name}: the networks accepted {len(accepted)}, {len(wrong)} of them wrong; the "
+        f"references named the ball shown against {len(named_truth)} of those, by at least "
+        f"{narrowest}"
+    )
+    for veto in VETO_FLOORS:
+        held = sum(f.contradicted(veto) for f in accepted if f.guess == f.truth)
+        through = sum(not f.contradicted(veto) for f in wrong)
+        print(
+            f"  veto above {veto:.3f}: right readings held {held} "
+            f"({held / max(len(accepted), 1):.3%} of those accepted), wrong let through {through}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--choose", type=Path, nargs="+", required=True)
@@ -134,6 +159,8 @@ def main() -> None:
             f"{name}: {len(frames)} frames; the networks' threshold alone reads "
             f"{own / len(frames):.2%} ({own_wrong} wrong)"
         )
+    for name, frames in (("choose", chosen), ("check", checked)):
+        show_vetoes(name, frames)
     margins = (args.factor, args.odds_factor, args.least)
     best: tuple[int, Rule] | None = None
     for confidence in CONFIDENCE_FLOORS:

@@ -145,10 +145,11 @@ def test_more_confidence_or_a_wider_margin_never_refuses_what_was_accepted(
         assert corroborates(37, surer, ReferenceMatch(37, margin + more_margin, 0.9))
 
 
-def test_the_references_contradict_another_ball_by_the_margin_that_would_confirm() -> None:
+def test_the_references_contradict_a_guess_whenever_they_lie_nearer_another_ball() -> None:
+    assert contradicts(38, ReferenceMatch(37, 0.001, 0.9))  # by any lead, however narrow
     assert contradicts(38, ReferenceMatch(37, MARGIN_FLOOR, 0.9))
     assert not contradicts(37, ReferenceMatch(37, MARGIN_FLOOR, 0.9))  # the same ball
-    assert not contradicts(38, ReferenceMatch(37, MARGIN_FLOOR / 2, 0.9))  # too near to say
+    assert not contradicts(38, ReferenceMatch(37, 0.0, 0.9))  # a tie names no ball
     assert not contradicts(38, None)
 
 
@@ -164,7 +165,11 @@ def test_the_references_veto_comes_first_and_only_they_accept_below_the_threshol
     match = None if nearest is None else ReferenceMatch(*nearest, 0.9)
     verdict = judge(guess, confidence, networks_accept, match)
     if contradicts(guess, match):
-        assert verdict == "set_disagrees"  # however sure the networks
+        assert match is not None
+        assert verdict in ("set_disagrees", "unsure")  # never accepted, however sure
+        # named as the reason when the references overrule the networks or lead clearly
+        named = networks_accept or match.margin >= MARGIN_FLOOR
+        assert (verdict == "set_disagrees") == named
     elif networks_accept:
         assert verdict == "networks"
     else:
