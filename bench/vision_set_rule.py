@@ -15,7 +15,8 @@ records are applied, unchanged, to the `--check` records. Prints, for each C, th
 chosen, the frames read and the wrong ones, on both; the same with a lower floor D for a ball
 whose own references the networks doubted too (`guess_references`); and the frames on which
 the two agree wrongly; and what every floor read as one staircase, each with its own margin
-(as the hub reads, `set_references.STEPS`). Not timed.
+(as the hub reads, `set_references.STEPS`); what each veto floor holds and lets through;
+and what the hub's own rule reads of each file. Not timed.
 
 Usage: python bench/vision_set_rule.py --choose A.jsonl [B.jsonl] --check C.jsonl [...]
     [--factor 2] [--odds-factor 10] [--least 0.02]
@@ -31,7 +32,7 @@ from pathlib import Path
 
 from vision_set_references import Play
 
-from bingo_hall.vision.set_references import VETO_MARGIN, ReferenceMatch, contradicts
+from bingo_hall.vision.set_references import STEPS, VETO_MARGIN, ReferenceMatch, contradicts
 
 CONFIDENCE_FLOORS = (0.0, 0.5, 0.8, 0.9, 0.95, 0.99, 0.995, 0.999)
 VETO_FLOORS = (0.0, 0.01, 0.02, 0.03, 0.046)
@@ -92,7 +93,25 @@ class Frame(Play):
 
 
 def load(paths: list[Path]) -> list[Frame]:
-    return [Frame(**json.loads(line)) for path in paths for line in path.open() if line.strip()]
+    return [frame for path in paths for frame in load_one(path)]
+
+
+def load_one(path: Path) -> list[Frame]:
+    return [Frame(**json.loads(line)) for line in path.open() if line.strip()]
+
+
+def show_the_hubs_rule(paths: list[Path]) -> None:
+    """What the hub's rule (`set_references.STEPS`, `VETO_MARGIN`) reads of each file."""
+    steps = [Rule(confidence, margin) for confidence, margin in STEPS]
+    for path in paths:
+        frames = load_one(path)
+        read = [f for f in frames if f.read_on_steps(steps)]
+        wrong = [f"{f.truth} as {f.guess}" for f in read if f.guess != f.truth]
+        print(
+            f"the hub's rule on {path.name}: {len(frames)} frames, networks alone "
+            f"{sum(f.accepted for f in frames) / len(frames):.2%}, read "
+            f"{len(read) / len(frames):.2%}, wrong {wrong}"
+        )
 
 
 def with_margin(frames: list[Frame], rule: Rule, factor: float, odds: float, least: float) -> Rule:
@@ -159,6 +178,7 @@ def main() -> None:
             f"{name}: {len(frames)} frames; the networks' threshold alone reads "
             f"{own / len(frames):.2%} ({own_wrong} wrong)"
         )
+    show_the_hubs_rule([*args.choose, *args.check])
     for name, frames in (("choose", chosen), ("check", checked)):
         show_vetoes(name, frames)
     margins = (args.factor, args.odds_factor, args.least)
