@@ -30,9 +30,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from vision_set_references import Play
+from vision_set_references import Play, by_the_hub
 
-from bingo_hall.vision.set_references import STEPS, VETO_MARGIN, ReferenceMatch, contradicts
+from bingo_hall.vision.set_references import VETO_MARGIN, ReferenceMatch, contradicts
 
 CONFIDENCE_FLOORS = (0.0, 0.5, 0.8, 0.9, 0.95, 0.99, 0.995, 0.999)
 VETO_FLOORS = (0.0, 0.01, 0.02, 0.03, 0.046)
@@ -101,11 +101,10 @@ def load_one(path: Path) -> list[Frame]:
 
 
 def show_the_hubs_rule(paths: list[Path]) -> None:
-    """What the hub's rule (`set_references.STEPS`, `VETO_MARGIN`) reads of each file."""
-    steps = [Rule(confidence, margin) for confidence, margin in STEPS]
+    """What the hub's rule (`set_references.judge`) reads of each file."""
     for path in paths:
         frames = load_one(path)
-        read = [f for f in frames if f.read_on_steps(steps)]
+        read = [f for f in frames if by_the_hub(f)]
         wrong = [f"{f.truth} as {f.guess}" for f in read if f.guess != f.truth]
         print(
             f"the hub's rule on {path.name}: {len(frames)} frames, networks alone "
