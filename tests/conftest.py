@@ -6,8 +6,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from support.databases import KINDS, DatabaseUnavailable, fresh_database_url
+
+# No time limit on a property's examples: speed is measured in bench/, and a shared machine's
+# load would otherwise fail a correct property now and then (hypothesis's default is 200 ms).
+settings.register_profile("suite", deadline=None)
+settings.load_profile("suite")
 
 
 @pytest.fixture(params=KINDS)

@@ -116,7 +116,7 @@ def chi_square_p(observed: list[int], expected: dict[int, int]) -> float:
 # --- validity -------------------------------------------------------------------------------
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(st.binary(max_size=32))
 def test_every_sampled_card_is_valid(seed: bytes) -> None:
     rng = card_rng(seed)

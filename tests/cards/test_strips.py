@@ -328,7 +328,7 @@ def assert_valid_strips(strips: np.ndarray) -> None:
     assert ((strips != 0).sum(axis=2) >= 1).all(), "no card has an empty column"
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(st.binary(min_size=1, max_size=32), st.integers(min_value=1, max_value=40))
 def test_every_card_of_sampled_strips_is_valid(seed: bytes, count: int) -> None:
     strips = sample_strips(strip_bitgen(seed), count)

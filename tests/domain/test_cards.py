@@ -243,7 +243,7 @@ def test_invalid_card_is_a_rule_error_listing_every_violation():
 seeds = st.integers(min_value=0, max_value=2**64)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(seed=seeds)
 def test_sampled_cards_are_valid(seed):
     grid = sample_card(random.Random(seed))
@@ -253,7 +253,7 @@ def test_sampled_cards_are_valid(seed):
     assert all(len(row) == 5 for row in card.rows)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(
     seed=seeds,
     column=st.integers(0, COLUMNS - 1),

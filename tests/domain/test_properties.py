@@ -76,7 +76,7 @@ def test_percentage_is_rounded_down_to_the_cent(base, percent):
     assert amount <= exact < amount + Decimal("0.01")
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(
     seed=st.integers(0, 2**32),
     calls=call_orders,

@@ -328,7 +328,6 @@ _names = itertools.count()
 
 @settings(
     max_examples=10,
-    deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(

@@ -442,7 +442,6 @@ def test_property_what_is_appended_is_read_back_in_order_and_chains(
 
     @settings(
         max_examples=examples,
-        deadline=None,
         suppress_health_check=[HealthCheck.too_slow],
     )
     @given(batches=_batches)

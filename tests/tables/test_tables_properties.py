@@ -113,7 +113,7 @@ def coups(draw: st.DrawFn):
     return t, bets, outcome, draw(st.booleans())
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(coups())
 def test_amounts_are_never_negative_and_add_up(coup):
     t, bets, outcome, last_coup = coup
@@ -145,7 +145,7 @@ def test_amounts_are_never_negative_and_add_up(coup):
     assert set(result.collected) == {r.id for r in result.results if r.status is BetStatus.LOST}
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(coups(), st.randoms(use_true_random=False))
 def test_the_same_input_gives_the_same_settlement_whatever_the_bets_order(coup, rng):
     t, bets, outcome, last_coup = coup
@@ -157,7 +157,7 @@ def test_the_same_input_gives_the_same_settlement_whatever_the_bets_order(coup, 
     assert {r.id: r for r in again.results} == {r.id: r for r in first.results}
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(coups())
 def test_a_void_coup_hands_nothing_back_and_keeps_every_stake(coup):
     t, bets, _, _ = coup
@@ -195,7 +195,7 @@ def spec_edge(t: TableGame, b: Bet) -> Fraction:
     return Fraction(1, 19) if double else Fraction(1, 37)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=80)
 @given(st.data())
 def test_a_bets_expected_return_is_exactly_one_minus_its_house_edge(data):
     profile, game = data.draw(tables())

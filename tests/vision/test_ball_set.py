@@ -16,7 +16,7 @@ from bingo_hall.vision.styles import HELD_OUT
 RUN = [name for name in PRINT if name != "ink_spread"]  # the same on every ball of a set
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_a_set_is_one_print_run(seed: int) -> None:
     ball_set = print_ball_set(np.random.default_rng(seed))

@@ -25,7 +25,7 @@ def _print(stroke: int) -> np.ndarray:
     return cv2.GaussianBlur(image, (0, 0), 0.8)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(seed=st.integers(0, 2**32 - 1), stroke=st.integers(2, 6))
 def test_ink_spreads_one_way_by_less_than_a_pixel(seed: int, stroke: int) -> None:
     image = _print(stroke)
@@ -70,7 +70,7 @@ def test_a_print_washed_out_over_one_digit_is_destroyed_though_the_rest_is_clear
     assert shares[3] == 1.0  # a print wiped off the label entirely
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_the_share_destroyed_is_a_share(seed: int) -> None:
     before = np.repeat(_two_digits(), 8, axis=0)
@@ -87,7 +87,7 @@ def test_a_destroyed_print_is_taught_as_doubtful_in_proportion() -> None:
     assert np.all(digit_target_doubt(destroyed, 0.0) == 0)  # the default: as before
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(
     seed=st.integers(0, 2**32 - 1),
     shape=st.tuples(st.integers(1, 6), st.integers(1, 50)),
@@ -132,7 +132,7 @@ def test_the_obscured_truth_rises_with_the_print_lost(
     assert more >= target
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=20)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_damage_without_highlights_never_lights_the_label(seed: int) -> None:
     """An exit lit by a diffuse light box: the damage still spreads, blurs, fades and darkens

@@ -12,7 +12,7 @@ from bingo_hall.vision.ink import _median_by_label
 from bingo_hall.vision.prints import tangents
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(st.integers(0, 2**32 - 1), st.floats(0.05, 0.9), st.integers(1, 24))
 def test_each_strokes_median_depth_is_numpys(seed, share, steps):
     rng = np.random.default_rng(seed)
@@ -27,7 +27,7 @@ def test_each_strokes_median_depth_is_numpys(seed, share, steps):
     assert [float(v) for v in got] == [float(v) for v in want]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(st.floats(-1, 1), st.floats(-1, 1), st.floats(0.05, 1))
 def test_the_tangent_planes_second_axis_is_numpys_cross_product(x, y, z):
     normal = np.array([x, y, z]) / np.linalg.norm([x, y, z])

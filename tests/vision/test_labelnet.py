@@ -47,7 +47,7 @@ def _arrow(angle: float) -> np.ndarray:
     return patch
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(angle=st.floats(-math.pi, math.pi))
 def test_upright_turns_the_text_direction_onto_the_x_axis(angle: float) -> None:
     flat = upright(_arrow(angle), angle, scale=1.0)

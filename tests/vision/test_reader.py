@@ -213,9 +213,7 @@ def test_an_obscured_ball_is_unsure_not_a_wrong_number(reader: BallReader) -> No
     assert set(reasons) <= {"unsure", "no_ball"}
 
 
-@settings(
-    max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
-)
+@settings(max_examples=25, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(number=st.integers(1, 90), seed=st.integers(0, 2**32 - 1))
 def test_no_rendered_ball_is_ever_read_as_another(number: int, seed: int) -> None:
     reading = _READER.read(render_ball(number, np.random.default_rng(seed), HELD_OUT))

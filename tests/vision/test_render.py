@@ -91,7 +91,7 @@ def test_each_ball_shows_its_print_and_the_empty_exit_none() -> None:
 
 
 @example(seed=546)  # a spot on the paper alone, seen only in dim light
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_glare_moved_onto_the_print_lights_the_print_nearest_the_camera(seed: int) -> None:
     """Training frames with their glare spots moved onto the print: each spot is rendered on
@@ -151,7 +151,7 @@ def test_training_and_held_out_styles_are_disjoint() -> None:
     assert HELD_OUT.conditions.noise.hi > TRAINING.conditions.noise.hi
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(st.integers(0, 2**32 - 1))
 def test_an_exit_as_specified_keeps_the_balls_and_takes_only_light_and_camera_in_hand(
     seed: int,
