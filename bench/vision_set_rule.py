@@ -16,10 +16,11 @@ chosen, the frames read and the wrong ones, on both; the same with a lower floor
 whose own references the networks doubted too (`guess_references`); and the frames on which
 the two agree wrongly; and what every floor read as one staircase, each with its own margin
 (as the hub reads, `set_references.STEPS`); what each veto floor holds and lets through;
-and what the hub's own rule reads of each file. Not timed.
+and what the hub's own rule reads of each file, beside what another staircase (`--against`, a
+baseline) would read of it. Not timed.
 
 Usage: python bench/vision_set_rule.py --choose A.jsonl [B.jsonl] --check C.jsonl [...]
-    [--factor 2] [--odds-factor 10] [--least 0.02]
+    [--factor 2] [--odds-factor 10] [--least 0.02] [--against 0.999:0.052,0.995:0.116,0:0.150]
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from vision_set_references import Play, by_the_hub
 
 from bingo_hall.vision.set_references import VETO_MARGIN, ReferenceMatch, contradicts
 
-CONFIDENCE_FLOORS = (0.0, 0.5, 0.8, 0.9, 0.95, 0.99, 0.995, 0.999)
+CONFIDENCE_FLOORS = (0.0, 0.5, 0.8, 0.9, 0.95, 0.99, 0.995, 0.999, 0.9999)
 VETO_FLOORS = (0.0, 0.01, 0.02, 0.03, 0.046)
 
 
@@ -100,17 +101,41 @@ def load_one(path: Path) -> list[Frame]:
     return [Frame(**json.loads(line)) for line in path.open() if line.strip()]
 
 
-def show_the_hubs_rule(paths: list[Path]) -> None:
-    """What the hub's rule (`set_references.judge`) reads of each file."""
+def show_the_hubs_rule(paths: list[Path], against: Sequence[Rule] = ()) -> None:
+    """What the hub's rule (`set_references.judge`) reads of each file; with `against`, what
+    that staircase would read of it in place of `set_references.STEPS` (a baseline)."""
     for path in paths:
         frames = load_one(path)
         read = [f for f in frames if by_the_hub(f)]
         wrong = [f"{f.truth} as {f.guess}" for f in read if f.guess != f.truth]
+        baseline = ""
+        if against:
+            other = [f for f in frames if f.read_on_steps(against)]
+            other_wrong = sum(f.guess != f.truth for f in other)
+            baseline = (
+                f"; on the steps {staircase_text(against)}: read "
+                f"{len(other) / len(frames):.2%}, {other_wrong} wrong"
+            )
         print(
             f"the hub's rule on {path.name}: {len(frames)} frames, networks alone "
             f"{sum(f.accepted for f in frames) / len(frames):.2%}, read "
-            f"{len(read) / len(frames):.2%}, wrong {wrong}"
+            f"{len(read) / len(frames):.2%}, wrong {wrong}{baseline}"
         )
+
+
+def parse_staircase(text: str) -> list[Rule]:
+    """'0.999:0.052,0.995:0.116,0:0.150' → a step for each confidence floor and its margin."""
+    try:
+        pairs = [part.split(":") for part in text.split(",")]
+        return [Rule(float(confidence), float(margin)) for confidence, margin in pairs]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: steps as CONFIDENCE:MARGIN, separated by commas"
+        ) from None
+
+
+def staircase_text(steps: Sequence[Rule]) -> str:
+    return ", ".join(f"{step.confidence}: {step.margin:.4f}" for step in steps)
 
 
 def with_margin(frames: list[Frame], rule: Rule, factor: float, odds: float, least: float) -> Rule:
@@ -168,6 +193,12 @@ def main() -> None:
     parser.add_argument("--factor", type=float, default=2.0)
     parser.add_argument("--odds-factor", type=float, default=10.0)
     parser.add_argument("--least", type=float, default=0.02)
+    parser.add_argument(
+        "--against",
+        type=parse_staircase,
+        default=[],
+        help="another staircase to read each file on, as 0.999:0.052,0.995:0.116,0:0.150",
+    )
     args = parser.parse_args()
     chosen, checked = load(args.choose), load(args.check)
     for name, frames in (("choose", chosen), ("check", checked)):
@@ -177,7 +208,7 @@ def main() -> None:
             f"{name}: {len(frames)} frames; the networks' threshold alone reads "
             f"{own / len(frames):.2%} ({own_wrong} wrong)"
         )
-    show_the_hubs_rule([*args.choose, *args.check])
+    show_the_hubs_rule([*args.choose, *args.check], args.against)
     for name, frames in (("choose", chosen), ("check", checked)):
         show_vetoes(name, frames)
     margins = (args.factor, args.odds_factor, args.least)
@@ -194,7 +225,7 @@ def main() -> None:
     for name, frames in (("choose", chosen), ("check", checked)):
         read = [f for f in frames if f.read_on_steps(steps)]
         print(
-            f"every floor a step ({', '.join(f'{s.confidence}: {s.margin:.4f}' for s in steps)}): "
+            f"every floor a step ({staircase_text(steps)}): "
             f"{name} read {len(read) / len(frames):.3%} ({sum(f.guess != f.truth for f in read)} "
             "wrong)"
         )
