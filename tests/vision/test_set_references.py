@@ -231,7 +231,7 @@ def test_the_less_sure_the_networks_the_clearer_the_set_must_be(reader: BallRead
     between = a_print_between(references, 37, 73)
     doubtful = reader.decide([guessed_evidence(between, 37, 0.5)], references=references)
     assert (doubtful.number, doubtful.guess, doubtful.reason) == (None, 37, "unsure")
-    nearly_sure = reader.decide([guessed_evidence(between, 37, 0.9995)], references=references)
+    nearly_sure = reader.decide([guessed_evidence(between, 37, 0.99995)], references=references)
     assert (nearly_sure.number, nearly_sure.reason) == (37, None)
     own = references.features[references.balls == 37][0]  # a clear margin
     clear = reader.decide([guessed_evidence(own, 37, 0.5)], references=references)
