@@ -12,8 +12,9 @@ REPO = Path(__file__).resolve().parents[2]
 CLI = (sys.executable, "-m", "bingo_hall.cli")
 
 
-def hall(*args: str, stdin: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
-    """`bingo-hall ARGS` run to its end, its output captured as text."""
+def hall(*args: str, stdin: str | None = None, timeout: float = 600) -> subprocess.CompletedProcess:
+    """`bingo-hall ARGS` run to its end, its output captured as text. The timeout only stops a
+    command that hangs: a ball set commissioned on a loaded machine has taken over two minutes."""
     return subprocess.run(
         [*CLI, *args], cwd=REPO, capture_output=True, text=True, input=stdin, timeout=timeout
     )
