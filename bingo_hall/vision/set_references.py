@@ -27,7 +27,7 @@ import numpy as np
 # (the networks' confidence, the references' margin): a doubted guess is accepted at any
 # step it reaches. Each margin is twice the largest at which the guess and the references
 # agreed on a wrong number, at a confidence down to the step's with its odds divided by ten,
-# in 151,800 frames of sets of the calibration and check typefaces (print runs 0 to 4 and
+# in 165,600 frames of sets of the calibration and check typefaces (print runs 0 to 4 and
 # printed anew, at both exits); checked on sets of the held-out ones (bench/vision_set_rule.py;
 # docs/vision.md, "Print run 4: the top step split").
 STEPS = ((0.9999, 0.052), (0.999, 0.078), (0.995, 0.116), (0.0, 0.150))
