@@ -213,15 +213,18 @@ def test_the_reader_holds_a_guess_its_set_names_another_ball_for(reader: BallRea
     assert reading.set_ball == 73
 
 
+NEXT_STEP = min(margin for _, margin in STEPS if margin > MARGIN_FLOOR)
+
+
 def a_print_between(references: SetReferences, ball: int, other: int) -> np.ndarray:
-    """Features that lie nearest `ball`'s references by a margin too narrow for a doubtful
-    guess (under the widest step), wide enough for a sure one."""
+    """Features that lie nearest `ball`'s references by a margin wide enough for the surest
+    step (`MARGIN_FLOOR`) and too narrow for any other."""
     own = references.features[references.balls == ball][0]
     near = references.features[references.balls == other][0]
     for weight in np.linspace(0.0, 1.5, 301):
         features = unit(own + weight * near)
         match = references.match([features])
-        if match is not None and match.ball == ball and MARGIN_FLOOR < match.margin < 0.1:
+        if match is not None and match.ball == ball and MARGIN_FLOOR < match.margin < NEXT_STEP:
             return features
     raise AssertionError("no mixture of the two prints lies there")
 
@@ -229,9 +232,11 @@ def a_print_between(references: SetReferences, ball: int, other: int) -> np.ndar
 def test_the_less_sure_the_networks_the_clearer_the_set_must_be(reader: BallReader) -> None:
     references = random_set(11)
     between = a_print_between(references, 37, 73)
-    doubtful = reader.decide([guessed_evidence(between, 37, 0.5)], references=references)
-    assert (doubtful.number, doubtful.guess, doubtful.reason) == (None, 37, "unsure")
-    nearly_sure = reader.decide([guessed_evidence(between, 37, 0.99995)], references=references)
+    surest, _ = max(STEPS)
+    for confidence in (0.5, 0.9995):  # sure, but not sure enough for so narrow a margin
+        held = reader.decide([guessed_evidence(between, 37, confidence)], references=references)
+        assert (held.number, held.guess, held.reason) == (None, 37, "unsure"), confidence
+    nearly_sure = reader.decide([guessed_evidence(between, 37, surest)], references=references)
     assert (nearly_sure.number, nearly_sure.reason) == (37, None)
     own = references.features[references.balls == 37][0]  # a clear margin
     clear = reader.decide([guessed_evidence(own, 37, 0.5)], references=references)
