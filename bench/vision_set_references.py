@@ -51,7 +51,12 @@ from bingo_hall.hub.ball_check import encode_jpeg  # noqa: E402
 from bingo_hall.vision.ball_set import print_ball_set  # noqa: E402
 from bingo_hall.vision.camera import SimulatedCamera  # noqa: E402
 from bingo_hall.vision.recognise import BallReader  # noqa: E402
-from bingo_hall.vision.set_references import ReferenceMatch, judge  # noqa: E402
+from bingo_hall.vision.set_references import (  # noqa: E402
+    STEPS,
+    ReferenceMatch,
+    Staircase,
+    judge,
+)
 from bingo_hall.vision.styles import EXITS, at_exit  # noqa: E402
 
 SEED = 20261129
@@ -161,15 +166,17 @@ def report(name: str, plays: list[Play]) -> None:
     )
 
 
-def by_the_hub(play: Play) -> bool:
+def by_the_hub(play: Play, steps: Staircase = STEPS) -> bool:
     """The frame read as the hub reads it (`set_references.judge`): the networks' threshold or
-    the set's references confirm the guess, and the references do not name another ball."""
+    the set's references confirm the guess, and the references do not name another ball.
+    `steps` in place of the hub's staircase measures another against it."""
     if play.guess is None:
         return False
     match = None
     if play.nearest is not None:
         match = ReferenceMatch(play.nearest, play.margin, play.similarity)
-    return judge(play.guess, play.confidence, play.accepted, match) in ("networks", "set")
+    verdict = judge(play.guess, play.confidence, play.accepted, match, steps)
+    return verdict in ("networks", "set")
 
 
 def parse_sets(text: str) -> list[tuple[str, int]]:

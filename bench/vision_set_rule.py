@@ -33,7 +33,12 @@ from pathlib import Path
 
 from vision_set_references import Play, by_the_hub
 
-from bingo_hall.vision.set_references import VETO_MARGIN, ReferenceMatch, contradicts
+from bingo_hall.vision.set_references import (
+    VETO_MARGIN,
+    ReferenceMatch,
+    Staircase,
+    contradicts,
+)
 
 CONFIDENCE_FLOORS = (0.0, 0.5, 0.8, 0.9, 0.95, 0.99, 0.995, 0.999, 0.9999)
 VETO_FLOORS = (0.0, 0.01, 0.02, 0.03, 0.046)
@@ -101,16 +106,16 @@ def load_one(path: Path) -> list[Frame]:
     return [Frame(**json.loads(line)) for line in path.open() if line.strip()]
 
 
-def show_the_hubs_rule(paths: list[Path], against: Sequence[Rule] = ()) -> None:
+def show_the_hubs_rule(paths: list[Path], against: Staircase = ()) -> None:
     """What the hub's rule (`set_references.judge`) reads of each file; with `against`, what
-    that staircase would read of it in place of `set_references.STEPS` (a baseline)."""
+    it would read of it on that staircase in place of `set_references.STEPS` (a baseline)."""
     for path in paths:
         frames = load_one(path)
         read = [f for f in frames if by_the_hub(f)]
         wrong = [f"{f.truth} as {f.guess}" for f in read if f.guess != f.truth]
         baseline = ""
         if against:
-            other = [f for f in frames if f.read_on_steps(against)]
+            other = [f for f in frames if by_the_hub(f, against)]
             other_wrong = sum(f.guess != f.truth for f in other)
             baseline = (
                 f"; on the steps {staircase_text(against)}: read "
@@ -123,19 +128,19 @@ def show_the_hubs_rule(paths: list[Path], against: Sequence[Rule] = ()) -> None:
         )
 
 
-def parse_staircase(text: str) -> list[Rule]:
-    """'0.999:0.052,0.995:0.116,0:0.150' → a step for each confidence floor and its margin."""
+def parse_staircase(text: str) -> list[tuple[float, float]]:
+    """'0.999:0.052,0.995:0.116,0:0.150' → (confidence floor, margin) for each step."""
     try:
         pairs = [part.split(":") for part in text.split(",")]
-        return [Rule(float(confidence), float(margin)) for confidence, margin in pairs]
+        return [(float(confidence), float(margin)) for confidence, margin in pairs]
     except ValueError:
         raise argparse.ArgumentTypeError(
             f"{text!r}: steps as CONFIDENCE:MARGIN, separated by commas"
         ) from None
 
 
-def staircase_text(steps: Sequence[Rule]) -> str:
-    return ", ".join(f"{step.confidence}: {step.margin:.4f}" for step in steps)
+def staircase_text(steps: Staircase) -> str:
+    return ", ".join(f"{confidence}: {margin:.4f}" for confidence, margin in steps)
 
 
 def with_margin(frames: list[Frame], rule: Rule, factor: float, odds: float, least: float) -> Rule:
@@ -225,7 +230,7 @@ def main() -> None:
     for name, frames in (("choose", chosen), ("check", checked)):
         read = [f for f in frames if f.read_on_steps(steps)]
         print(
-            f"every floor a step ({staircase_text(steps)}): "
+            f"every floor a step ({staircase_text([(s.confidence, s.margin) for s in steps])}): "
             f"{name} read {len(read) / len(frames):.3%} ({sum(f.guess != f.truth for f in read)} "
             "wrong)"
         )

@@ -81,12 +81,18 @@ class SetReferences:
         return ReferenceMatch(int(first), float(mean[first] - mean[second]), float(mean[first]))
 
 
-def corroborates(guess: int, confidence: float, match: ReferenceMatch | None) -> bool:
-    """The rule by which a set's references accept a reading the networks doubt."""
+Staircase = Sequence[tuple[float, float]]
+
+
+def corroborates(
+    guess: int, confidence: float, match: ReferenceMatch | None, steps: Staircase = STEPS
+) -> bool:
+    """The rule by which a set's references accept a reading the networks doubt (`steps`:
+    the hub's; another staircase only to measure against it)."""
     return (
         match is not None
         and match.ball == guess
-        and any(confidence >= floor and match.margin >= margin for floor, margin in STEPS)
+        and any(confidence >= floor and match.margin >= margin for floor, margin in steps)
     )
 
 
@@ -101,7 +107,11 @@ Verdict = Literal["networks", "set", "set_disagrees", "unsure"]
 
 
 def judge(
-    guess: int, confidence: float, networks_accept: bool, match: ReferenceMatch | None
+    guess: int,
+    confidence: float,
+    networks_accept: bool,
+    match: ReferenceMatch | None,
+    steps: Staircase = STEPS,
 ) -> Verdict:
     """How the hub takes the networks' best guess, in order: the set's references refuse it
     when they lie nearer another ball (`contradicts`), and are the reason given
@@ -115,7 +125,7 @@ def judge(
         return "unsure"  # a doubtful guess, and references that lean elsewhere, faintly
     if networks_accept:
         return "networks"
-    if corroborates(guess, confidence, match):
+    if corroborates(guess, confidence, match, steps):
         return "set"
     return "unsure"
 
