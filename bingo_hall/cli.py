@@ -20,6 +20,7 @@ from bingo_hall.hub.service import HallService, utc_now
 from bingo_hall.store import EventLog, StoreError, make_engine
 from bingo_hall.store.projections import PROJECTORS, create_projection_tables
 from bingo_hall.tables.cli import add_tables_parser
+from bingo_hall.threads import use_one_blas_thread
 from bingo_hall.vision.cli import add_vision_parser
 from card_generator.files import CardFileError
 
@@ -419,6 +420,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    use_one_blas_thread()
     try:
         return args.run(args)
     except (RuleError, StoreError, UserError, CardFileError, ValueError) as error:

@@ -8,7 +8,10 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from bingo_hall.threads import use_one_blas_thread
 from support.databases import KINDS, DatabaseUnavailable, fresh_database_url
+
+use_one_blas_thread()  # as every `bingo-hall` process does
 
 # No time limit on a property's examples: speed is measured in bench/, and a shared machine's
 # load would otherwise fail a correct property now and then (hypothesis's default is 200 ms).

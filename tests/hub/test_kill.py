@@ -95,7 +95,7 @@ def test_kill_minus_nine_at_random_instants_loses_nothing(kind, kills, tmp_path)
                 cwd=REPO,
                 capture_output=True,
                 text=True,
-                timeout=240,  # as the demos of test_cli: guards a hang, not a speed
+                timeout=240,  # as the demo of test_cli: guards a hang, not a speed
             )
             assert final.returncode == 0, final.stderr
             assert "Cadena de hash del registro: VERIFICADA" in final.stdout
