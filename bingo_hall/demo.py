@@ -30,7 +30,7 @@ from bingo_hall.domain.profiles import RuleProfile, VoidReason
 from bingo_hall.domain.state import Game, HallState
 from bingo_hall.draw import CertifiedRandomDraw, KeyedBlower
 from bingo_hall.hub.ball_check import BallCheck, call_command
-from bingo_hall.hub.commissioning import SHOWINGS_PER_BALL, simulated_commissioning
+from bingo_hall.hub.commissioning import ALL_BALLS, SHOWINGS_PER_BALL, commission
 from bingo_hall.hub.service import HallService
 from bingo_hall.store.cards import CardStore
 from card_generator.series import generate_series
@@ -162,15 +162,24 @@ class Demo:
             )
             return 60, "jefe-de-sala", c.ChangeBallSet(ball_set_id=fit, reason=reason)
         if self.ball_check is not None and self.state.ball_sets[fit].camera_fit is None:
-            camera = self.ball_check.camera
-            command = simulated_commissioning(
-                self.ball_check,
-                fit,
-                SHOWINGS_PER_BALL,
-                present=camera.present,  # type: ignore[attr-defined]
-            )
-            return 900, "jefe-de-mesa", command
+            return self._commissioning_step(self.ball_check, fit)
         return 120, "jefe-de-mesa", c.LoadBalls()
+
+    def _commissioning_step(
+        self, check: BallCheck, ball_set_id: str
+    ) -> tuple[float, str, c.Command]:
+        """The set shown to the camera ball by ball, each showing kept in the log as it is
+        made (a demo stopped half-way shows the next ball), then judged."""
+        kept = self.state.showings
+        shown = kept.showings if kept is not None and kept.ball_set_id == ball_set_id else ()
+        order = [number for _ in range(SHOWINGS_PER_BALL) for number in ALL_BALLS]
+        if len(shown) < len(order):
+            number = order[len(shown)]
+            check.camera.present(number)  # type: ignore[attr-defined]
+            camera = check.check(number, ALL_BALLS)
+            showing = c.ShowBallToCamera(ball_set_id=ball_set_id, number=number, camera=camera)
+            return 5, "jefe-de-mesa", showing
+        return 60, "jefe-de-mesa", commission(check, ball_set_id, shown, kept=True)
 
     def _between_games(self) -> tuple[float, str, c.Command] | None:
         state = self.state

@@ -67,11 +67,10 @@ def simulated_commissioning(
     check: BallCheck,
     ball_set_id: str,
     showings_per_ball: int = SHOWINGS_PER_BALL,
-    present: Callable[[int], None] | None = None,
 ) -> CommissionBallSet:
-    """Every ball shown `showings_per_ball` times to a simulated camera: `present`, or the
-    camera the check stages itself."""
-    if present is None and check.stage is None:
+    """Every ball shown `showings_per_ball` times to the simulated camera the check stages
+    itself, and the set judged in one command."""
+    if check.stage is None:
         raise ValueError(
             "a real camera is shown each ball by the staff: show_ball_to_camera for every "
             "ball (or `bingo-hall commission-ball-set` at the hub), then commission_ball_set"
@@ -79,7 +78,7 @@ def simulated_commissioning(
     if not 1 <= showings_per_ball <= MAX_SHOWINGS_PER_BALL:
         raise ValueError(f"showings_per_ball must be 1 to {MAX_SHOWINGS_PER_BALL}")
     order = [number for _ in range(showings_per_ball) for number in ALL_BALLS]
-    return commission(check, ball_set_id, tuple(show_balls(check, order, present)))
+    return commission(check, ball_set_id, tuple(show_balls(check, order)))
 
 
 def keyed_numbers(lines: TextIO, prompt: TextIO | None = None) -> Iterator[int]:
