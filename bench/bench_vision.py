@@ -19,7 +19,13 @@ in training or calibration), reads each one with `BallReader.read` on one core
 - then, as the hub reads a ball, bursts of three frames from the simulated camera (held-out
   styles) fused by `BallReader.read_frames`: with every ball possible, and with about half the
   balls already drawn (the candidates are the balls still in the machine), against the first
-  frame of each burst alone.
+  frame of each burst alone;
+- the call as a second witness, on the single frames and on those bursts: for a few floors
+  on the networks' confidence, the share of balls whose best guess is the ball shown at or
+  above the floor (a right call the camera would confirm on agreement alone), and the share
+  whose best guess is another ball at or above it (the most a miskeyed call could be
+  confirmed: when the wrong number keyed is the very one the camera guesses). A measurement
+  for choosing a rule, not the hub's rule.
 
 With `--exit specified` the same balls are drawn as at an exit built to a lighting and
 camera specification (`styles.as_specified`): a measurement of such an exit, not the
@@ -163,6 +169,7 @@ def main() -> int:
     print(f"time per frame (one core): median {med:.2f} ms, p99 {p99:.2f} ms")
     print(f"baseline cvtColor+GaussianBlur: median {bmed:.3f} ms, p99 {bp99:.3f} ms")
     print(f"ratio (median): {med / bmed:.1f}x")
+    print_witness("single frames", [(right, c) for right, c, _ in guesses], n)
     wrong_bursts = bursts(reader, args.bursts, args.seed, style_set)
     return 0 if outcomes["wrong_above_threshold"] == 0 and wrong_bursts == 0 else 1
 
@@ -211,6 +218,23 @@ def print_hindsight(
     )
 
 
+WITNESS_FLOORS = (0.0, 0.5, 0.9, 0.99, 0.999, 0.9999, 0.99999)
+
+
+def print_witness(what: str, guesses: list[tuple[bool, float]], balls: int) -> None:
+    """The call as a second witness: at each floor on the confidence, the balls whose best
+    guess is right (a right call confirmed) and wrong (a miskey of that very number confirmed),
+    of `balls` read."""
+    print(f"the call as a second witness, {what} ({balls}): floor: right, wrong best guesses")
+    for floor in WITNESS_FLOORS:
+        right = sum(1 for is_right, c in guesses if is_right and c >= floor)
+        wrong = sum(1 for is_right, c in guesses if not is_right and c >= floor)
+        print(
+            f"  {floor:<8}: {right / balls:8.3%} right ({right}), "
+            f"{wrong / balls:7.3%} wrong ({wrong})"
+        )
+
+
 def bursts(reader: BallReader, balls: int, seed: int, style_set: StyleSet) -> int:
     """Balls read as the hub reads them; returns how many were given a wrong number."""
     if balls <= 0:
@@ -218,6 +242,7 @@ def bursts(reader: BallReader, balls: int, seed: int, style_set: StyleSet) -> in
     camera = SimulatedCamera(seed + 1, style_set=style_set)
     rng = np.random.default_rng(seed + 2)
     tally: Counter[str] = Counter()
+    guesses: list[tuple[bool, float]] = []  # three frames, half drawn: as the hub reads
     for _ in range(balls):
         truth = int(rng.integers(1, 91))
         drawn = set(rng.choice(np.arange(1, 91), size=45, replace=False).tolist()) - {truth}
@@ -232,10 +257,13 @@ def bursts(reader: BallReader, balls: int, seed: int, style_set: StyleSet) -> in
             tally[
                 name, "right" if reading.number == truth else "wrong" if reading.number else "held"
             ] += 1
+        if reading.guess is not None:
+            guesses.append((reading.guess == truth, reading.confidence))
     print(f"\n{balls} balls as the hub reads them (simulated camera, {style_set.name} styles):")
     for name in ("first frame", "three frames", "three frames, half drawn"):
         right, wrong = tally[name, "right"], tally[name, "wrong"]
         print(f"  {name}: {right / balls:.2%} read ({right}), wrong numbers {wrong}")
+    print_witness("three frames, half drawn", guesses, balls)
     return sum(v for (_, kind), v in tally.items() if kind == "wrong")
 
 
