@@ -62,8 +62,11 @@ class DemoRun:
             self._changed.notify_all()
 
     def wait_for_commits(self, count: int) -> None:
+        """Until `count` events are committed or the run ends; a run that has not got there
+        in four minutes hangs."""
         with self._changed:
-            self._changed.wait_for(lambda: self.commits >= count or self.ended, timeout=240)
+            done = self._changed.wait_for(lambda: self.commits >= count or self.ended, timeout=240)
+        assert done, f"the demo hung after {self.commits} commits"
 
     def kill(self) -> bool:
         """kill -9 unless it already ended; whether it was killed."""
