@@ -45,7 +45,7 @@ from bingo_hall.domain.commissioning import (  # noqa: E402
     with_cross_readings,
 )
 from bingo_hall.hub.ball_check import BallCheck  # noqa: E402
-from bingo_hall.hub.commissioning import ALL_BALLS, commission, show_balls  # noqa: E402
+from bingo_hall.hub.commissioning import ALL_BALLS, commission, show_balls, showing_order  # noqa: E402
 from bingo_hall.store.frames import FrameStore  # noqa: E402
 from bingo_hall.vision.ball_set import print_ball_set  # noqa: E402
 from bingo_hall.vision.camera import SimulatedCamera  # noqa: E402
@@ -111,7 +111,7 @@ def run_set(job: tuple[str, int, int, int, str, str, bool]) -> SetResult:
     reader = BallReader(Path(model))
     store = FrameStore(sqlalchemy.create_engine("sqlite://"))  # in memory, for this set only
     check = BallCheck(camera, reader, store, 3, camera.present)
-    order = [number for _ in range(showings) for number in ALL_BALLS]
+    order = showing_order(showings)
     shown = list(show_balls(check, order))
     command = commission(check, styles.name, shown)
     verdict = judge(with_cross_readings(shown, command.cross_readings))

@@ -29,7 +29,7 @@ import cv2  # noqa: E402
 import sqlalchemy  # noqa: E402
 
 from bingo_hall.hub.ball_check import BallCheck  # noqa: E402
-from bingo_hall.hub.commissioning import ALL_BALLS, show_balls  # noqa: E402
+from bingo_hall.hub.commissioning import show_balls, showing_order  # noqa: E402
 from bingo_hall.store.frames import FrameStore  # noqa: E402
 from bingo_hall.vision.camera import SimulatedCamera  # noqa: E402
 from bingo_hall.vision.recognise import BallReader  # noqa: E402
@@ -48,7 +48,7 @@ def main() -> None:
     reader = BallReader()
     store = FrameStore(sqlalchemy.create_engine("sqlite://"))
     check = BallCheck(camera, reader, store, 3)
-    order = [n for _ in range(args.showings) for n in ALL_BALLS]
+    order = showing_order(args.showings)
     kept = tuple((s.number, s.camera.frame) for s in show_balls(check, order, camera.present))
     making = []
     for _ in range(args.repeats):

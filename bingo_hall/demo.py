@@ -30,7 +30,7 @@ from bingo_hall.domain.profiles import RuleProfile, VoidReason
 from bingo_hall.domain.state import Game, HallState
 from bingo_hall.draw import CertifiedRandomDraw, KeyedBlower
 from bingo_hall.hub.ball_check import BallCheck, call_command
-from bingo_hall.hub.commissioning import ALL_BALLS, SHOWINGS_PER_BALL, commission
+from bingo_hall.hub.commissioning import ALL_BALLS, commission, showing_order
 from bingo_hall.hub.service import HallService
 from bingo_hall.store.cards import CardStore
 from card_generator.series import generate_series
@@ -78,12 +78,20 @@ class Demo:
     def run(self) -> int:
         """Play (or finish) one session; returns its id."""
         self.started = self.state.phase is not Phase.SESSION_CLOSED
-        while (step := self.next_step()) is not None:
-            seconds, actor, command = step
-            self.clock.advance(seconds)
-            for envelope in self.service.execute(command, actor):
-                self.trace(f"committed {envelope.seq} {envelope.type}")
+        while self.step():
+            pass
         return self.state.session_id
+
+    def step(self) -> bool:
+        """Take the staff's next action on hall time; False when the session is over."""
+        chosen = self.next_step()
+        if chosen is None:
+            return False
+        seconds, actor, command = chosen
+        self.clock.advance(seconds)
+        for envelope in self.service.execute(command, actor):
+            self.trace(f"committed {envelope.seq} {envelope.type}")
+        return True
 
     # --- the staff's next action, from the state alone ------------------------------------
 
@@ -172,7 +180,7 @@ class Demo:
         made (a demo stopped half-way shows the next ball), then judged."""
         kept = self.state.showings
         shown = kept.showings if kept is not None and kept.ball_set_id == ball_set_id else ()
-        order = [number for _ in range(SHOWINGS_PER_BALL) for number in ALL_BALLS]
+        order = showing_order()
         if len(shown) < len(order):
             number = order[len(shown)]
             check.camera.present(number)  # type: ignore[attr-defined]

@@ -29,6 +29,12 @@ ALL_BALLS = tuple(range(1, 91))
 SHOWINGS_PER_BALL = 2
 
 
+def showing_order(showings_per_ball: int = SHOWINGS_PER_BALL) -> list[int]:
+    """The balls in the order a simulated camera is shown them: 1 to 90, `showings_per_ball`
+    times over."""
+    return [number for _ in range(showings_per_ball) for number in ALL_BALLS]
+
+
 def show_balls(
     check: BallCheck, numbers: Iterable[int], present: Callable[[int], None] | None = None
 ) -> Iterator[BallShowing]:
@@ -77,8 +83,9 @@ def simulated_commissioning(
         )
     if not 1 <= showings_per_ball <= MAX_SHOWINGS_PER_BALL:
         raise ValueError(f"showings_per_ball must be 1 to {MAX_SHOWINGS_PER_BALL}")
-    order = [number for _ in range(showings_per_ball) for number in ALL_BALLS]
-    return commission(check, ball_set_id, tuple(show_balls(check, order)))
+    return commission(
+        check, ball_set_id, tuple(show_balls(check, showing_order(showings_per_ball)))
+    )
 
 
 def keyed_numbers(lines: TextIO, prompt: TextIO | None = None) -> Iterator[int]:

@@ -36,21 +36,13 @@ def demo_on(log: EventLog, reader: BallReader, start: datetime) -> Demo:
     )
 
 
-def step(demo: Demo) -> None:
-    chosen = demo.next_step()
-    assert chosen is not None
-    seconds, actor, command = chosen
-    demo.clock.advance(seconds)
-    demo.service.execute(command, actor)
-
-
 def test_a_demo_stopped_while_it_shows_its_set_goes_on_from_the_next_ball(tmp_path):
     log = open_log(f"sqlite:///{tmp_path / 'x.sqlite'}")
     reader = BallReader()
     try:
         first = demo_on(log, reader, datetime(2026, 11, 30, 17, 0, tzinfo=UTC))
         while first.state.showings is None or len(first.state.showings.showings) < STOPPED_AFTER:
-            step(first)
+            assert first.step()
         made = first.state.showings.showings
         assert [s.number for s in made] == list(range(1, STOPPED_AFTER + 1))
 
@@ -61,7 +53,7 @@ def test_a_demo_stopped_while_it_shows_its_set_goes_on_from_the_next_ball(tmp_pa
         ball_set = second.state.ball_set_in_service
         assert ball_set is not None
         while second.state.ball_sets[ball_set].camera_fit is None:
-            step(second)
+            assert second.step()
         (judged,) = [
             event_from_payload(e.type, e.payload)
             for e in log.iter_all(HALL)
