@@ -78,6 +78,7 @@ def run_demo(args: argparse.Namespace) -> int:
         clock,
         trace=print_trace if args.trace else (lambda line: None),
         ball_check=None if args.no_camera else _demo_camera(config, log),
+        call_witness_floor=config.camera.call_witness_floor,
     )
     session_id = demo.run()
     acta = build_acta(

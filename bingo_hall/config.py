@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from bingo_hall.domain.errors import RuleError
+from bingo_hall.domain.events import WitnessFloor
 from bingo_hall.domain.profiles import RuleProfile
 from bingo_hall.hub.streams import TABLE_ID_PATTERN
 from bingo_hall.tables.limits import LimitChoice
@@ -39,6 +40,11 @@ class CameraConfig(BaseModel):
     typeface: str | None = Field(
         default=None,
         description="simulated camera only: the typeface its ball set is printed in",
+    )
+    call_witness_floor: WitnessFloor | None = Field(
+        default=None,
+        description="the call as a second witness: the camera confirms a call its best guess "
+        "names at this confidence or more (docs/vision.md); none: only on its accepted reading",
     )
 
     @field_validator("typeface")

@@ -68,6 +68,7 @@ class Demo:
     clock: SimulatedClock
     trace: Callable[[str], None] = lambda line: None
     ball_check: BallCheck | None = None  # with a simulated camera (`present`) when set
+    call_witness_floor: float | None = None  # the hall's, `domain.call_check`
     started: bool = False
     _grids: dict[int, dict[tuple[str, int], Card]] = field(default_factory=dict)
 
@@ -114,7 +115,10 @@ class Demo:
                 60,
                 "jefe-de-sala",
                 c.OpenSession(
-                    machine_id=self.machine_id, machine_kind=self.machine_kind, profile=self.profile
+                    machine_id=self.machine_id,
+                    machine_kind=self.machine_kind,
+                    profile=self.profile,
+                    call_witness_floor=self.call_witness_floor,
                 ),
             )
         if phase is Phase.EQUIPMENT_CHECK:
@@ -325,7 +329,7 @@ class Demo:
             called = next(n for n in range(90, 0, -1) if n != ball and n not in game.calls)
         remaining = [n for n in range(1, 91) if n not in game.calls]
         check = self.ball_check.check(called, remaining, self.state.camera_references)
-        return call_command(called, source, check, self.state.camera_may_confirm)
+        return call_command(called, source, check, self.state)
 
     def _resolve_hold(self, game: Game) -> tuple[float, str, c.Command]:
         """The Jefe de Mesa looks at the frame: the ball at the exit is the one to call."""

@@ -51,6 +51,7 @@ class _ActaBuilder:
                 "currency": profile["currency"],
             },
             "machine": {"id": p["machine_id"], "kind": p["machine_kind"]},
+            "call_witness_floor": p.get("call_witness_floor"),
             "equipment_checks": [],
             "ball_set_changes": [],
             "camera_commissionings": self.trials_between_sessions,

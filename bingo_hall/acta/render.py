@@ -26,6 +26,7 @@ VOID_REASONS = {
 }
 CHECKS = {
     "agreed": "confirmada por la cámara",
+    "witnessed": "confirmada por la cámara con el canto como segundo testigo",
     "confirmed": "confirmada por el Jefe de Mesa",
     "corrected": "corregida por el Jefe de Mesa",
 }
@@ -63,6 +64,13 @@ def _session_lines(session: Json) -> list[str]:
         f"Aparato extractor: {machine['id']} ({MACHINE_KINDS[machine['kind']]})",
         f"Apertura: {clock(session['opened_at'])}",
     ]
+    floor = session.get("call_witness_floor")
+    if floor is not None:
+        lines.append(
+            "Cámara: confirma también el número cantado cuando su mejor lectura es ese número "
+            f"con una confianza de {str(floor).replace('.', ',')} o más (el canto como segundo "
+            "testigo)"
+        )
     for check in session["equipment_checks"]:
         verdict = "correcto" if check["ok"] else "DEFECTUOSO"
         note = f" — {check['notes']}" if check["notes"] else ""

@@ -13,6 +13,7 @@ from bingo_hall.domain.events import (
     ClaimKind,
     CrossReading,
     MachineKind,
+    WitnessFloor,
 )
 from bingo_hall.domain.phases import BETWEEN_GAMES, GAME_PHASES, SESSION_OPEN_PHASES, Phase
 from bingo_hall.domain.profiles import RuleProfile, VoidReason
@@ -30,6 +31,7 @@ class OpenSession(Command):
     machine_id: str = Field(min_length=1)
     machine_kind: MachineKind
     profile: RuleProfile
+    call_witness_floor: WitnessFloor | None = None  # from the hall's configuration
 
 
 class RecordEquipmentCheck(Command):
@@ -148,7 +150,8 @@ class StartDraw(Command):
 
 
 class DrawBall(Command):
-    """A ball is called. With a camera check, the camera must have read the same number."""
+    """A ball is called. With a camera check, the camera must confirm it
+    (`domain.call_check`)."""
 
     name = "draw_ball"
     legal_in = frozenset({Phase.DRAWING})

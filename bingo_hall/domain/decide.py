@@ -12,6 +12,7 @@ from decimal import Decimal
 
 from bingo_hall.domain import commands as c
 from bingo_hall.domain import events as e
+from bingo_hall.domain.call_check import camera_verdict
 from bingo_hall.domain.cards import Card
 from bingo_hall.domain.claims import Verdict, verify_bingo, verify_line
 from bingo_hall.domain.commissioning import (
@@ -61,6 +62,7 @@ def _open_session(state: HallState, cmd: c.OpenSession, now: datetime) -> list[e
             machine_id=cmd.machine_id,
             machine_kind=cmd.machine_kind,
             profile=cmd.profile,
+            call_witness_floor=cmd.call_witness_floor,
         )
     ]
 
@@ -366,16 +368,24 @@ def _require_in_machine(game: Game, number: int) -> None:
         raise RuleError(f"ball {number} was already drawn (ball {game.calls.index(number) + 1})")
 
 
+def _camera_reading(check: e.CameraCheck) -> str:
+    if check.reading is not None:
+        return str(check.reading)
+    guess = f", best guess {check.guess} at {check.confidence}" if check.guess is not None else ""
+    return f"{check.reason}{guess}"
+
+
 @_handles(c.DrawBall)
 def _draw_ball(state: HallState, cmd: c.DrawBall, now: datetime) -> list[e.Event]:
     game = _game(state)
     _require_in_machine(game, cmd.number)
     check = None
     if cmd.camera is not None:
-        if cmd.camera.reading != cmd.number:
-            read = cmd.camera.reading if cmd.camera.reading is not None else cmd.camera.reason
+        check = camera_verdict(cmd.camera, cmd.number, state.call_witness_floor)
+        if check is None:
             raise RuleError(
-                f"the camera does not confirm ball {cmd.number} (it reads {read}): "
+                f"the camera does not confirm ball {cmd.number} "
+                f"(it reads {_camera_reading(cmd.camera)}): "
                 "the ball must be held for the Jefe de Mesa"
             )
         if not state.camera_may_confirm:
@@ -384,7 +394,6 @@ def _draw_ball(state: HallState, cmd: c.DrawBall, now: datetime) -> list[e.Event
                 f"the camera cannot confirm its calls; ball {cmd.number} must be held for the "
                 "Jefe de Mesa"
             )
-        check = "agreed"
     return [
         e.BallDrawn(
             ordinal=game.ordinal + 1,
@@ -401,7 +410,7 @@ def _hold_ball(state: HallState, cmd: c.HoldBall, now: datetime) -> list[e.Event
     game = _game(state)
     _require_in_machine(game, cmd.called)
     cause: e.HoldCause = "camera"
-    if cmd.camera.reading == cmd.called:
+    if camera_verdict(cmd.camera, cmd.called, state.call_witness_floor) is not None:
         if state.camera_may_confirm:
             raise RuleError(f"the camera confirms ball {cmd.called}: there is nothing to hold")
         cause = "uncommissioned_set"

@@ -7,13 +7,14 @@ prints; the envelope (hall, game, seq, time, actor, hashes) is added by the stor
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from bingo_hall.domain.profiles import RuleProfile, VoidReason
 
 MachineKind = Literal["drum", "pneumatic"]
+WitnessFloor = Annotated[float, Field(ge=0.5, lt=1.0)]  # a majority guess, short of certainty
 ClaimKind = Literal["line", "bingo"]
 
 
@@ -31,6 +32,7 @@ class SessionOpened(Event):
     machine_id: str
     machine_kind: MachineKind
     profile: RuleProfile
+    call_witness_floor: WitnessFloor | None = None  # `domain.call_check`; None: never
 
 
 class EquipmentChecked(Event):
@@ -248,7 +250,7 @@ class BallSetCommissioned(Event):
 HoldCause = Literal["camera", "uncommissioned_set"]
 
 
-CheckVerdict = Literal["agreed", "confirmed", "corrected"]
+CheckVerdict = Literal["agreed", "witnessed", "confirmed", "corrected"]
 
 
 class BallDrawn(Event):
@@ -257,7 +259,7 @@ class BallDrawn(Event):
     number: int
     source: str = "certified_random"
     camera: CameraCheck | None = None
-    check: CheckVerdict | None = None  # agreed with the camera, or how a hold was resolved
+    check: CheckVerdict | None = None  # how the camera confirmed it, or how a hold was resolved
     resolved_by: str | None = None
 
 

@@ -64,6 +64,7 @@ def _(state: HallState, ev: e.SessionOpened, time: datetime) -> HallState:
         session_id=ev.session_id,
         machine_id=ev.machine_id,
         machine_kind=ev.machine_kind,
+        call_witness_floor=ev.call_witness_floor,
         last_game_announced=False,
         last_game_played=False,
         session_games=0,

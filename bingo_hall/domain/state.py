@@ -7,8 +7,16 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Literal
 
+from bingo_hall.domain.call_check import CameraVerdict, camera_verdict
 from bingo_hall.domain.cards import Card
-from bingo_hall.domain.events import BallHeld, BallShowing, ClaimKind, MachineKind, SoldRange
+from bingo_hall.domain.events import (
+    BallHeld,
+    BallShowing,
+    CameraCheck,
+    ClaimKind,
+    MachineKind,
+    SoldRange,
+)
 from bingo_hall.domain.phases import Phase
 from bingo_hall.domain.profiles import RuleProfile
 
@@ -132,6 +140,7 @@ class HallState:
     session_id: int = 0
     machine_id: str = ""
     machine_kind: MachineKind = "drum"
+    call_witness_floor: float | None = None  # the session's, `domain.call_check`
     ball_sets: dict[str, BallSet] = field(default_factory=dict)
     ball_set_in_service: str | None = None
     showings: ShowingsInProgress | None = None  # a set being shown to the camera
@@ -148,6 +157,12 @@ class HallState:
         """The set in service passed its camera commissioning: the camera may confirm calls."""
         in_service = self.ball_sets.get(self.ball_set_in_service or "")
         return in_service is not None and in_service.camera_fit is True
+
+    def camera_verdict(self, check: CameraCheck, called: int) -> CameraVerdict | None:
+        """How the camera confirms a call on the set in service; None: the ball is held."""
+        if not self.camera_may_confirm:
+            return None
+        return camera_verdict(check, called, self.call_witness_floor)
 
     @property
     def camera_references(self) -> KeptFrames:

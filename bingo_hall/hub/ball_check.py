@@ -20,7 +20,7 @@ import numpy as np
 from bingo_hall.config import CameraConfig
 from bingo_hall.domain.commands import DrawBall, HoldBall
 from bingo_hall.domain.events import BallShowing, CameraCheck, CrossReading
-from bingo_hall.domain.state import KeptFrames
+from bingo_hall.domain.state import HallState, KeptFrames
 from bingo_hall.store.frames import FrameStore
 
 if TYPE_CHECKING:
@@ -137,11 +137,11 @@ class BallCheck:
 
 
 def call_command(
-    called: int, source: str, check: CameraCheck | None, camera_may_confirm: bool
+    called: int, source: str, check: CameraCheck | None, state: HallState
 ) -> DrawBall | HoldBall:
-    """Announce the call when the camera agrees on a commissioned ball set (or the hall has no
-    camera); else hold it for the Jefe de Mesa."""
-    if check is None or (check.reading == called and camera_may_confirm):
+    """Announce the call when the camera confirms it on a commissioned ball set (or the hall
+    has no camera); else hold it for the Jefe de Mesa."""
+    if check is None or state.camera_verdict(check, called) is not None:
         return DrawBall(number=called, source=source, camera=check)
     return HoldBall(called=called, source=source, camera=check)
 

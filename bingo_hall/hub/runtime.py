@@ -154,11 +154,13 @@ class HubRuntime:
         if name == "open_session":
             args.setdefault("machine_id", self.config.machine.id)
             args.setdefault("machine_kind", self.config.machine.kind)
-            if "profile" in args:
-                raise CommandFailed(
-                    "invalid_args", "the rule profile comes from the hall's configuration"
-                )
+            for setting in ("profile", "call_witness_floor"):
+                if setting in args:
+                    raise CommandFailed(
+                        "invalid_args", f"open_session: {setting} comes from the hall's config"
+                    )
             args["profile"] = self.profile
+            args["call_witness_floor"] = self.config.camera.call_witness_floor
         elif name == "call_claim":
             if "grid" in args:
                 raise CommandFailed("invalid_args", "the master card comes from the hall's store")
@@ -201,7 +203,7 @@ class HubRuntime:
         check = await asyncio.to_thread(
             self.ball_check.check, command.number, remaining, state.camera_references
         )
-        return call_command(command.number, command.source, check, state.camera_may_confirm)
+        return call_command(command.number, command.source, check, state)
 
     async def _commission(self, args: dict[str, Any]) -> Command:
         """The balls the staff showed the camera (`show_ball_to_camera`) judged; with a

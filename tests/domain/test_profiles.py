@@ -222,6 +222,13 @@ def test_the_simulated_sets_typeface_is_configured(tmp_path):
     path.write_text(GOOD_CONFIG + '[camera]\nseed = 4\ntypeface = "times-bold"\n')
     camera = load_config(path).camera
     assert (camera.seed, camera.typeface) == (4, "times-bold")
+    assert camera.call_witness_floor is None  # by default only the accepted reading confirms
+
+
+def test_the_call_as_a_second_witness_is_configured(tmp_path):
+    path = tmp_path / "hall.toml"
+    path.write_text(GOOD_CONFIG + "[camera]\ncall_witness_floor = 0.999\n")
+    assert load_config(path).camera.call_witness_floor == 0.999
 
 
 def test_a_configuration_finds_its_profile_beside_it(tmp_path):
@@ -248,6 +255,14 @@ BAD_CONFIGS = {
     "an unknown typeface for the simulated set": (
         GOOD_CONFIG + '[camera]\ntypeface = "comic-sans"\n',
         "camera.typeface",
+    ),
+    "a witness floor short of a majority": (
+        GOOD_CONFIG + "[camera]\ncall_witness_floor = 0.4\n",
+        "camera.call_witness_floor",
+    ),
+    "a witness floor of certainty": (
+        GOOD_CONFIG + "[camera]\ncall_witness_floor = 1.0\n",
+        "camera.call_witness_floor",
     ),
 }
 

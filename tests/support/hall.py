@@ -56,6 +56,7 @@ class Hall:
 
     rules: RuleProfile
     machine_kind: str = "pneumatic"
+    call_witness_floor: float | None = None
     state: HallState = field(default_factory=HallState)
     now: datetime = field(default_factory=lambda: datetime(2026, 11, 21, 18, 0, tzinfo=UTC))
     log: list[tuple[Event, datetime]] = field(default_factory=list)
@@ -72,7 +73,12 @@ class Hall:
         """Session open, material checked, balls loaded, series registered."""
         self.run(c.RegisterBallSet(ball_set_id="JB-1"))
         self.run(
-            c.OpenSession(machine_id="EXT-1", machine_kind=self.machine_kind, profile=self.rules)
+            c.OpenSession(
+                machine_id="EXT-1",
+                machine_kind=self.machine_kind,
+                profile=self.rules,
+                call_witness_floor=self.call_witness_floor,
+            )
         )
         self.run(c.RecordEquipmentCheck(ok=True))
         self.run(c.ChangeBallSet(ball_set_id="JB-1", reason="puesta en servicio"))

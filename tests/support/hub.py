@@ -74,13 +74,15 @@ async def running_hub(
     draw: str = "certified_random",
     ball_check: Callable[[Engine], BallCheck] | None = None,
     tables: Sequence[TableConfig] = (),
+    call_witness_floor: float | None = None,
 ) -> AsyncIterator[RunningHub]:
     """A hub on `url`; `ball_check` makes the hall's camera check from the store's engine;
     `tables` are the hall's casino tables (profiles from config/tables)."""
     config = load_config(REPO / "config" / "hall.toml")
     machine = config.machine.model_copy(update={"draw": draw})
+    camera = config.camera.model_copy(update={"call_witness_floor": call_witness_floor})
     config = config.model_copy(
-        update={"profile": profile, "machine": machine, "tables": list(tables)}
+        update={"profile": profile, "machine": machine, "camera": camera, "tables": list(tables)}
     )
     log = open_log(url)
     service = await asyncio.to_thread(HallService, log, config.hall_id)

@@ -56,11 +56,11 @@ class Exit:
         hub.runtime.ball_check.stage = None
 
     @asynccontextmanager
-    async def blower_game(self, store) -> AsyncIterator[tuple]:
+    async def blower_game(self, store, **hall: object) -> AsyncIterator[tuple]:
         """A hub in blower mode and its staff, the set commissioned and a game drawing:
-        (hub, staff, mesa, locutor, monitor)."""
+        (hub, staff, mesa, locutor, monitor); `hall`, more of the hall's configuration."""
         async with (
-            running_hub(*store, draw="blower", ball_check=self.check) as hub,
+            running_hub(*store, draw="blower", ball_check=self.check, **hall) as hub,
             hall_staff(hub) as (staff, mesa, locutor, monitor),
         ):
             await self.commissioned_game(hub, staff, locutor)
@@ -174,6 +174,62 @@ def test_a_ball_the_networks_doubt_is_confirmed_on_the_sets_own_prints(store):
                 "sala-1", log.iter_all("sala-1"), log.verify_chain("sala-1"), session_id=1
             )
             assert "reconocida por las bolas del juego en su prueba, margen" in render_text(acta)
+
+    asyncio.run(scenario())
+
+
+def test_a_hall_taking_the_call_as_a_witness_announces_a_doubted_ball_guessed_as_called(store):
+    """A hall configured with a witness floor: a ball the camera doubts, but whose best guess is
+    the call at the floor or more, is announced as witnessed; a miskey is still held; the acta
+    says which rule was in force and which balls it confirmed."""
+    exit_ = Exit()
+    doubted = [font for font in HELD_OUT.fonts if font.name == "arial-bold-italic"]
+    styles = replace(HELD_OUT, fonts=tuple(doubted), colours=HELD_OUT.colours[:1])
+    exit_.camera = SimulatedCamera(seed=20261130, style_set=styles)
+    floor = 0.9
+
+    async def scenario() -> None:
+        async with exit_.blower_game(store, call_witness_floor=floor) as hall:
+            hub, staff, mesa, locutor, monitor = hall
+            refused = await staff.command("open_session", call_witness_floor=0.5)
+            assert refused["error"]["code"] == "invalid_args"
+            assert "call_witness_floor comes from the hall's config" in refused["error"]["message"]
+            assert hub.runtime.service.state.call_witness_floor == floor
+            await subscribe(monitor, hub.runtime.service.seq)
+
+            exit_.show(37)
+            result = await locutor.ok("draw_ball", number=38)  # the caller keys 38
+            assert [e["type"] for e in result["events"]] == ["ball_held"]
+            await mesa.ok("resolve_hold", number=37)
+
+            witnessed = None
+            for ball in range(1, 91):
+                if ball == 37:
+                    continue
+                exit_.show(ball)
+                result = await locutor.ok("draw_ball", number=ball)
+                if [e["type"] for e in result["events"]] == ["ball_held"]:
+                    await mesa.ok("resolve_hold", number=ball)
+                drawn = await next_event(monitor, "ball_drawn")
+                while drawn["payload"]["number"] != ball:
+                    drawn = await next_event(monitor, "ball_drawn")
+                if drawn["payload"]["check"] == "witnessed":
+                    witnessed = drawn["payload"]
+                    break
+            assert witnessed is not None, "the camera doubted no ball it guessed as called"
+            camera = witnessed["camera"]
+            assert (camera["reading"], camera["guess"], camera["set_ball"]) == (None, ball, None)
+            assert floor <= camera["confidence"] < exit_.reader.model.threshold
+
+            log = hub.runtime.service.log
+            acta = build_acta(
+                "sala-1", log.iter_all("sala-1"), log.verify_chain("sala-1"), session_id=1
+            )
+            assert acta["session"]["call_witness_floor"] == floor
+            text = render_text(acta)
+            assert "con una confianza de 0,9 o más (el canto como segundo testigo)" in text
+            assert "confirmada por la cámara con el canto como segundo testigo" in text
+            assert "cantada 38, cámara:" in text  # the miskey held
 
     asyncio.run(scenario())
 

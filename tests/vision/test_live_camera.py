@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from bingo_hall.domain.commands import HoldBall
+from bingo_hall.domain.state import BallSet, HallState
 from bingo_hall.hub.ball_check import BallCheck, call_command
 from bingo_hall.store.frames import FrameStore
 from bingo_hall.vision.camera import CameraStatus, VideoCaptureCamera, is_live
@@ -89,7 +90,10 @@ def test_a_stream_that_stops_gives_no_frames_and_the_call_is_held(exit_camera, t
         assert time.monotonic() - started < 2
         reading = check.check(30, range(1, 91))
         assert (reading.reading, reading.reason, reading.frame) == (None, "no_picture", None)
-        assert isinstance(call_command(30, "blower", reading, True), HoldBall)
+        commissioned = HallState(
+            ball_sets={"JB-1": BallSet("JB-1", "", camera_fit=True)}, ball_set_in_service="JB-1"
+        )
+        assert isinstance(call_command(30, "blower", reading, commissioned), HoldBall)
         exit_camera.freeze(False)
         assert check.check(30, range(1, 91)).guess == 30  # the picture is back
     finally:

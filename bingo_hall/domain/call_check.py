@@ -1,0 +1,33 @@
+"""Whether the camera confirms a call (spec §4): the one rule the hub applies before it
+announces a ball and the rules apply when they record it.
+
+The camera confirms a call when its accepted reading is the call (`agreed`). A hall may also
+let the call stand as a second witness (`witnessed`): the camera's best guess is the call, at a
+confidence of at least the hall's floor, and the set's prints do not name another ball. A wrong
+ball then needs a wrong call *and* the camera's best guess on that same wrong number.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from bingo_hall.domain.events import CameraCheck
+
+CameraVerdict = Literal["agreed", "witnessed"]
+
+
+def camera_verdict(
+    check: CameraCheck, called: int, witness_floor: float | None
+) -> CameraVerdict | None:
+    """How the camera's check confirms the call, or None: the ball must be held."""
+    if check.reading == called:
+        return "agreed"
+    if (
+        witness_floor is not None
+        and check.reading is None
+        and check.guess == called
+        and check.reason != "set_disagrees"
+        and check.confidence >= witness_floor
+    ):
+        return "witnessed"
+    return None
