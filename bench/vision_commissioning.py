@@ -12,6 +12,9 @@ reader without commissioning: the wrong numbers accepted in play on every set, a
 on the sets the commissioning let the camera confirm. The same frames of play are also read
 against a fit set's references, made from the frames its commissioning kept as the hub makes
 them (`BallCheck.references`): the balls read and the wrong ones, beside the networks' alone.
+For floors from 0.5 to 0.999, the call as a second witness (`domain.call_check`, a hall's
+`camera.call_witness_floor`): the right calls the hub would confirm on the fit sets, and the
+balls on which a call miskeyed as the camera's wrong best guess would be confirmed.
 `--exit specified` draws every set as an exit built to a specification would show it.
 `--printed` prints each set once (`bingo_hall.vision.ball_set`): every ball then keeps its
 print from its showings to play, as a hall's set does; without it, each presentation draws the
@@ -39,12 +42,13 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 import sqlalchemy  # noqa: E402
 
+from bingo_hall.domain.call_check import camera_verdict  # noqa: E402
 from bingo_hall.domain.commissioning import (  # noqa: E402
     CommissioningVerdict,
     judge,
     with_cross_readings,
 )
-from bingo_hall.hub.ball_check import BallCheck  # noqa: E402
+from bingo_hall.hub.ball_check import BallCheck, camera_check  # noqa: E402
 from bingo_hall.hub.commissioning import ALL_BALLS, commission, show_balls, showing_order  # noqa: E402
 from bingo_hall.store.frames import FrameStore  # noqa: E402
 from bingo_hall.vision.ball_set import print_ball_set  # noqa: E402
@@ -63,6 +67,7 @@ from bingo_hall.vision.styles import (  # noqa: E402
 
 FAMILIES = {"held-out": HELD_OUT, "calibration": CALIBRATION, "check": CHECK}
 SEED = 20261127
+WITNESS_FLOORS = (0.5, 0.9, 0.99, 0.999)
 
 
 @dataclass(frozen=True)
@@ -76,6 +81,11 @@ class SetResult:
     play_wrong: list[tuple[int, int, float]]  # (ball, read as, confidence)
     set_read: int  # read with the set's references (fit sets), on the same frames
     set_wrong: list[tuple[int, int, float]]
+    # the call as a second witness (`domain.call_check`), for each floor: the right calls the
+    # hub would confirm, and the balls on which a call miskeyed as the camera's wrong best
+    # guess would be confirmed (ball, guess, confidence)
+    witnessed: dict[float, int]
+    exposed: dict[float, list[tuple[int, int, float]]]
 
 
 def ball_set(family: str, index: int) -> StyleSet:
@@ -121,6 +131,8 @@ def run_set(job: tuple[str, int, int, int, str, str, bool]) -> SetResult:
     wrong: list[tuple[int, int, float]] = []
     set_wrong: list[tuple[int, int, float]] = []
     read = set_read = 0
+    witnessed = dict.fromkeys(WITNESS_FLOORS, 0)
+    exposed: dict[float, list[tuple[int, int, float]]] = {f: [] for f in WITNESS_FLOORS}
     for game in range(max(1, play // 60)):
         drawn: list[int] = []
         for ball in rng.permutation(90)[: min(60, play - 60 * game)] + 1:
@@ -134,8 +146,24 @@ def run_set(job: tuple[str, int, int, int, str, str, bool]) -> SetResult:
             set_read += on_the_set.number == ball
             wrong += misread(int(ball), alone)
             set_wrong += misread(int(ball), on_the_set)
+            recorded = camera_check(on_the_set, None)
+            guess = recorded.guess
+            for floor in WITNESS_FLOORS:
+                witnessed[floor] += camera_verdict(recorded, int(ball), floor) is not None
+                if guess not in (None, ball) and camera_verdict(recorded, guess, floor):
+                    exposed[floor].append((int(ball), guess, recorded.confidence))
     return SetResult(
-        family, styles.fonts[0].name, verdict, judge(shown), play, read, wrong, set_read, set_wrong
+        family,
+        styles.fonts[0].name,
+        verdict,
+        judge(shown),
+        play,
+        read,
+        wrong,
+        set_read,
+        set_wrong,
+        witnessed,
+        exposed,
     )
 
 
@@ -190,6 +218,16 @@ def main() -> None:
             f"with their references {np.mean([r.set_read / r.played for r in fit] or [0]):.1%} "
             f"({sum(len(r.set_wrong) for r in fit)} wrong)"
         )
+        played = sum(r.played for r in fit)
+        for floor in WITNESS_FLOORS:
+            exposed = [e for r in fit for e in r.exposed[floor]]
+            shown_exposed = ", ".join(f"{b}→{n} {c:.4f}" for b, n, c in exposed[:8]) or "none"
+            print(
+                f"  the call as a witness from {floor}: right calls confirmed on fit sets "
+                f"{sum(r.witnessed[floor] for r in fit) / max(played, 1):.2%}; a call miskeyed "
+                f"as the camera's guess confirmed on {len(exposed)} of {played} balls: "
+                f"{shown_exposed}"
+            )
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ from bingo_hall.store.frames import FrameStore
 
 if TYPE_CHECKING:
     from bingo_hall.vision.camera import Camera
+    from bingo_hall.vision.reading import Reading
     from bingo_hall.vision.recognise import BallReader
     from bingo_hall.vision.set_references import SetReferences
 
@@ -36,6 +37,20 @@ def encode_jpeg(frame: np.ndarray) -> bytes:
     if not ok:
         raise ValueError("the camera frame could not be encoded as JPEG")
     return data.tobytes()
+
+
+def camera_check(reading: Reading, frame: str | None, pictured: bool = True) -> CameraCheck:
+    """The reading as the hub records it with the call: `frame`, the kept frame's hash;
+    `pictured`, whether the camera gave any frame at all."""
+    return CameraCheck(
+        reading=reading.number,
+        guess=reading.guess,
+        confidence=round(reading.confidence, 6),
+        reason=reading.reason if pictured else "no_picture",
+        frame=frame,
+        set_margin=None if reading.set_margin is None else round(reading.set_margin, 6),
+        set_ball=reading.set_ball,
+    )
 
 
 class BallCheck:
@@ -72,15 +87,7 @@ class BallCheck:
         usable = [shot for shot in shots if shot is not None and shot.size]
         if usable:
             digest = self.frames.put(encode_jpeg(usable[-1]), self.clock())
-        return CameraCheck(
-            reading=reading.number,
-            guess=reading.guess,
-            confidence=round(reading.confidence, 6),
-            reason="no_picture" if not shots else reading.reason,
-            frame=digest,
-            set_margin=None if reading.set_margin is None else round(reading.set_margin, 6),
-            set_ball=reading.set_ball,
-        )
+        return camera_check(reading, digest, pictured=bool(shots))
 
     def references(self, kept: KeptFrames) -> SetReferences:
         """The set's references, from the frames its commissioning kept; made once, and kept
