@@ -1,15 +1,14 @@
 """What the call as a second witness adds to the hub's rule, and what it would let through.
 
-Reads the frames `vision_set_references.py --records` wrote. The hub confirms a call when its
-rule accepts the reading as the call (`set_references.judge`: the networks' threshold, or the
-set's references), and, in a hall configured with `camera.call_witness_floor` F, also when
-the networks' best guess is the call at a confidence of F or more and the set's references do
-not refuse it (`domain.call_check`: the reason is not `set_disagrees`). For each floor and
-each file: the frames whose right call the hub confirms; and the frames whose best guess is
-another ball at F or more, not refused, on which a call miskeyed as that very ball would be
-confirmed. The same under a stricter veto: the witness refused whenever the references lie
-nearer another ball at all, as they refuse the networks' own acceptance. Single frames, every
-ball a candidate (the hub reads bursts among the balls still in the machine). Not timed.
+Reads the frames `vision_set_references.py --records` wrote, and takes each as the hub takes a
+call: the reading the set's references judge (`set_references.judged_reading`), recorded as
+the hub records it (`hub.ball_check.camera_check`), confirmed or not by the rule of
+`domain.call_check` in a hall configured with `camera.call_witness_floor` F. For each floor and
+each file: the frames whose right call the hub confirms; and the frames on which a call
+miskeyed as the camera's wrong best guess would be confirmed. Beside it, the looser witness
+that only a `set_disagrees` refuses (prints that lean to another ball too faintly to name it
+let it through). Single frames, every ball a candidate (the hub reads bursts among the balls
+still in the machine). Not timed.
 
 Usage: cd bench && python vision_witness.py FILE.jsonl [...] [--floors 0.5,0.9,0.99,0.999]
 """
@@ -21,55 +20,57 @@ from pathlib import Path
 
 from vision_set_rule import Frame, load_one
 
-from bingo_hall.vision.set_references import ReferenceMatch, Verdict, contradicts, judge
+from bingo_hall.domain.call_check import camera_verdict
+from bingo_hall.domain.events import CameraCheck
+from bingo_hall.hub.ball_check import camera_check
+from bingo_hall.vision.set_references import ReferenceMatch, judged_reading
 
 FLOORS = (0.5, 0.9, 0.99, 0.999, 0.9999)
 
 
-def verdict(frame: Frame) -> Verdict | None:
-    """The hub's rule on the frame's best guess (None: no guess)."""
+def recorded(frame: Frame) -> CameraCheck | None:
+    """The check the hub records for the frame (None: the networks had no guess)."""
     if frame.guess is None:
         return None
     match = None
     if frame.nearest is not None:
         match = ReferenceMatch(frame.nearest, frame.margin, frame.similarity)
-    return judge(frame.guess, frame.confidence, frame.accepted, match)
+    return camera_check(judged_reading(frame.guess, frame.confidence, frame.accepted, match), None)
 
 
-def witnessed(frame: Frame, floor: float, strict: bool) -> bool:
-    """The witness would confirm a call of the frame's best guess, which the rule alone did
-    not accept."""
-    said = verdict(frame)
-    if said is None or said in ("networks", "set", "set_disagrees") or frame.confidence < floor:
-        return False
-    leans = frame.nearest is not None and contradicts(
-        frame.guess, ReferenceMatch(frame.nearest, frame.margin, frame.similarity)
-    )
-    return not (strict and leans)
+def looser(check: CameraCheck) -> CameraCheck:
+    """The check as if only a `set_disagrees` could refuse the witness."""
+    if check.reason == "set_disagrees":
+        return check
+    return check.model_copy(update={"set_nearest": check.guess})
 
 
 def show(name: str, frames: list[Frame], floors: tuple[float, ...]) -> None:
-    read = [f for f in frames if verdict(f) in ("networks", "set")]
+    checks = [(f, recorded(f)) for f in frames]
+    checks = [(f, c) for f, c in checks if c is not None]
+    read = [f for f, c in checks if c.reading is not None]
     wrong = sum(f.guess != f.truth for f in read)
     print(
         f"{name}: {len(frames)} frames; the hub's rule reads {len(read) / len(frames):.3%} "
         f"({wrong} wrong)"
     )
     for floor in floors:
-        for strict in (False, True):
-            extra = [f for f in frames if witnessed(f, floor, strict)]
-            right = sum(f.guess == f.truth for f in extra)
-            exposed = [f for f in extra if f.guess != f.truth]
-            veto = "any lean" if strict else "set_disagrees"
+        for rule, as_taken in (("as built", lambda c: c), ("set_disagrees alone", looser)):
+            right = sum(camera_verdict(as_taken(c), f.truth, floor) is not None for f, c in checks)
+            exposed = [
+                (f, c)
+                for f, c in checks
+                if c.guess != f.truth and camera_verdict(as_taken(c), c.guess, floor)
+            ]
             print(
-                f"  floor {floor}, veto {veto}: confirms {(len(read) + right) / len(frames):.3%} "
-                f"of right calls; a miskey on the guess confirmed on {len(exposed)} frames "
+                f"  floor {floor}, {rule}: confirms {right / len(frames):.3%} of right calls; "
+                f"a miskey on the guess confirmed on {len(exposed)} frames "
                 f"({len(exposed) / len(frames):.3%})"
             )
-            for f in sorted(exposed, key=lambda f: -f.confidence)[:6]:
+            for f, c in sorted(exposed, key=lambda fc: -fc[1].confidence)[:6]:
                 print(
-                    f"    {f.set}: {f.truth} as {f.guess} at {f.confidence:.4f}; references "
-                    f"nearest {f.nearest} by {f.margin:.3f}"
+                    f"    {f.set}: {f.truth} as {c.guess} at {c.confidence:.4f}; the set's "
+                    f"prints nearest {f.nearest} by {f.margin:.3f}"
                 )
 
 

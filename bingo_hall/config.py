@@ -44,7 +44,8 @@ class CameraConfig(BaseModel):
     call_witness_floor: WitnessFloor | None = Field(
         default=None,
         description="the call as a second witness: the camera confirms a call its best guess "
-        "names at this confidence or more (docs/vision.md); none: only on its accepted reading",
+        "names at this confidence or more, the set's prints nearest it too (docs/vision.md); "
+        "none: only on its accepted reading",
     )
 
     @field_validator("typeface")

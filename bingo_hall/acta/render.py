@@ -67,9 +67,9 @@ def _session_lines(session: Json) -> list[str]:
     floor = session.get("call_witness_floor")
     if floor is not None:
         lines.append(
-            "Cámara: confirma también el número cantado cuando su mejor lectura es ese número "
-            f"con una confianza de {str(floor).replace('.', ',')} o más (el canto como segundo "
-            "testigo)"
+            "Cámara: confirma también el número cantado cuando su mejor lectura es ese número, "
+            f"con una confianza de {str(floor).replace('.', ',')} o más, y las bolas del juego "
+            "en su prueba lo señalan también (el canto como segundo testigo)"
         )
     for check in session["equipment_checks"]:
         verdict = "correcto" if check["ok"] else "DEFECTUOSO"

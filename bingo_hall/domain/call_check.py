@@ -2,9 +2,11 @@
 announces a ball and the rules apply when they record it.
 
 The camera confirms a call when its accepted reading is the call (`agreed`). A hall may also
-let the call stand as a second witness (`witnessed`): the camera's best guess is the call, at a
-confidence of at least the hall's floor, and the set's prints do not name another ball. A wrong
-ball then needs a wrong call *and* the camera's best guess on that same wrong number.
+let the call stand as a second witness (`witnessed`): the networks' best guess is the call, at
+a confidence of at least the hall's floor, and the set's prints from its commissioning lie
+nearest the call too. A wrong ball then needs a wrong call *and* both of the camera's readers
+on that same wrong number. Prints that lean to another ball, however faintly, refuse the
+witness, as they refuse the networks' own acceptance (`vision.set_references.contradicts`).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ def camera_verdict(
         witness_floor is not None
         and check.reading is None
         and check.guess == called
-        and check.reason != "set_disagrees"
+        and check.set_nearest == called
         and check.confidence >= witness_floor
     ):
         return "witnessed"

@@ -157,7 +157,8 @@ class CameraCheck(BaseModel):
     all; `set_disagrees`: the ball set's prints kept at its commissioning name another ball
     than the guess, `set_ball`); `frame` is the SHA-256 of the JPEG frame kept in the store;
     `set_margin`, the margin by which the set's prints chose their ball: the reading's, when it
-    was accepted on them below the networks' own threshold, or `set_ball`.
+    was accepted on them below the networks' own threshold, or `set_ball`'s; `set_nearest`, the
+    ball the set's prints lie nearest, however faintly (None: no prints to read against).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -168,6 +169,7 @@ class CameraCheck(BaseModel):
     frame: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
     set_margin: float | None = Field(default=None, ge=0.0, le=2.0)
     set_ball: int | None = Field(default=None, ge=1, le=90)
+    set_nearest: int | None = Field(default=None, ge=1, le=90)
 
     @model_validator(mode="after")
     def _set_ball_with_its_reason(self) -> CameraCheck:
@@ -175,6 +177,8 @@ class CameraCheck(BaseModel):
             raise ValueError("set_ball is given with the reason set_disagrees, and only then")
         if self.set_ball is not None and (self.set_ball == self.guess or self.set_margin is None):
             raise ValueError("set_disagrees names a ball other than the guess, with its margin")
+        if self.set_nearest is not None and self.set_ball not in (None, self.set_nearest):
+            raise ValueError("the ball set_disagrees names is the one the set's prints lie nearest")
         return self
 
 

@@ -50,6 +50,7 @@ def camera_check(reading: Reading, frame: str | None, pictured: bool = True) -> 
         frame=frame,
         set_margin=None if reading.set_margin is None else round(reading.set_margin, 6),
         set_ball=reading.set_ball,
+        set_nearest=reading.set_nearest,
     )
 
 

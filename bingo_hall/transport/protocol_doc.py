@@ -49,14 +49,14 @@ whose frames the ball set's own prints (kept at its commissioning) show as anoth
    ball exit and compares the reading with the call. Agreement: `ball_drawn` carries `camera`
    (reading, guess, confidence, reason, the SHA-256 of the frame) and `check: "agreed"`. In a
    hall configured with `camera.call_witness_floor` (it is in `session_opened`), a reading that
-   is not accepted but whose best guess is the call at that confidence or more, and that the
-   set's prints do not contradict, gives `check: "witnessed"`. Any other reading: `ball_held`
-   (phase `camera_hold`) and nothing is announced; the Jefe de Mesa sees the frame, the reading
-   and the call and sends `resolve_hold` with the called number (confirmed) or the ball the
-   camera shows (corrected): `hold_resolved`, then `ball_drawn` with `check` and `resolved_by`.
-   `hold_ball` is given by the hub's camera check only. Monitors and terminals receive
-   `ball_held` and `hold_resolved` with the `ordinal` alone: nothing of a held ball reaches
-   them before it is resolved. `GET /frames/<sha256>.jpg` serves a kept frame.
+   is not accepted but whose best guess is the call at that confidence or more, the set's
+   prints lying nearest the call too (`set_nearest`), gives `check: "witnessed"`. Any other
+   reading: `ball_held` (phase `camera_hold`) and nothing is announced; the Jefe de Mesa sees
+   the frame, the reading and the call and sends `resolve_hold` with the called number
+   (confirmed) or the ball the camera shows (corrected): `hold_resolved`, then `ball_drawn` with
+   `check` and `resolved_by`. `hold_ball` is given by the hub's camera check only. Monitors and
+   terminals receive `ball_held` and `hold_resolved` with the `ordinal` alone: nothing of a
+   held ball reaches them before it is resolved. `GET /frames/<sha256>.jpg` serves a kept frame.
    The camera confirms calls only on a ball set that passed its commissioning: every ball
    shown to the camera (`commission_ball_set`, `ball_set_commissioned` with `fit`); on any
    other set every call is held (`ball_held` with `cause: "uncommissioned_set"`). The

@@ -19,7 +19,8 @@ class Reading:
     `set_margin` is set when the number was accepted on the ball set's own references
     (`set_references`), below the networks' own threshold: the references' margin. When the
     set's references name another ball than the guess (`reason` "set_disagrees"), `set_ball`
-    is that ball and `set_margin` the margin by which they name it.
+    is that ball and `set_margin` the margin by which they name it. `set_nearest` is the ball
+    the set's references lie nearest, however faintly (None: no references, or no print).
     """
 
     number: int | None
@@ -28,6 +29,7 @@ class Reading:
     reason: NoNumberReason | None
     set_margin: float | None = None
     set_ball: int | None = None
+    set_nearest: int | None = None
 
     def to_json(self) -> dict[str, object]:
         return {

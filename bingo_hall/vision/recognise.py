@@ -45,7 +45,7 @@ from bingo_hall.vision.model import (
 )
 from bingo_hall.vision.prints import ball_crop
 from bingo_hall.vision.reading import Reading
-from bingo_hall.vision.set_references import SetReferences, judge
+from bingo_hall.vision.set_references import SetReferences, judged_reading
 
 LABELS_PER_FRAME = 2
 MIN_SIDE = 48  # pixels: a smaller frame cannot hold a readable ball
@@ -187,15 +187,7 @@ class BallReader:
             )
         strongest = max(e.evidence_for(best) for e in evidence)
         accepted = confidence >= self.model.threshold_for(strongest)
-        verdict = judge(best + 1, confidence, accepted, match)
-        if verdict == "networks":
-            return Reading(best + 1, confidence, best + 1, None)
-        if verdict == "unsure":
-            return Reading(None, confidence, best + 1, "unsure")
-        assert match is not None  # the references decided
-        if verdict == "set":
-            return Reading(best + 1, confidence, best + 1, None, set_margin=match.margin)
-        return Reading(None, confidence, best + 1, verdict, match.margin, set_ball=match.ball)
+        return judged_reading(best + 1, confidence, accepted, match)
 
 
 def _allowed(candidates: Collection[int] | None) -> np.ndarray:

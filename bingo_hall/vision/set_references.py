@@ -24,6 +24,8 @@ from typing import Literal
 
 import numpy as np
 
+from bingo_hall.vision.reading import Reading
+
 # (the networks' confidence, the references' margin): a doubted guess is accepted at any
 # step it reaches. Each margin is twice the largest at which the guess and the references
 # agreed on a wrong number, at a confidence down to the step's with its odds divided by ten,
@@ -128,6 +130,27 @@ def judge(
     if corroborates(guess, confidence, match, steps):
         return "set"
     return "unsure"
+
+
+def judged_reading(
+    guess: int,
+    confidence: float,
+    networks_accept: bool,
+    match: ReferenceMatch | None,
+    steps: Staircase = STEPS,
+) -> Reading:
+    """The reading of the networks' best guess, as `judge` takes it against the set's
+    references (`match`), with the ball those lie nearest."""
+    nearest = None if match is None else match.ball
+    verdict = judge(guess, confidence, networks_accept, match, steps)
+    if verdict == "networks":
+        return Reading(guess, confidence, guess, None, set_nearest=nearest)
+    if verdict == "unsure":
+        return Reading(None, confidence, guess, "unsure", set_nearest=nearest)
+    assert match is not None  # the references decided
+    if verdict == "set":
+        return Reading(guess, confidence, guess, None, match.margin, set_nearest=nearest)
+    return Reading(None, confidence, guess, verdict, match.margin, match.ball, nearest)
 
 
 def cross_matches(prints: Sequence[tuple[int, np.ndarray | None]]) -> list[ReferenceMatch | None]:

@@ -180,8 +180,9 @@ def test_a_ball_the_networks_doubt_is_confirmed_on_the_sets_own_prints(store):
 
 def test_a_hall_taking_the_call_as_a_witness_announces_a_doubted_ball_guessed_as_called(store):
     """A hall configured with a witness floor: a ball the camera doubts, but whose best guess is
-    the call at the floor or more, is announced as witnessed; a miskey is still held; the acta
-    says which rule was in force and which balls it confirmed."""
+    the call at the floor or more and whose set's prints lie nearest it, is announced as
+    witnessed; a miskey is still held; the acta says which rule was in force and which balls
+    it confirmed."""
     exit_ = Exit()
     doubted = [font for font in HELD_OUT.fonts if font.name == "arial-bold-italic"]
     styles = replace(HELD_OUT, fonts=tuple(doubted), colours=HELD_OUT.colours[:1])
@@ -218,7 +219,7 @@ def test_a_hall_taking_the_call_as_a_witness_announces_a_doubted_ball_guessed_as
                     break
             assert witnessed is not None, "the camera doubted no ball it guessed as called"
             camera = witnessed["camera"]
-            assert (camera["reading"], camera["guess"], camera["set_ball"]) == (None, ball, None)
+            assert (camera["reading"], camera["guess"], camera["set_nearest"]) == (None, ball, ball)
             assert floor <= camera["confidence"] < exit_.reader.model.threshold
 
             log = hub.runtime.service.log
@@ -227,7 +228,7 @@ def test_a_hall_taking_the_call_as_a_witness_announces_a_doubted_ball_guessed_as
             )
             assert acta["session"]["call_witness_floor"] == floor
             text = render_text(acta)
-            assert "con una confianza de 0,9 o más (el canto como segundo testigo)" in text
+            assert "con una confianza de 0,9 o más, y las bolas del juego" in text
             assert "confirmada por la cámara con el canto como segundo testigo" in text
             assert "cantada 38, cámara:" in text  # the miskey held
 

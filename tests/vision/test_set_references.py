@@ -21,6 +21,7 @@ from bingo_hall.vision.set_references import (
     corroborates,
     cross_matches,
     judge,
+    judged_reading,
     set_references,
 )
 from bingo_hall.vision.styles import HELD_OUT
@@ -176,6 +177,25 @@ def test_the_references_veto_comes_first_and_only_they_accept_below_the_threshol
         assert verdict == ("set" if corroborates(guess, confidence, match) else "unsure")
     if match is None:  # without references the networks decide alone
         assert verdict == ("networks" if networks_accept else "unsure")
+
+
+@given(
+    st.integers(1, 90),
+    st.floats(0, 1),
+    st.booleans(),
+    st.none() | st.tuples(st.integers(1, 90), st.floats(0, 0.5)),
+)
+def test_the_reading_keeps_the_verdict_and_the_ball_the_references_lie_nearest(
+    guess: int, confidence: float, networks_accept: bool, nearest: tuple[int, float] | None
+) -> None:
+    match = None if nearest is None else ReferenceMatch(*nearest, 0.9)
+    verdict = judge(guess, confidence, networks_accept, match)
+    reading = judged_reading(guess, confidence, networks_accept, match)
+    assert (reading.guess, reading.confidence) == (guess, confidence)
+    assert reading.number == (guess if verdict in ("networks", "set") else None)
+    assert reading.reason == (None if verdict in ("networks", "set") else verdict)
+    assert reading.set_nearest == (None if match is None else match.ball)
+    assert reading.set_ball == (match.ball if verdict == "set_disagrees" else None)
 
 
 def guessed_evidence(features: np.ndarray, guess: int, confidence: float) -> FrameEvidence:
