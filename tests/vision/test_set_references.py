@@ -154,12 +154,17 @@ def test_the_references_contradict_a_guess_whenever_they_lie_nearer_another_ball
     assert not contradicts(38, None)
 
 
-@given(
+# the networks' guess, their confidence, whether their threshold accepts it, and the ball the
+# references lie nearest with its margin (None: no references)
+GUESSES_JUDGED = (
     st.integers(1, 90),
     st.floats(0, 1),
     st.booleans(),
     st.none() | st.tuples(st.integers(1, 90), st.floats(0, 0.5)),
 )
+
+
+@given(*GUESSES_JUDGED)
 def test_the_references_veto_comes_first_and_only_they_accept_below_the_threshold(
     guess: int, confidence: float, networks_accept: bool, nearest: tuple[int, float] | None
 ) -> None:
@@ -179,12 +184,7 @@ def test_the_references_veto_comes_first_and_only_they_accept_below_the_threshol
         assert verdict == ("networks" if networks_accept else "unsure")
 
 
-@given(
-    st.integers(1, 90),
-    st.floats(0, 1),
-    st.booleans(),
-    st.none() | st.tuples(st.integers(1, 90), st.floats(0, 0.5)),
-)
+@given(*GUESSES_JUDGED)
 def test_the_reading_keeps_the_verdict_and_the_ball_the_references_lie_nearest(
     guess: int, confidence: float, networks_accept: bool, nearest: tuple[int, float] | None
 ) -> None:
