@@ -216,7 +216,8 @@ def main() -> None:
             f"{sum(len(r.play_wrong) for r in fit)} on the fit sets; "
             f"play read on fit sets {np.mean([r.play_read / r.played for r in fit] or [0]):.1%}, "
             f"with their references {np.mean([r.set_read / r.played for r in fit] or [0]):.1%} "
-            f"({sum(len(r.set_wrong) for r in fit)} wrong)"
+            f"({sum(r.set_read for r in fit)} of {sum(r.played for r in fit)} balls; "
+            f"{sum(len(r.set_wrong) for r in fit)} wrong)"
         )
         played = sum(r.played for r in fit)
         for floor in WITNESS_FLOORS:
@@ -224,7 +225,7 @@ def main() -> None:
             shown_exposed = ", ".join(f"{b}→{n} {c:.4f}" for b, n, c in exposed[:8]) or "none"
             print(
                 f"  the call as a witness from {floor}: right calls confirmed on fit sets "
-                f"{sum(r.witnessed[floor] for r in fit) / max(played, 1):.2%}; a call miskeyed "
+                f"{sum(r.witnessed[floor] for r in fit)} of {played}; a call miskeyed "
                 f"as the camera's guess confirmed on {len(exposed)} of {played} balls: "
                 f"{shown_exposed}"
             )
