@@ -3,6 +3,8 @@
 #   make test   install test deps, make sure PostgreSQL/Mosquitto/Chromium are
 #               there and running (scripts/ensure-services.sh), run pytest.
 #               Extra pytest arguments: make test PYTEST_ARGS='-k draw -x'
+#               The test files run side by side, one worker a core (TEST_WORKERS=auto;
+#               TEST_WORKERS=0 runs them one after the other in one process).
 #   make lint   ruff check .
 #   make train  retrain the CCTV label reader (docs/vision.md)
 
@@ -14,6 +16,7 @@ BIN    := $(VENV)/bin
 BINGO_TEST_PG_ADMIN_URL ?= postgresql+psycopg://bingo:bingo@127.0.0.1:5432/postgres
 BINGO_TEST_MQTT_URL     ?= mqtt://127.0.0.1:1883
 PYTEST_ARGS             ?=
+TEST_WORKERS            ?= auto
 
 .PHONY: demo test lint services venv train
 
@@ -25,7 +28,7 @@ test: $(VENV)/.installed-test
 	scripts/ensure-services.sh
 	BINGO_TEST_PG_ADMIN_URL='$(BINGO_TEST_PG_ADMIN_URL)' \
 	BINGO_TEST_MQTT_URL='$(BINGO_TEST_MQTT_URL)' \
-	$(BIN)/pytest $(PYTEST_ARGS)
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
