@@ -18,11 +18,13 @@ balls on which a call miskeyed as the camera's wrong best guess would be confirm
 `--exit specified` draws every set as an exit built to a specification would show it.
 `--printed` prints each set once (`bingo_hall.vision.ball_set`): every ball then keeps its
 print from its showings to play, as a hall's set does; without it, each presentation draws the
-ball's print anew in the set's typeface and colour. A diagnosis of quality, not timed.
+ball's print anew in the set's typeface and colour. `--printed K` takes the K-th print run of
+each set, shown and played from seeds of its own (run 0 is `--printed`). A diagnosis of
+quality, not timed.
 
 Usage: python bench/vision_commissioning.py [--showings N] [--play N] [--workers N]
     [--model MODEL.npz] [--families held-out,calibration,check] [--exit as-drawn|specified]
-    [--printed]
+    [--printed [K]]
 """
 
 from __future__ import annotations
@@ -109,14 +111,15 @@ def misread(ball: int, reading: Reading) -> list[tuple[int, int, float]]:
     return [(ball, reading.number, reading.confidence)]
 
 
-def run_set(job: tuple[str, int, int, int, str, str, bool]) -> SetResult:
+def run_set(job: tuple[str, int, int, int, str, str, int | None]) -> SetResult:
     family, index, showings, play, model, exit_name, printed = job
     styles = at_exit(ball_set(family, index), exit_name)
-    printing = np.random.default_rng(SEED + 2000 * index + len(family))
+    seed = SEED + 100_000 * (printed or 0)
+    printing = np.random.default_rng(seed + 2000 * index + len(family))
     camera = SimulatedCamera(
-        seed=SEED + 1000 * index + len(family),
+        seed=seed + 1000 * index + len(family),
         style_set=styles,
-        ball_set=print_ball_set(printing, styles) if printed else None,
+        ball_set=None if printed is None else print_ball_set(printing, styles),
     )
     reader = BallReader(Path(model))
     store = FrameStore(sqlalchemy.create_engine("sqlite://"))  # in memory, for this set only
@@ -127,7 +130,7 @@ def run_set(job: tuple[str, int, int, int, str, str, bool]) -> SetResult:
     verdict = judge(with_cross_readings(shown, command.cross_readings))
     kept = tuple((s.number, s.camera.frame) for s in shown if verdict.fit and s.camera.frame)
     references = check.references(kept) if kept else None
-    rng = np.random.default_rng(SEED + index)
+    rng = np.random.default_rng(seed + index)
     wrong: list[tuple[int, int, float]] = []
     set_wrong: list[tuple[int, int, float]] = []
     read = set_read = 0
@@ -175,7 +178,9 @@ def main() -> None:
     parser.add_argument("--model", default=str(MODEL_PATH))
     parser.add_argument("--families", default="held-out,calibration,check")
     parser.add_argument("--exit", choices=EXITS, default=EXITS[0])
-    parser.add_argument("--printed", action="store_true", help="every ball keeps its print")
+    parser.add_argument(
+        "--printed", type=int, nargs="?", const=0, help="every ball keeps its print (run K)"
+    )
     args = parser.parse_args()
     families = args.families.split(",")
     jobs = [
@@ -186,7 +191,7 @@ def main() -> None:
     print(
         f"model {args.model}; {len(jobs)} sets at the {args.exit} exit; {args.showings} "
         f"showings of each ball; {args.play} balls played on each"
-        + ("; each set printed once" if args.printed else "")
+        + ("" if args.printed is None else f"; each set printed once (run {args.printed})")
     )
     with ProcessPoolExecutor(args.workers) as pool:
         results = list(pool.map(run_set, jobs))
