@@ -510,7 +510,8 @@ def _verify_claims(state: HallState, cmd: c.VerifyClaims, now: datetime) -> list
         raise RuleError("no claim is waiting for verification")
     events: list[e.Event] = []
     any_valid = any(
-        claim.status == "valid" and claim.ordinal == game.ordinal for claim in game.claims
+        claim.status == "valid" and claim.ordinal == game.ordinal and game.unsettled(claim)
+        for claim in game.claims
     )
     for claim in pending:
         verdict = _verdict(state, game, claim)

@@ -125,11 +125,19 @@ class Game:
                 return buyer
         return None
 
+    def unsettled(self, claim: Claim) -> bool:
+        """The claim was called after the last order: an order settles every claim on its ball
+        and closes every right on it (a valid line claim stays valid, and paid, after it)."""
+        return claim.ordinal > self.rights_closed_through
+
     def claims_at_window(self, kind: ClaimKind) -> list[Claim]:
         return [
             c
             for c in self.claims
-            if c.kind == kind and c.status == "valid" and c.ordinal == self.window_ordinal
+            if c.kind == kind
+            and c.status == "valid"
+            and c.ordinal == self.window_ordinal
+            and self.unsettled(c)
         ]
 
 

@@ -264,10 +264,38 @@ class TestClaims:
         hall.claim("line", 1)
         hall.verify()
         hall.order()
-        # Same ball, after the order: a second line on another card is out of time.
+        # Same ball, after the order: a second line on another card is out of time, and the
+        # draw goes on: the line the order settled does not open the window again.
         hall.claim("line", 2, grid=((2, 0, 22, 0, 42, 0, 64, 0, 81), *OTHER[1:]))
-        verified = hall.verify()[0]
+        verified, resumed = hall.verify()
         assert not verified.valid
+        assert isinstance(resumed, e.DrawResumed)
+        assert hall.state.phase is Phase.DRAWING
+
+    @pytest.mark.parametrize("payable", ["at_verification", "at_game_end"])
+    def test_a_false_claim_after_the_order_does_not_pay_the_line_again(self, payable):
+        hall = drawing(line_prize_payable=payable).draw(*ROW0)
+        hall.claim("line", 1)
+        hall.verify()
+        hall.order()
+        if payable == "at_verification":
+            hall.run(c.PayPrize(game_id=1, claim_id=1))
+        hall.claim("bingo", 2, grid=OTHER)  # shouted before the next ball: false
+        assert [type(ev) for ev in hall.verify()] == [e.ClaimVerified, e.DrawResumed]
+        with pytest.raises(PhaseError):
+            hall.order()
+        hall.draw(*ROW1, *ROW2)
+        hall.claim("bingo", 1)
+        hall.verify()
+        hall.order()
+        splits = [ev for ev, _ in hall.log if isinstance(ev, e.PrizeSplit)]
+        assert [(s.kind, s.share) for s in splits] == [
+            ("line", Decimal("15.00")),
+            ("bingo", Decimal("90.00")),
+        ]
+        if payable == "at_verification":
+            with pytest.raises(RuleError, match="already paid"):
+                hall.run(c.PayPrize(game_id=1, claim_id=1))
 
     def test_bingo_finishes_the_game_and_the_unclaimed_line_goes_to_bingo(self):
         hall = drawing().draw(*ROW0, *ROW1)

@@ -367,3 +367,37 @@ def test_a_new_service_rebuilds_the_same_state_and_continues_the_seq(
         assert HallService(log, HALL, clock).state == restarted.state
     finally:
         engine.dispose()
+
+
+def test_a_false_claim_after_the_order_leaves_the_game_drawing_and_the_line_paid_once(
+    store_url, clock
+):
+    """With the projections: an order settles the line once; a false «¡bingo!» on the same
+    ball is rejected and the draw goes on (it used to reopen the window and split the line
+    again, which the prize view's key refused, leaving the game stuck in the window)."""
+    from bingo_hall.store.projections import PROJECTORS, create_projection_tables
+
+    engine = make_engine(store_url)
+    try:
+        create_projection_tables(engine)
+        service = HallService(EventLog(engine, projectors=PROJECTORS), HALL, clock)
+        open_session(service)
+        start_game(service)
+        run(service, *(c.DrawBall(number=n) for n in ROW0))
+        run(service, c.CallClaim(kind="line", series_id="A1", card_number=1, grid=CARD))
+        run(service, c.VerifyClaims())
+        clock.advance(10)
+        run(service, c.GiveOrder())
+        false_bingo = c.CallClaim(kind="bingo", series_id="A1", card_number=2, grid=CARD)
+        run(service, false_bingo)
+        verified = run(service, c.VerifyClaims())
+        assert [env.type for env in verified] == ["claim_verified", "draw_resumed"]
+        assert service.state.phase is Phase.DRAWING
+        run(service, c.DrawBall(number=BLANKS[0]))
+        with engine.connect() as connection:
+            prizes = connection.execute(text("SELECT kind, amount FROM view_prize")).all()
+        assert [(kind, Decimal(str(amount))) for kind, amount in prizes] == [
+            ("line", Decimal("15.00"))
+        ]
+    finally:
+        engine.dispose()
