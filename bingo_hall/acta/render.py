@@ -153,7 +153,7 @@ def _game_lines(game: Json, currency: str) -> list[str]:
                 + _camera_text(ball)
             )
     for hold in game["holds"]:
-        lines.append(_hold_line(hold))
+        lines.append(_hold_line(hold, game["status"]))
     if game["claims"]:
         lines.append("Reclamaciones y su comprobación:")
         lines.extend(_claim_line(claim) for claim in game["claims"])
@@ -327,7 +327,7 @@ def _commissioning_line(trial: Json) -> str:
     return f"{text}; NO APTO ({'; '.join(reasons)}): el Jefe de Mesa confirma cada bola"
 
 
-def _hold_line(hold: Json) -> str:
+def _hold_line(hold: Json, game_status: str) -> str:
     cause = (
         "; juego de bolas no apto para la cámara"
         if hold.get("cause") == "uncommissioned_set"
@@ -338,6 +338,10 @@ def _hold_line(hold: Json) -> str:
         f"cámara: {_reading_text(hold['camera'])}{cause}"
     )
     if hold["verdict"] is None:
+        if game_status == "finished":  # a bingo claimed before it was announced
+            return text + "; no cantada: la partida terminó antes"
+        if game_status == "voided":
+            return text + "; no cantada: la partida se anuló"
         return text + "; pendiente de resolución"
     what = "confirmada" if hold["verdict"] == "confirmed" else f"corregida a {hold['number']}"
     return f"{text}; {what} por {hold['resolved_by']} ({clock(hold['resolved_at'])})"

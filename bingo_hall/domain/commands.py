@@ -179,10 +179,15 @@ class ResolveHold(Command):
 
 
 class CallClaim(Command):
-    """A player calls «línea» or «bingo»; the hub attaches the master card of the series."""
+    """A player calls «línea» or «bingo»; the hub attaches the master card of the series.
+
+    Also while the camera holds a ball: that ball is not announced, so the call comes before
+    the next number is called and is stamped with the last one announced (S77 L2502-2504)."""
 
     name = "call_claim"
-    legal_in = frozenset({Phase.DRAWING, Phase.CLAIM_PAUSED, Phase.ANY_MORE_WINDOW})
+    legal_in = frozenset(
+        {Phase.DRAWING, Phase.CAMERA_HOLD, Phase.CLAIM_PAUSED, Phase.ANY_MORE_WINDOW}
+    )
     kind: ClaimKind
     series_id: str
     card_number: int

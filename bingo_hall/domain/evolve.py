@@ -236,7 +236,7 @@ def _(state: HallState, ev: e.HoldResolved, time: datetime) -> HallState:
 def _(state: HallState, ev: e.ClaimCalled, time: datetime) -> HallState:
     assert state.game is not None
     claim = Claim(ev.claim_id, ev.kind, ev.series_id, ev.card_number, Card(ev.grid), ev.ordinal)
-    if state.phase is Phase.DRAWING:
+    if state.phase in (Phase.DRAWING, Phase.CAMERA_HOLD):  # a held ball stays held
         state = replace(state, phase=Phase.CLAIM_PAUSED)
     return _with_game(state, claims=(*state.game.claims, claim))
 
@@ -266,7 +266,13 @@ def _(state: HallState, ev: e.AnyMoreAsked, time: datetime) -> HallState:
 
 @_applies(e.DrawResumed)
 def _(state: HallState, ev: e.DrawResumed, time: datetime) -> HallState:
-    return replace(state, phase=Phase.DRAWING)
+    return replace(state, phase=_drawing_again(state))
+
+
+def _drawing_again(state: HallState) -> Phase:
+    """Where the draw goes on after claims: back to a ball the camera still holds, if one is."""
+    assert state.game is not None
+    return Phase.CAMERA_HOLD if state.game.held is not None else Phase.DRAWING
 
 
 @_applies(e.OrderGiven)
@@ -275,7 +281,7 @@ def _(state: HallState, ev: e.OrderGiven, time: datetime) -> HallState:
     line_won = state.game.line_won_at
     if line_won is None and state.game.claims_at_window("line"):
         line_won = ev.ordinal
-    state = replace(state, phase=Phase.DRAWING)
+    state = replace(state, phase=_drawing_again(state))
     return _with_game(
         state,
         line_won_at=line_won,

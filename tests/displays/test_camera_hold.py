@@ -225,6 +225,56 @@ def test_the_jefe_de_mesa_corrects_a_miskeyed_ball_and_confirms_an_unreadable_on
             assert page.errors == [], page.errors  # type: ignore[attr-defined]
 
 
+def test_a_claim_called_while_a_ball_is_held_is_checked_and_the_hold_comes_back(browser, tmp_path):
+    """The held ball is not announced, so a claim may still be called on the balls before it;
+    the draw pauses for it, and once it is judged the Jefe de Mesa finds the held ball as he
+    left it."""
+    url = f"sqlite:///{tmp_path / 'claim-on-hold.sqlite'}"
+    token, series = prepare_store(url)
+    exit_ = Exit()
+    options = dict(url=url, token=token, series=series, draw="blower", display_delay=0.5)
+    with HubThread(ball_check=exit_.check, **options) as threaded:
+        threaded.call(open_blower_game(threaded.hub.url))
+        base = threaded.hub.http
+        mesa = staff(browser, base, "mesa")
+        locutor = staff(browser, base, "locutor")
+        _, panel = page_in(browser, 1920, 1080)
+        panel.goto(f"{base}/monitor#token={token}")
+        for count, number in enumerate((23, 45), start=1):
+            exit_.show(number)
+            draw_through_camera(mesa, locutor, number, count)
+
+        exit_.show(67, "obscured")  # unreadable: held
+        locutor.fill("#blower-number", "67")
+        locutor.click("#draw-ball")
+        phase(mesa, "Comprobando bola")
+        expect(mesa.locator("#hold-called")).to_have_text("67")
+
+        locutor.select_option("#claim-kind", "line")
+        locutor.fill("#claim-card", "5")
+        locutor.click("#form-claim button[type=submit]")
+        phase(mesa, "Comprobando cartón")
+        expect(mesa.locator("#p-hold")).to_be_hidden()
+        expect(panel.locator("#m-ov-title")).to_have_text("Comprobando cartón")
+        claim = mesa.locator("#verification .claim-box[data-status='pending']")
+        expect(claim.locator(".claim-meta")).to_contain_text("tras la bola 2")
+        mesa.click("#verify-claims")
+
+        phase(mesa, "Comprobando bola")  # back to the held ball, as it was
+        expect(mesa.locator("#p-hold")).to_be_visible()
+        expect(mesa.locator("#hold-called")).to_have_text("67")
+        expect(panel.locator("#m-hold")).to_be_visible()
+        expect(panel.locator("#m-count")).to_have_text("2")  # nothing of the held ball
+        actions = locutor.evaluate(ACTIONS)
+        assert actions["phase"] == "camera_hold" and actions["drawLegal"] is False
+        mesa.click("#hold-confirm")
+        phase(mesa, "Extracción")
+        expect(panel.locator("#m-last")).to_have_text("67")
+        expect(panel.locator("#m-count")).to_have_text("3")
+        for page in (mesa, locutor, panel):
+            assert page.errors == [], page.errors  # type: ignore[attr-defined]
+
+
 def answers_a_draw(message: dict) -> bool:
     events = (message.get("result") or {}).get("events", [])
     return message.get("type") == "result" and any(e["type"] == "ball_drawn" for e in events)

@@ -56,11 +56,56 @@ def test_a_held_ball_is_not_called_and_the_game_waits_for_the_jefe_de_mesa():
     assert (held.ordinal, held.called) == (2, 37)
     assert hall.state.phase is Phase.CAMERA_HOLD
     assert hall.state.game.calls == (5,)
-    # Nothing else moves the game on while it holds: no ball, no claim.
-    claim = c.CallClaim(kind="line", series_id="A1", card_number=1, grid=CARD)
-    for command in (c.DrawBall(number=9), claim):
-        with pytest.raises(PhaseError, match="camera_hold"):
-            decide(hall.state, command, hall.now)
+    # No other ball comes out while it holds.
+    with pytest.raises(PhaseError, match="camera_hold"):
+        decide(hall.state, c.DrawBall(number=9), hall.now)
+
+
+ROW0 = (1, 22, 41, 63, 80)  # the top line of CARD
+
+
+def line_then_hold(rules: str) -> Hall:
+    """CARD's top line complete at ball 5; the sixth ball, 37, held by the camera."""
+    hall = Hall(profile(rules)).open_ready().commissioned().game_drawing()
+    for number in ROW0:
+        hall.run(c.DrawBall(number=number, camera=seen(number)))
+    hall.run(c.HoldBall(called=37, camera=seen(73)))
+    return hall
+
+
+@pytest.mark.parametrize("rules", ["1977", "1979", "basque"])
+def test_a_claim_called_while_a_ball_is_held_is_in_time_and_the_hold_waits(rules):
+    """The held ball is not announced: a claim then comes before the next number is called,
+    is stamped with the last ball announced, and is judged on it (S77 L2502-2504: the 1977
+    text loses the prize only to a claim after the next number)."""
+    hall = line_then_hold(rules)
+    (called,) = hall.run(c.CallClaim(kind="line", series_id="A1", card_number=1, grid=CARD))
+    assert called.ordinal == 5
+    assert hall.state.phase is Phase.CLAIM_PAUSED
+    verified, window = hall.run(c.VerifyClaims())
+    assert verified.valid and isinstance(window, e.AnyMoreAsked)
+    order = hall.run(c.GiveOrder(), seconds=60)
+    assert [type(ev) for ev in order] == [e.OrderGiven, e.PrizeSplit]
+    # The draw goes on from the ball still held: nothing of it was announced meanwhile.
+    assert hall.state.phase is Phase.CAMERA_HOLD
+    assert hall.state.game.calls == ROW0
+    hall.run(c.ResolveHold(number=73, resolved_by="mesa"))
+    assert hall.state.game.calls == (*ROW0, 73)
+    assert hall.state.phase is Phase.DRAWING
+    assert replay(hall.log) == hall.state
+
+
+def test_a_false_claim_while_a_ball_is_held_returns_to_the_hold():
+    hall = line_then_hold("1979")
+    hall.run(c.CallClaim(kind="bingo", series_id="A1", card_number=1, grid=CARD))
+    verified, resumed = hall.run(c.VerifyClaims())
+    assert not verified.valid and isinstance(resumed, e.DrawResumed)
+    assert hall.state.phase is Phase.CAMERA_HOLD
+    assert hall.state.game.held.called == 37
+    with pytest.raises(PhaseError, match="camera_hold"):
+        decide(hall.state, c.DrawBall(number=9), hall.now)
+    hall.run(c.ResolveHold(number=37, resolved_by="mesa"))
+    assert hall.state.game.calls == (*ROW0, 37)
 
 
 def test_the_jefe_de_mesa_confirms_the_call():

@@ -10,12 +10,16 @@ from decimal import Decimal
 import pytest
 from sqlalchemy import text
 
+from bingo_hall.acta import build_acta
+from bingo_hall.acta.render import render_text
 from bingo_hall.domain import Phase, PhaseError, RuleError
 from bingo_hall.domain import commands as c
+from bingo_hall.domain.events import CameraCheck
 from bingo_hall.domain.profiles import VoidReason
 from bingo_hall.hub.service import HallService
 from bingo_hall.store import EventLog, make_engine
 from bingo_hall.store.eventlog import EventEnvelope
+from bingo_hall.store.projections import PROJECTORS, create_projection_tables
 from support.hall import CARD, profile
 
 HALL = "h1"
@@ -375,8 +379,6 @@ def test_a_false_claim_after_the_order_leaves_the_game_drawing_and_the_line_paid
     """With the projections: an order settles the line once; a false «¡bingo!» on the same
     ball is rejected and the draw goes on (it used to reopen the window and split the line
     again, which the prize view's key refused, leaving the game stuck in the window)."""
-    from bingo_hall.store.projections import PROJECTORS, create_projection_tables
-
     engine = make_engine(store_url)
     try:
         create_projection_tables(engine)
@@ -401,3 +403,28 @@ def test_a_false_claim_after_the_order_leaves_the_game_drawing_and_the_line_paid
         ]
     finally:
         engine.dispose()
+
+
+def test_a_bingo_claimed_while_a_ball_is_held_ends_the_game_and_the_acta_says_so(
+    log, service, clock
+):
+    """The held ball was never announced: the bingo called before it wins, and the acta
+    records the held ball as not called, the game having ended."""
+    open_session(service)
+    start_game(service)
+    run(service, *(c.DrawBall(number=n) for n in (*ROW0, *REST)))
+    unsure = CameraCheck(reading=None, guess=73, confidence=0.6, reason="unsure")
+    run(service, c.HoldBall(called=37, camera=unsure))
+    run(service, c.CallClaim(kind="bingo", series_id="A1", card_number=1, grid=CARD))
+    assert [env.type for env in run(service, c.VerifyClaims())] == [
+        "claim_verified",
+        "any_more_asked",
+    ]
+    clock.advance(10)
+    finished = run(service, c.GiveOrder())
+    assert [env.type for env in finished][-1] == "game_finished"
+    assert finished[-1].payload["balls"] == 15
+    acta = build_acta(HALL, log.iter_all(HALL), log.verify_chain(HALL), session_id=1)
+    acta_text = render_text(acta)
+    assert "Bola 16 retenida" in acta_text
+    assert "no cantada: la partida terminó antes" in acta_text

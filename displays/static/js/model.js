@@ -152,7 +152,8 @@ export function apply(model, envelope) {
       break;
     case 'claim_called':
       game.claims.push({ ...p, status: 'pending', calledAt: time, actor: envelope.actor });
-      if (model.phase === 'drawing') model.phase = 'claim_paused';
+      // a ball the camera holds stays held while the claim is checked
+      if (model.phase === 'drawing' || model.phase === 'camera_hold') model.phase = 'claim_paused';
       break;
     case 'claim_verified': {
       const claim = game.claims.find((c) => c.claim_id === p.claim_id);
@@ -164,7 +165,7 @@ export function apply(model, envelope) {
       game.window = { ordinal: p.ordinal, openedAt: time };
       break;
     case 'draw_resumed':
-      model.phase = 'drawing';
+      model.phase = game.hold ? 'camera_hold' : 'drawing';
       game.resumed = { ordinal: p.ordinal, at: time };
       break;
     case 'order_given': {
@@ -172,7 +173,7 @@ export function apply(model, envelope) {
         (c) => c.kind === 'line' && c.status === 'valid' && c.ordinal === (game.window ? game.window.ordinal : p.ordinal),
       );
       if (game.lineWonAt === null && lines.length) game.lineWonAt = p.ordinal;
-      model.phase = 'drawing';
+      model.phase = game.hold ? 'camera_hold' : 'drawing';
       game.window = null;
       game.lastOrder = { ...p, at: time };
       break;
