@@ -489,21 +489,25 @@ def check_bet(
 
 
 def check_positions(bets: Iterable[Bet], limits: ResolvedLimits) -> None:
-    """One player's chips on one position add up against its maximum (spec §2.6, §12 Q9-10).
+    """One player's chips on one position add up against its maximum (spec §2.6, §12 Q9-10),
+    whichever bet put them there: a position is its numbers and the maximum it takes, so a
+    zero trio bet as a trio or as a street, the first four as a corner, the 0-00 split as a
+    split, and a sector's chips on them are one position.
 
     Bets without a player are checked one by one (already done by check_bet).
     """
-    totals: dict[tuple[str, str, tuple[str, ...]], Decimal] = {}
+    totals: dict[tuple[str, str, frozenset[str]], Decimal] = {}
     for bet in bets:
         if bet.player is None:
             continue
         for chip in bet.chips:
-            key = (bet.player, chip.kind, chip.covers)
+            group = LIMIT_GROUP[chip.kind]
+            key = (bet.player, group, frozenset(chip.covers))
             totals[key] = totals.get(key, Decimal(0)) + chip.amount
-            maximum = limits.of(LIMIT_GROUP[chip.kind]).maximum
+            maximum = limits.of(group).maximum
             if totals[key] > maximum:
                 raise RuleError(
-                    f"bet {bet.id}: player {bet.player} has {totals[key]} on {chip.kind} "
+                    f"bet {bet.id}: player {bet.player} has {totals[key]} on {group} "
                     f"{_show(chip.covers)}, above its maximum {maximum}"
                 )
 

@@ -8,6 +8,7 @@ with the bet, never lost (docs/tables.md, spec §12 Q2).
 from __future__ import annotations
 
 from decimal import ROUND_DOWN, Decimal, Inexact, localcontext
+from fractions import Fraction
 
 # Enough digits to halve any stake the limits allow (≤ 10¹⁵) sixty times exactly.
 _EXACT_DIGITS = 120
@@ -31,7 +32,9 @@ def times(amount: Decimal, factor: Decimal) -> Decimal:
 
 
 def is_multiple(amount: Decimal, unit: Decimal) -> bool:
-    return (amount % unit) == 0
+    """Exactly, whatever the amount's size (a Decimal remainder would need more digits than
+    its context has for a stake of 10²⁸ units)."""
+    return Fraction(amount) % Fraction(unit) == 0
 
 
 def round_down(amount: Decimal, unit: Decimal) -> Decimal:

@@ -327,6 +327,53 @@ def test_one_players_chips_on_one_position_add_up_against_its_maximum():
         check_positions([first, other, second], lim)
 
 
+@pytest.mark.parametrize(
+    ("profile", "game", "first", "second", "message"),
+    [
+        (
+            "basque",
+            R,
+            ("trio", (0, 2, 3), "20"),
+            ("street", (0, 2, 3), "20"),
+            "player ana has 40 on street 0-2-3, above its maximum 30",
+        ),
+        (
+            "basque",
+            R,
+            ("first_four", (0, 1, 2, 3), "30"),
+            ("corner", (0, 1, 2, 3), "30"),
+            "player ana has 60 on corner 0-1-2-3, above its maximum 40",
+        ),
+        (
+            "basque",
+            R,
+            ("voisins", (), "90"),  # 20 of it on its 0-2-3 chip
+            ("street", (3, 2, 0), "20"),
+            "player ana has 40 on street 0-2-3, above its maximum 30",
+        ),
+        (
+            "asturias",
+            A00,
+            ("zero_split", (0, "00"), "15"),
+            ("split", ("00", 0), "15"),
+            "player ana has 30 on split 0-00, above its maximum 20",
+        ),
+    ],
+)
+def test_a_position_named_by_two_bet_types_adds_up_as_one(profile, game, first, second, message):
+    """The zero trios, the first four, the 0-00 split and a sector's chips are ordinary
+    positions: a player cannot pass a position's maximum by naming it otherwise."""
+    t = table(profile, game)
+    lim = limits(t, tier=10)  # maxima: split 20, street 30, corner 40
+    bets = [
+        bet(t, kind, numbers, amount, lim, id=f"b{i}", player="ana")
+        for i, (kind, numbers, amount) in enumerate((first, second))
+    ]
+    check_positions(bets[:1], lim)
+    with pytest.raises(RuleError, match=message):
+        check_positions(bets, lim)
+
+
 def test_neighbour_and_sector_chips_are_equal_and_sit_on_ordinary_positions():
     t = table("basque", R)
     voisins = bet(t, "voisins", (), "18")

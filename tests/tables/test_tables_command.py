@@ -230,6 +230,10 @@ BAD_FILES = [
     ('{"id": "a"}', "must hold a JSON list of bets"),
     ('[{"id": "a", "type": "red", "amount": "10"', "is not JSON"),
     ('[{"id": "a", "type": "red"}]', "bet a: amount is missing"),
+    (  # more digits than a Decimal's context holds: still a stake above the maximum
+        '[{"id": "a", "type": "straight", "numbers": [1], "amount": "1E+30"}]',
+        "bet a: a straight bet of 1E+30 is above its maximum 30",
+    ),
 ]
 
 
