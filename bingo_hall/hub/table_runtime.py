@@ -26,8 +26,10 @@ from bingo_hall.hub.table_service import TableService, TableSnapshot
 from bingo_hall.store.eventlog import EventLog
 from bingo_hall.tables import commands as c
 from bingo_hall.tables.config import find_table_profile
-from bingo_hall.tables.limits import LimitChoice, resolve_limits
-from bingo_hall.tables.profiles import TableGame, VoidReason, table_game
+from bingo_hall.tables.limits import LimitChoice, boule_floor_problem, resolve_limits
+from bingo_hall.tables.phases import TablePhase
+from bingo_hall.tables.profiles import BouleRules, TableGame, VoidReason, table_game
+from bingo_hall.tables.state import TableState
 from bingo_hall.transport.fanout import Fanout
 
 # --- what a client sends: the args of each table command ------------------------------------
@@ -101,6 +103,11 @@ def load_tables(config: HallConfig) -> list[TableSpec]:
             specs.append(_spec(table, directory))
         except RuleError as error:
             raise RuleError(f"configuration: table {table.id}: {error.message}") from None
+    problem = boule_floor_problem(
+        {s.id: s.limits.layout_minimum for s in specs if isinstance(s.game.rules, BouleRules)}
+    )
+    if problem is not None:  # none of them could ever open
+        raise RuleError(f"configuration: {problem}")
     return specs
 
 
@@ -135,6 +142,7 @@ class TableRuntime:
         self.log = log
         self.hall_id = hall_id
         self.tables: dict[str, LinkedTable] = {}
+        self._boule_layouts = asyncio.Lock()  # opening, changing and closing boule layouts
         for spec in specs:
             service = TableService(log, hall_id, spec.id, clock)
             self.tables[spec.id] = LinkedTable(spec, service, Fanout(log, service.stream))
@@ -173,20 +181,62 @@ class TableRuntime:
         except TableDenied as denied:
             raise CommandFailed("forbidden", str(denied)) from None
         command = _build(table.spec, principal, name, args)
+        if isinstance(table.spec.game.rules, BouleRules) and isinstance(command, LAYOUT_COMMANDS):
+            async with self._boule_layouts:  # no other layout opens or closes meanwhile
+                self._keep_boule_floor(table, command)
+                envelopes = await self._run(table, command, principal)
+        else:
+            envelopes = await self._run(table, command, principal)
+        return {"table": table_id, "events": [{"seq": e.seq, "type": e.type} for e in envelopes]}
+
+    async def _run(self, table: LinkedTable, command: c.TableCommand, principal: Principal):
+        table_id = table.spec.id
         async with table.lock:
             try:
-                envelopes = await asyncio.to_thread(table.service.execute, command, principal.id)
+                return await asyncio.to_thread(table.service.execute, command, principal.id)
             except PhaseError as error:
                 raise CommandFailed("wrong_phase", f"table {table_id}: {error.message}") from None
             except RuleError as error:
                 raise CommandFailed(error.code, f"table {table_id}: {error.message}") from None
-        return {"table": table_id, "events": [{"seq": e.seq, "type": e.type} for e in envelopes]}
+
+    def _keep_boule_floor(self, table: LinkedTable, command: c.TableCommand) -> None:
+        """Refuse a command that would leave boule layouts at twice the authorised minimum with
+        none open at it (`boule_floor_problem`). The rule spans the establishment's tables, so
+        the hub checks it, not one table's rules; a command its phase refuses is left to them."""
+        state = table.service.snapshot.state
+        if state.phase not in command.legal_in:
+            return
+        layouts = {
+            other.spec.id: _layout_multiple(other.service.snapshot.state)
+            for other in self.tables.values()
+            if other is not table
+            and isinstance(other.spec.game.rules, BouleRules)
+            and other.service.snapshot.state.phase is not TablePhase.CLOSED
+        }
+        if isinstance(command, c.OpenTable):
+            layouts[table.spec.id] = command.limits.layout_minimum
+        elif isinstance(command, c.ChangeLimits):  # doubled from the request until it applies
+            layouts[table.spec.id] = max(_layout_multiple(state), command.limits.layout_minimum)
+        problem = boule_floor_problem(layouts)
+        if problem is not None:
+            raise CommandFailed("rule_error", f"table {table.spec.id}: {problem}")
 
     async def snapshot(self, table_id: str) -> TableSnapshot:
         """The table's state and seq, consistent with each other (no command half applied)."""
         table = self.table(table_id)
         async with table.lock:
             return table.service.snapshot
+
+
+LAYOUT_COMMANDS = (c.OpenTable, c.ChangeLimits, c.CloseTable)
+
+
+def _layout_multiple(state: TableState) -> int:
+    """The multiple of the authorised minimum an open boule layout plays at: the higher of its
+    limits and any change it waits to apply."""
+    assert state.choice is not None, "an open table has its limits"
+    pending = state.pending_limits
+    return max(state.choice.layout_minimum, pending.choice.layout_minimum if pending else 1)
 
 
 def _build(

@@ -128,3 +128,17 @@ def _fortune(rules: FortuneRules, choice: LimitChoice) -> ResolvedLimits:
         table_minimum=choice.minimum,
         groups={"segment": BetLimit(minimum=choice.minimum, maximum=choice.maximum)},
     )
+
+
+def boule_floor_problem(layouts: dict[str, int]) -> str | None:
+    """Why the boule layouts open in the establishment (table → the multiple of the authorised
+    minimum it plays at) break the rule that lets a layout play at twice that minimum only
+    while another keeps it (N79 L440, N77 L728-734, EUS L668); None when they keep it."""
+    doubled = sorted(table for table, multiple in layouts.items() if multiple != 1)
+    if not doubled or len(doubled) < len(layouts):
+        return None
+    return (
+        f"boule {'layouts' if len(doubled) > 1 else 'layout'} {', '.join(doubled)} would play at "
+        "twice the authorised minimum with no boule layout open at the authorised minimum: one "
+        "must keep it while any plays at twice it (N79 L440)"
+    )

@@ -6,11 +6,13 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from tables_support import PROFILES, bet, limits, table
 
 from bingo_hall.domain.errors import RuleError
 from bingo_hall.tables.bets import check_colour_value
-from bingo_hall.tables.limits import LimitChoice, resolve_limits
+from bingo_hall.tables.limits import LimitChoice, boule_floor_problem, resolve_limits
 from bingo_hall.tables.profiles import RouletteRules
 
 COVERED = {
@@ -186,3 +188,13 @@ def test_colour_chips_value_a_bet_and_default_to_the_table_minimum():
     french = table("1979", "french-roulette")
     with pytest.raises(RuleError, match="colour chips are used only at American roulette"):
         check_bet(french, limits(french), chips, {})
+
+
+@given(st.dictionaries(st.sampled_from(["B1", "B2", "B3", "B4"]), st.sampled_from([1, 2])))
+def test_boule_layouts_at_twice_the_minimum_need_one_open_at_it(layouts):
+    """N79 L440: twice the authorised minimum only while another layout keeps it."""
+    problem = boule_floor_problem(layouts)
+    doubled = [t for t, multiple in layouts.items() if multiple == 2]
+    assert (problem is None) == (not doubled or 1 in layouts.values())
+    if problem is not None:
+        assert all(t in problem for t in doubled) and "N79 L440" in problem

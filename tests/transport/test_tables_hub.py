@@ -443,6 +443,44 @@ def test_refused_commands_say_why_and_change_nothing(store):
     run(scenario())
 
 
+BOULE_TABLES = [
+    TableConfig.model_validate(
+        {
+            "id": table,
+            "game": "boule",
+            "profile": "1979",
+            "limits": {"minimum": "5", "layout_minimum": multiple},
+        }
+    )
+    for table, multiple in (("B1", 1), ("B2", 2))
+]
+
+
+def test_a_boule_layout_plays_at_twice_the_minimum_only_while_another_keeps_it(store):
+    """N79 L440: B2 (twice the authorised minimum) opens only beside B1 (at it), and B1 does
+    not close while B2 plays; the hub checks it across the tables."""
+
+    async def scenario():
+        url, token, series, _ = store
+        async with (
+            running_hub(url, token, series, tables=BOULE_TABLES) as hub,
+            Client.login(hub.url, user="jmj", password=PASSWORD) as head,
+        ):
+            log = hub.runtime.service.log
+            alone = await refused(head, "B2", "open_table", "rule_error")
+            assert "boule layout B2 would play at twice the authorised minimum" in alone
+            assert log.head(stream(log, "B2"))[0] == 0  # nothing written
+            await ok(head, "B1", "open_table")
+            await ok(head, "B2", "open_table")
+            kept = await refused(head, "B1", "close_table", "rule_error", seal=SEAL)
+            assert "N79 L440" in kept
+            assert (await table_state(head, "B1"))["phase"] == "idle"
+            await ok(head, "B2", "close_table", seal=SEAL)
+            await ok(head, "B1", "close_table", seal=SEAL)
+
+    run(scenario())
+
+
 def test_the_auth_answer_tells_a_table_device_its_table_and_commands(store):
     async def scenario():
         async with hub_with_tables(store) as hub:

@@ -148,6 +148,24 @@ def test_tables_are_read_from_the_hall_file_and_checked(tmp_path: Path) -> None:
             load_tables(config)
 
 
+BOULE = """
+[[tables]]
+id = "{id}"
+game = "boule"
+profile = "1979"
+limits = {{ minimum = "5", layout_minimum = {multiple} }}
+"""
+
+
+def test_boule_tables_all_at_twice_the_minimum_are_refused(tmp_path: Path) -> None:
+    """None of them could ever open: one layout must keep the authorised minimum (N79 L440)."""
+    doubled = BOULE.format(id="B1", multiple=2) + BOULE.format(id="B2", multiple=2)
+    with pytest.raises(RuleError, match=r"configuration: boule layouts B1, B2 would play at tw"):
+        load_tables(load_config(hall_file(tmp_path, doubled)))
+    kept = BOULE.format(id="B1", multiple=1) + BOULE.format(id="B2", multiple=2)
+    assert [s.id for s in load_tables(load_config(hall_file(tmp_path, kept)))] == ["B1", "B2"]
+
+
 # -- the command line and the real hub process -------------------------------------------------
 
 
