@@ -152,15 +152,18 @@ class HubRuntime:
             raise CommandFailed("unknown_command", f"there is no command {name!r}")
         args = dict(args)
         if name == "open_session":
-            args.setdefault("machine_id", self.config.machine.id)
-            args.setdefault("machine_kind", self.config.machine.kind)
-            for setting in ("profile", "call_witness_floor"):
+            settings = {
+                "machine_id": self.config.machine.id,
+                "machine_kind": self.config.machine.kind,
+                "profile": self.profile,
+                "call_witness_floor": self.config.camera.call_witness_floor,
+            }
+            for setting in settings:
                 if setting in args:
                     raise CommandFailed(
                         "invalid_args", f"open_session: {setting} comes from the hall's config"
                     )
-            args["profile"] = self.profile
-            args["call_witness_floor"] = self.config.camera.call_witness_floor
+            args |= settings
         elif name == "call_claim":
             if "grid" in args:
                 raise CommandFailed("invalid_args", "the master card comes from the hall's store")
@@ -178,7 +181,9 @@ class HubRuntime:
         blower; then checked by the camera, and held if the camera does not agree."""
         if "camera" in args:
             raise CommandFailed("invalid_args", "draw_ball: the camera reading comes from the hub")
-        args = {"source": self.config.machine.draw, **args}
+        if "source" in args:  # the log and the acta say where each ball came from
+            raise CommandFailed("invalid_args", "draw_ball: source comes from the hall's config")
+        args = {**args, "source": self.config.machine.draw}
         state = self.service.state
         calls = state.game.calls if state.game else ()
         if self.config.machine.draw == "certified_random":
@@ -338,8 +343,15 @@ class HubRuntime:
 
     def _master_card(self, args: dict[str, Any]):
         series_id, number = args.get("series_id"), args.get("card_number")
-        if not isinstance(series_id, str) or not isinstance(number, int):
-            raise CommandFailed("invalid_args", "call_claim needs series_id (text) and card_number")
+        if (
+            not isinstance(series_id, str)
+            or isinstance(number, bool)
+            or not isinstance(number, int)
+            or not 1 <= number < 2**31
+        ):
+            raise CommandFailed(
+                "invalid_args", "call_claim needs series_id (text) and card_number (a number)"
+            )
         grid = self.cards.grid(series_id, number)
         if grid is None:
             raise CommandFailed("unknown_card", f"the hall has no master card {series_id}-{number}")

@@ -56,7 +56,7 @@ class Subscribe(_Message):
 
     id: int = Field(ge=0)
     type: Literal["subscribe"]
-    after_seq: int = Field(default=0, ge=0)
+    after_seq: int = Field(default=0, ge=0, le=2**63 - 1)
     channel: Literal["caller", "panel"] = "caller"
     stream: str = Field(default="hall", pattern=STREAM_PATTERN)
 
@@ -247,3 +247,4 @@ HUB_MESSAGES: tuple[type[BaseModel], ...] = (
 CLOSE_AUTH_FAILED = 4001
 CLOSE_AUTH_TIMEOUT = 4002
 CLOSE_TOO_SLOW = 4008  # the client fell behind: reconnect and resume from the last seq seen
+CLOSE_STREAM_FAILED = 1011  # the hub could not go on serving a subscription: reconnect, resume

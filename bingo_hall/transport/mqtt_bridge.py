@@ -478,7 +478,7 @@ def _parse_request(payload: Any) -> ReplayRequest | None:
         return None
     try:
         data = json.loads(payload)
-    except ValueError as error:
+    except (ValueError, RecursionError) as error:
         logger.warning("ignored replay request %s: not JSON (%s)", _preview(payload), error)
         return None
     try:

@@ -35,7 +35,8 @@ whose frames the ball set's own prints (kept at its commissioning) show as anoth
 2. `subscribe` with `after_seq` (0 for everything): the hub sends every event with a greater seq
    from the log, in order, then each new event once it is durable — no gap, no duplicate, also
    across a reconnect or a hub restart. A subscriber whose queue overflows (it reads too slowly)
-   is closed with 4008 and resumes with a new connection from the last seq it saw. Channel
+   is closed with 4008 and resumes with a new connection from the last seq it saw; one the hub
+   cannot go on serving (its store failing) is closed with 1011 and resumes alike. Channel
    `panel` (display panels) receives each `ball_drawn` a configured interval after it was
    announced; `caller` (the sound channel, the control screen) at once.
 3. `command` runs a command of the rules engine by name (`args` as in the command's schema

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import dataclasses
 import json
+import logging
 from collections.abc import Callable, Sequence
 from http import HTTPStatus
 from typing import Any
@@ -35,6 +36,8 @@ from bingo_hall.hub.runtime import CommandFailed, HubRuntime
 from bingo_hall.hub.table_runtime import TableRuntime
 from bingo_hall.transport import messages as m
 from bingo_hall.transport.fanout import Audience, Fanout, Subscriber, TooSlow
+
+logger = logging.getLogger(__name__)
 
 AUTH_TIMEOUT = 10.0
 
@@ -230,6 +233,9 @@ class _Session:
         except (ValueError, UnicodeDecodeError):
             await self.connection.send(_error("bad_json", "the frame is not JSON"))
             return
+        except RecursionError:  # within the size limit, but nested past what any frame needs
+            await self.connection.send(_error("bad_json", "the frame's JSON nests too deep"))
+            return
         if not isinstance(data, dict):
             await self.connection.send(_error("bad_frame", "a frame is a JSON object"))
             return
@@ -305,6 +311,9 @@ class _Session:
             await self.connection.close(m.CLOSE_TOO_SLOW, "fell behind: resume from the last seq")
         except ConnectionClosed:
             pass
+        except Exception:  # the store failed mid-stream: never leave a panel silently frozen
+            logger.exception("a subscription of %s failed", self.principal.id)
+            await self.connection.close(m.CLOSE_STREAM_FAILED, "the stream failed: resume")
 
     async def command(self, message: m.Command) -> None:
         try:

@@ -373,6 +373,7 @@ def test_malformed_replay_requests_are_ignored_with_a_warning(store, broker, cap
         b'{"client": "mon-9", "after_seq": 0, "extra": 1}',
         b"\xff\xfe",
         b'{"client": "mon-9", "after_seq": 0, "pad": "' + b"x" * 5000 + b'"}',
+        b"[" * 2040 + b"]" * 2040,  # within the size limit, nested past the JSON decoder
     ]
 
     async def scenario():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 import urllib.request
 
 import pytest
@@ -138,6 +139,17 @@ def test_bad_frames_get_an_answer_and_change_nothing(store):
             await connection.send(json.dumps({"id": 7, "type": "teleport"}))
             answer = json.loads(await connection.recv())
             assert answer["id"] == 7 and answer["error"]["code"] == "bad_frame"
+            await connection.send("[" * 20_000 + "]" * 20_000)  # under the size limit
+            answer = json.loads(await connection.recv())
+            assert answer["error"] == {
+                "code": "bad_json",
+                "message": "the frame's JSON nests too deep",
+            }
+            beyond = {"id": 8, "type": "subscribe", "after_seq": 2**63}  # no seq is that big
+            await connection.send(json.dumps(beyond))
+            answer = json.loads(await connection.recv())
+            assert answer["id"] == 8 and answer["error"]["code"] == "bad_frame"
+            assert "after_seq" in answer["error"]["message"]
             cases = [
                 (cashier, "draw_ball", {}, "forbidden"),
                 (staff, "open_session", {}, "wrong_phase"),
@@ -149,6 +161,10 @@ def test_bad_frames_get_an_answer_and_change_nothing(store):
                     "forbidden",
                 ),
                 (locutor, "draw_ball", {"number": 5}, "invalid_args"),
+                # what the log records of the hall comes from its configuration, not a client
+                (locutor, "draw_ball", {"source": "blower"}, "invalid_args"),
+                (staff, "open_session", {"machine_kind": "drum"}, "invalid_args"),
+                (staff, "open_session", {"machine_id": "OTRA-9"}, "invalid_args"),
                 (
                     locutor,
                     "call_claim",
@@ -159,6 +175,12 @@ def test_bad_frames_get_an_answer_and_change_nothing(store):
                     locutor,
                     "call_claim",
                     {"kind": "nope", "series_id": "A1", "card_number": 1},
+                    "invalid_args",
+                ),
+                (
+                    locutor,
+                    "call_claim",
+                    {"kind": "line", "series_id": "A1", "card_number": 2**64},
                     "invalid_args",
                 ),
             ]
@@ -245,5 +267,27 @@ def test_each_ball_is_announced_before_the_panels_show_it(store):
             assert announced[0]["event"] == shown[0]["event"] == "ball_drawn"
             assert announced[0]["seq"] == shown[0]["seq"]
             assert heard < 0.5 <= seen
+
+    run(scenario())
+
+
+def test_a_subscription_the_store_fails_to_serve_closes_the_connection_to_resume(store):
+    """A panel must never be left subscribed to nothing: when its catch-up cannot be read (here
+    the log's table gone from under the hub), the hub closes it with 1011 and logs why."""
+
+    async def scenario():
+        url = store[0]
+        async with (
+            running_hub(*store) as hub,
+            Client.login(hub.url, token=hub.monitor_token) as panel,
+        ):
+            with sqlite3.connect(url.removeprefix("sqlite:///")) as database:
+                database.execute("ALTER TABLE event_log RENAME TO event_log_gone")
+            answer = await panel.request({"type": "subscribe", "after_seq": 0})
+            assert answer["success"]
+            with pytest.raises(ConnectionClosed) as closed:
+                await asyncio.wait_for(panel.connection.recv(), 10)
+            assert closed.value.rcvd.code == 1011
+            assert "resume" in closed.value.rcvd.reason
 
     run(scenario())
