@@ -11,7 +11,7 @@ from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
 
-from bingo_hall.acta import build_acta, render_text
+from bingo_hall.acta import AlteredLog, build_acta, render_text
 from bingo_hall.config import HallConfig, load_config
 from bingo_hall.domain.errors import RuleError
 from bingo_hall.hub.ball_check import BallCheck
@@ -109,6 +109,9 @@ def run_acta(args: argparse.Namespace) -> int:
         )
     except LookupError as error:
         raise UserError(str(error.args[0])) from None
+    except AlteredLog as altered:
+        print(altered)
+        return 1
     print(json.dumps(acta, ensure_ascii=False, indent=2) if args.json else render_text(acta))
     exported = args.frames is None or _export_frames(acta, log, args.frames)
     return 0 if chain.ok and exported else 1

@@ -8,6 +8,7 @@ import re
 import shutil
 import sqlite3
 import subprocess
+from contextlib import closing
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import ROUND_DOWN, Decimal
@@ -534,6 +535,29 @@ def test_an_edited_ball_breaks_the_chain_at_its_seq(demo_text, tmp_path):
     # one game's acta reports the damage too, whichever game it is in
     assert results["game"].code == 1
     assert "NO VERIFICA" in results["game"].out
+
+
+@pytest.mark.parametrize("deleted", ["series_announced", "session_opened", "any_more_asked"])
+def test_a_deleted_event_the_acta_rests_on_is_reported_as_a_broken_chain(
+    demo_text, tmp_path, deleted
+):
+    """Whatever the acta cannot be composed without: the verdict on the chain, status 1; never
+    a user's error."""
+    for part in demo_text.path.parent.glob("x.sqlite*"):
+        shutil.copy(part, tmp_path / part.name)
+    path = tmp_path / "x.sqlite"
+    with closing(sqlite3.connect(path)) as db, db:
+        (seq,) = db.execute(
+            "SELECT seq FROM event_log WHERE hall_id = ? AND type = ? ORDER BY seq LIMIT 1",
+            (HALL, deleted),
+        ).fetchone()
+        db.execute("DELETE FROM event_log WHERE hall_id = ? AND seq = ?", (HALL, seq))
+    for scope in (("--session", "1"), ("--game", "1")):
+        result = cli("acta", *scope, "--db", f"sqlite:///{path}")
+        assert result.code == 1, (scope, result.out, result.err)
+        assert "Traceback" not in result.err and "error" not in result.err
+        assert result.out.startswith(f"Cadena de hash del registro: NO VERIFICA — seq {seq}:")
+        assert "El acta no puede componerse de un registro alterado" in result.out
 
 
 def test_a_cited_frame_altered_or_gone_from_the_store_is_named_and_not_written(demo_text, tmp_path):

@@ -269,6 +269,18 @@ class _ActaBuilder:
             game["payments"].append({"at": at, "actor": env.actor, **p})
 
 
+class AlteredLog(Exception):
+    """The log does not verify, and the acta cannot be composed from what is left of it."""
+
+    def __init__(self, chain: ChainReport, cause: Exception) -> None:
+        self.chain = chain
+        super().__init__(
+            f"Cadena de hash del registro: NO VERIFICA — {chain.problem}\n"
+            f"El acta no puede componerse de un registro alterado ({type(cause).__name__}: "
+            f"{cause})"
+        )
+
+
 def build_acta(
     hall_id: str,
     envelopes: Iterable[EventEnvelope],
@@ -276,7 +288,26 @@ def build_acta(
     session_id: int | None = None,
     game_id: int | None = None,
 ) -> Json:
-    """The acta of one session (all its games) or of one game, with the chain's verdict."""
+    """The acta of one session (all its games) or of one game, with the chain's verdict.
+
+    LookupError for a session or game the log does not hold; AlteredLog when the chain does
+    not verify and what is left of the log cannot be composed (an event the acta rests on was
+    deleted or changed): the break is reported as such, never as a user's mistake."""
+    try:
+        return _build(hall_id, envelopes, chain, session_id, game_id)
+    except Exception as error:
+        if chain.ok:
+            raise
+        raise AlteredLog(chain, error) from error
+
+
+def _build(
+    hall_id: str,
+    envelopes: Iterable[EventEnvelope],
+    chain: ChainReport,
+    session_id: int | None,
+    game_id: int | None,
+) -> Json:
     builder = _ActaBuilder()
     for envelope in envelopes:
         builder.add(envelope)

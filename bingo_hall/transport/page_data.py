@@ -336,7 +336,7 @@ def hall_data(runtime: HubRuntime) -> dict[str, Any]:
 
 def acta_data(runtime: HubRuntime, session_id: int | None, game_id: int | None) -> dict:
     """Built in a worker thread: reads and verifies the whole log."""
-    from bingo_hall.acta import build_acta, render_text
+    from bingo_hall.acta import AlteredLog, build_acta, render_text
 
     log, hall = runtime.service.log, runtime.service.hall_id
     chain = log.verify_chain(hall)
@@ -344,6 +344,8 @@ def acta_data(runtime: HubRuntime, session_id: int | None, game_id: int | None) 
         acta = build_acta(hall, log.iter_all(hall), chain, session_id=session_id, game_id=game_id)
     except LookupError as error:
         return {"error": {"code": "not_found", "message": str(error.args[0])}}
+    except AlteredLog as altered:
+        return {"error": {"code": "altered_log", "message": str(altered)}}
     return {"acta": acta, "text": render_text(acta)}
 
 
@@ -494,7 +496,9 @@ class PageData:
         if not done:
             return _pending(connection)
         if "error" in data:
-            return json_response(connection, HTTPStatus.NOT_FOUND, data)
+            altered = data["error"]["code"] == "altered_log"
+            status = HTTPStatus.CONFLICT if altered else HTTPStatus.NOT_FOUND
+            return json_response(connection, status, data)
         return json_response(connection, HTTPStatus.OK, data)
 
     def audio(self, connection: ServerConnection, request: Request, path: str) -> Response | None:
