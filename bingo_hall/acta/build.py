@@ -33,7 +33,7 @@ class _ActaBuilder:
     def add(self, env: EventEnvelope) -> None:
         handler = getattr(self, f"_on_{env.type}", None)
         if handler is not None:
-            handler(env, env.payload, env.time.isoformat())
+            handler(env, env.payload, env.time.isoformat(timespec="microseconds"))
 
     # session events
     def _on_session_opened(self, env: EventEnvelope, p: Json, at: str) -> None:
@@ -59,6 +59,8 @@ class _ActaBuilder:
             "series_registered": [],
             "last_game_announced_at": None,
             "games": [],
+            "prizes_paid_for_earlier_sessions": [],
+            "unpaid_at_close": [],
         }
         self.trials_between_sessions = []
 
@@ -98,6 +100,21 @@ class _ActaBuilder:
     def _on_session_closed(self, env: EventEnvelope, p: Json, at: str) -> None:
         session = self.session(env)
         session["closed_at"], session["close_reason"] = at, p["reason"]
+        session["unpaid_at_close"] = [
+            {
+                "game_id": game["game_id"],
+                "claim_id": winner["claim_id"],
+                "kind": prize["kind"],
+                "series_id": winner["series_id"],
+                "card_number": winner["card_number"],
+                "amount": prize["share"],
+            }
+            for game in session["games"]
+            if game["status"] != "voided"
+            for prize in game["prizes"]
+            for winner in prize["winners"]
+            if winner["claim_id"] not in {paid["claim_id"] for paid in game["payments"]}
+        ]
 
     # game events
     def _on_series_announced(self, env: EventEnvelope, p: Json, at: str) -> None:
@@ -130,17 +147,17 @@ class _ActaBuilder:
         self.session(env)["games"].append(game)
 
     def _on_sale_recorded(self, env: EventEnvelope, p: Json, at: str) -> None:
+        """Each sale, and the running totals: a game voided before its sale closed sold what
+        its sales say (and refunds it)."""
         sale = p["sale"]
         count = sale["last"] - sale["first"] + 1
-        self.game(env)["sales"].append(
-            {
-                "at": at,
-                "actor": env.actor,
-                **sale,
-                "count": count,
-                "amount": _money(Decimal(sale["face_value"]) * count),
-            }
+        amount = Decimal(sale["face_value"]) * count
+        game = self.game(env)
+        game["sales"].append(
+            {"at": at, "actor": env.actor, **sale, "count": count, "amount": _money(amount)}
         )
+        game["cards_sold"] += count
+        game["takings"] = _money(Decimal(game["takings"]) + amount)
 
     def _on_sale_closed(self, env: EventEnvelope, p: Json, at: str) -> None:
         game = self.game(env)
@@ -264,9 +281,16 @@ class _ActaBuilder:
         game["void"] = {"at": at, "actor": env.actor, **p}
 
     def _on_prize_paid(self, env: EventEnvelope, p: Json, at: str) -> None:
+        """Under the game it pays; and, paid in a later session, in that session's acta too
+        (whose cash paid it)."""
         game = self.games.get(p["game_id"])
-        if game is not None:
-            game["payments"].append({"at": at, "actor": env.actor, **p})
+        if game is None:
+            return
+        payment = {"at": at, "actor": env.actor, "session_id": env.session_id, **p}
+        game["payments"].append(payment)
+        if env.session_id != game["session_id"] and env.session_id in self.sessions:
+            later = self.sessions[env.session_id]["prizes_paid_for_earlier_sessions"]
+            later.append({**payment, "game_session_id": game["session_id"]})
 
 
 class AlteredLog(Exception):

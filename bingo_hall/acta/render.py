@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from decimal import ROUND_FLOOR, Decimal
 from typing import Any
 
@@ -52,7 +53,12 @@ def euros(value: str | Decimal | None, currency: str = "EUR") -> str:
 
 
 def clock(iso: str | None) -> str:
-    return "—" if iso is None else iso.replace("T", " ")[:23] + " UTC"
+    """A time of the log in UTC to the millisecond, whatever its ISO form (a whole second has
+    no fraction)."""
+    if iso is None:
+        return "—"
+    moment = datetime.fromisoformat(iso).astimezone(UTC)
+    return moment.strftime("%Y-%m-%d %H:%M:%S.%f")[:23] + " UTC"
 
 
 def _session_lines(session: Json) -> list[str]:
@@ -159,9 +165,10 @@ def _game_lines(game: Json, currency: str) -> list[str]:
         lines.extend(_claim_line(claim) for claim in game["claims"])
     for window in game["any_more"]:
         order = ORDERS.get(window["order"], "pendiente")
+        given = f"{clock(window['order_at'])}, {window['actor']}" if window.get("actor") else "—"
         lines.append(
             f"«¿Alguna línea más? ¿Algún bingo más?» bola {window['ordinal']} "
-            f"({clock(window['asked_at'])}); orden: {order} ({clock(window['order_at'])})"
+            f"({clock(window['asked_at'])}); orden: {order} ({given})"
         )
     if game["line_unclaimed"]:
         where = {"to_bingo": "se suma al premio de bingo", "lapses": "no se reparte"}
@@ -182,14 +189,17 @@ def _game_lines(game: Json, currency: str) -> list[str]:
                 f"  cartón {w['series_id']} nº {w['card_number']}: {money(prize['share'])}"
             )
     for payment in game["payments"]:
+        later = payment.get("session_id", game["session_id"]) != game["session_id"]
         lines.append(
-            f"Pago ({clock(payment['at'])}, {payment['actor']}): reclamación "
-            f"{payment['claim_id']}, {money(payment['amount'])}"
+            f"Pago ({clock(payment['at'])}, {payment['actor']}"
+            + (f", en la sesión {payment['session_id']}" if later else "")
+            + f"): reclamación {payment['claim_id']}, {money(payment['amount'])}"
         )
     if game["void"]:
         void = game["void"]
         lines.append(
-            f"PARTIDA NULA ({clock(void['at'])}): {VOID_REASONS[void['reason']]} — {void['note']}"
+            f"PARTIDA NULA ({clock(void['at'])}, {void['actor']}): {VOID_REASONS[void['reason']]} "
+            f"— {void['note']}"
         )
         lines.append(
             f"Devolución íntegra del importe de los cartones: {money(void['refund_total'])}"
@@ -226,6 +236,20 @@ def render_text(acta: Json) -> str:
     for game in session["games"]:
         lines += _game_lines(game, currency)
     lines.append("")
+    for paid in session.get("prizes_paid_for_earlier_sessions", ()):
+        lines.append(
+            f"Pago de un premio de la sesión {paid['game_session_id']} ({clock(paid['at'])}, "
+            f"{paid['actor']}): partida {paid['game_id']}, reclamación {paid['claim_id']}, "
+            f"{euros(paid['amount'], currency)}"
+        )
+    if session["closed_at"] and session.get("unpaid_at_close"):
+        lines.append("Premios pendientes de pago al cierre de la sesión:")
+        for unpaid in session["unpaid_at_close"]:
+            lines.append(
+                f"  partida {unpaid['game_id']}, {CLAIM_KINDS[unpaid['kind']]}, cartón "
+                f"{unpaid['series_id']} nº {unpaid['card_number']} (reclamación "
+                f"{unpaid['claim_id']}): {euros(unpaid['amount'], currency)}"
+            )
     if session["closed_at"]:
         reason = " (material defectuoso)" if session["close_reason"] != "closed" else ""
         lines.append(f"Cierre de la sesión: {clock(session['closed_at'])}{reason}")

@@ -3,6 +3,7 @@ events, envelopes carry their session and game, and a restarted service carries 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -428,3 +429,52 @@ def test_a_bingo_claimed_while_a_ball_is_held_ends_the_game_and_the_acta_says_so
     acta_text = render_text(acta)
     assert "Bola 16 retenida" in acta_text
     assert "no cantada: la partida terminó antes" in acta_text
+
+
+def session_acta(log: EventLog, session_id: int) -> str:
+    return render_text(
+        build_acta(HALL, log.iter_all(HALL), log.verify_chain(HALL), session_id=session_id)
+    )
+
+
+def test_a_game_voided_during_its_sale_shows_the_cards_it_sold_and_who_voided_it(log, service):
+    open_session(service)
+    run(
+        service,
+        c.AnnounceSeries(series=("A1",)),
+        c.StartSale(),
+        c.RecordSale(series_id="A1", first=1, last=6),
+        c.VoidGame(reason=VoidReason.EQUIPMENT_BREAKDOWN, note="corte de luz"),
+    )
+    acta_text = session_acta(log, 1)
+    assert "Cartones vendidos: 6; recaudación: 9,00 €" in acta_text
+    assert "Devolución íntegra del importe de los cartones: 9,00 €" in acta_text
+    assert re.search(r"PARTIDA NULA \([0-9: .-]+ UTC, test\)", acta_text)
+
+
+def test_a_prize_unpaid_at_the_close_is_listed_and_its_payment_is_in_the_paying_sessions_acta(
+    log, service, clock
+):
+    open_session(service)
+    start_game(service)
+    win_line_and_bingo(service, clock, card=1)
+    run(service, c.PayPrize(game_id=1, claim_id=1), c.CloseSession())  # the bingo unpaid
+    closed = session_acta(log, 1)
+    assert "Premios pendientes de pago al cierre de la sesión:" in closed
+    assert "  partida 1, bingo, cartón A1 nº 1 (reclamación 2): 90,00 €" in closed
+    assert "reclamación 1)" not in closed  # the line was paid
+    run(
+        service,
+        c.OpenSession(machine_id="EXT-1", machine_kind="pneumatic", profile=profile("1979")),
+        c.PayPrize(game_id=1, claim_id=2),
+    )
+    paying = session_acta(log, 2)
+    assert re.search(
+        r"Pago de un premio de la sesión 1 \([0-9: .-]+ UTC, test\): partida 1, reclamación 2, "
+        r"90,00 €",
+        paying,
+    )
+    later = session_acta(log, 1)
+    assert re.search(r"Pago \([0-9: .-]+ UTC, test, en la sesión 2\): reclamación 2", later)
+    # what was unpaid when the session closed stays so in its acta
+    assert "  partida 1, bingo, cartón A1 nº 1 (reclamación 2): 90,00 €" in later
