@@ -22,6 +22,7 @@ import asyncio
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from websockets.asyncio.server import broadcast
@@ -237,6 +238,8 @@ class Fanout:
             if not batch:
                 return next_seq
             for envelope in batch:
+                if subscriber.channel == "panel" and envelope.type == "ball_drawn":
+                    await self._hold_logged_ball(envelope)
                 await send(event_frame(envelope, subscriber.audience))
                 next_seq = envelope.seq + 1
 
@@ -246,6 +249,15 @@ class Fanout:
             wait = item.committed_at + self.display_delay - asyncio.get_running_loop().time()
             if wait > 0:
                 await asyncio.sleep(wait)
+
+    async def _hold_logged_ball(self, envelope: EventEnvelope) -> None:
+        """A panel catching up from the log (a reconnect just after a ball) shows the ball no
+        sooner than a live one would: `display_delay` after it was committed, by the hall's
+        clock (at most the delay itself, whatever the clocks say)."""
+        if self.display_delay:
+            shown_at = envelope.time + timedelta(seconds=self.display_delay)
+            wait = (shown_at - datetime.now(UTC)).total_seconds()
+            await asyncio.sleep(min(max(wait, 0.0), self.display_delay))
 
 
 def _buffered(connection: Any) -> int:

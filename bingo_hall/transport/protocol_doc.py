@@ -38,7 +38,8 @@ whose frames the ball set's own prints (kept at its commissioning) show as anoth
    is closed with 4008 and resumes with a new connection from the last seq it saw; one the hub
    cannot go on serving (its store failing) is closed with 1011 and resumes alike. Channel
    `panel` (display panels) receives each `ball_drawn` a configured interval after it was
-   announced; `caller` (the sound channel, the control screen) at once.
+   announced, also when it catches up from the log just after a ball; `caller` (the sound
+   channel, the control screen) at once.
 3. `command` runs a command of the rules engine by name (`args` as in the command's schema
    below). The answer is a `result` with the same `id`: `success` and the events it produced,
    or an `error` with a `code` (`forbidden`, `wrong_phase`, `rule_error`, `invalid_card`,

@@ -252,6 +252,7 @@ def test_each_ball_is_announced_before_the_panels_show_it(store):
             Client.login(hub.url, user="locutor", password=PASSWORD) as locutor,
             Client.login(hub.url, token=hub.monitor_token) as caller,
             Client.login(hub.url, token=hub.monitor_token) as panel,
+            Client.login(hub.url, token=hub.monitor_token) as late_panel,
         ):
             await open_game(staff, locutor)
             head = hub.runtime.service.seq
@@ -267,6 +268,18 @@ def test_each_ball_is_announced_before_the_panels_show_it(store):
             assert announced[0]["event"] == shown[0]["event"] == "ball_drawn"
             assert announced[0]["seq"] == shown[0]["seq"]
             assert heard < 0.5 <= seen
+
+            # A panel reconnecting just after a ball catches up from the log: it too shows the
+            # ball only once the delay after its call has passed.
+            drawn_at = loop.time()
+            await locutor.ok("draw_ball")
+            head = hub.runtime.service.seq
+            await late_panel.request(
+                {"type": "subscribe", "after_seq": head - 1, "channel": "panel"}
+            )
+            caught_up = await late_panel.events(1)
+            assert caught_up[0]["event"] == "ball_drawn" and caught_up[0]["seq"] == head
+            assert loop.time() - drawn_at >= 0.5
 
     run(scenario())
 
