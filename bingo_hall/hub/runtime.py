@@ -36,6 +36,7 @@ from bingo_hall.hub.auth import (
     DISCARD_BALL_SHOWINGS,
     KNOWN_COMMANDS,
     MY_CARDS,
+    SHOW_BALL_TO_CAMERA,
     SHOWING_COMMANDS,
     Denied,
     Principal,
@@ -113,6 +114,7 @@ class HubRuntime:
             authorise(principal, name)
         except Denied as denied:
             raise CommandFailed("forbidden", str(denied)) from None
+        _only_known_args(name, args)
         if name == MY_CARDS:
             return await asyncio.to_thread(self._my_cards, principal)
         async with self._lock:
@@ -281,9 +283,6 @@ class HubRuntime:
     async def _show(self, name: str, args: dict[str, Any]) -> ShowBallToCamera:
         """A ball of a set shown to the camera at the staff's word: checked before the camera
         is used, then read with every ball a candidate."""
-        unknown = set(args) - {"ball_set_id", "number"}
-        if unknown:
-            raise CommandFailed("invalid_args", f"{name}: unknown argument {min(unknown)!r}")
         ball_set_id = self._commissionable(args.get("ball_set_id"), name)
         number = args.get("number")
         if isinstance(number, bool) or not isinstance(number, int) or number not in ALL_BALLS:
@@ -356,6 +355,24 @@ class HubRuntime:
         if grid is None:
             raise CommandFailed("unknown_card", f"the hall has no master card {series_id}-{number}")
         return grid
+
+
+# The arguments of the hub's own commands (the rules engine's commands check theirs).
+HUB_COMMAND_ARGS: dict[str, frozenset[str]] = {
+    MY_CARDS: frozenset(),
+    BUY_CARDS: frozenset({"player", "series_id"}),
+    BALL_SHOWINGS: frozenset(),
+    DISCARD_BALL_SHOWINGS: frozenset(),
+    SHOW_BALL_TO_CAMERA: frozenset({"ball_set_id", "number"}),
+}
+
+
+def _only_known_args(name: str, args: dict[str, Any]) -> None:
+    """A hub command refuses an argument it does not take: a misspelt one must not be run as
+    if it had not been given (buy_cards with a `first` still buys the next whole block)."""
+    unknown = set(args) - HUB_COMMAND_ARGS.get(name, frozenset(args))
+    if unknown:
+        raise CommandFailed("invalid_args", f"{name}: unknown argument {min(unknown)!r}")
 
 
 def _marking(grid: tuple[tuple[int, ...], ...], game: Game) -> dict[str, Any]:

@@ -37,6 +37,14 @@ def test_a_terminal_buys_blocks_sees_its_cards_and_claims_only_with_them(store):
             Client.login(hub.url, token=tokens["term-2"]) as two,
         ):
             await open_sale(staff)
+            # a terminal buys the next whole block: it cannot pick cards, and is told so
+            picked = await one.command("buy_cards", player="ana", series_id="A1", first=61)
+            assert picked["error"] == {
+                "code": "invalid_args",
+                "message": "buy_cards: unknown argument 'first'",
+            }
+            junk = await one.command("my_cards", all=True)
+            assert junk["error"]["message"] == "my_cards: unknown argument 'all'"
             for _ in range(6):
                 await one.ok("buy_cards", player="ana", series_id="A1")
             refused = await one.command("buy_cards", player="ana", series_id="A1")
