@@ -9,7 +9,7 @@ each table's `TableStateMessage`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -85,7 +85,10 @@ class Ping(_Message):
     type: Literal["ping"]
 
 
-ClientMessage = TypeAdapter(Subscribe | Command | Tables | Ping)
+# Told apart by `type`, so that a bad frame is answered about the message it meant to be.
+ClientMessage = TypeAdapter(
+    Annotated[Subscribe | Command | Tables | Ping, Field(discriminator="type")]
+)
 
 # --- hub to client -------------------------------------------------------------------------
 

@@ -139,6 +139,14 @@ def test_bad_frames_get_an_answer_and_change_nothing(store):
             await connection.send(json.dumps({"id": 7, "type": "teleport"}))
             answer = json.loads(await connection.recv())
             assert answer["id"] == 7 and answer["error"]["code"] == "bad_frame"
+            assert "'teleport'" in answer["error"]["message"]
+            misspelt = {"id": 9, "type": "command", "command": "draw_ball", "tabel": "R1"}
+            await connection.send(json.dumps(misspelt))
+            answer = json.loads(await connection.recv())
+            assert answer["error"] == {
+                "code": "bad_frame",
+                "message": "command.tabel: Extra inputs are not permitted",
+            }
             await connection.send("[" * 20_000 + "]" * 20_000)  # under the size limit
             answer = json.loads(await connection.recv())
             assert answer["error"] == {
