@@ -166,9 +166,20 @@ class _ActaBuilder:
         game["sold_ranges"] = [{**s, "count": s["last"] - s["first"] + 1} for s in p["sold"]]
 
     def _on_prizes_announced(self, env: EventEnvelope, p: Json, at: str) -> None:
+        """The prizes, and what rounding their percentages of the takings down left: recorded,
+        never lost (the log holds the takings, the percentages and the prizes)."""
         game = self.game(env)
         game["announcement"] = p["wording"]
         game["line_prize"], game["bingo_prize"] = p["line_prize"], p["bingo_prize"]
+        profile = self.session(env)["profile"]
+        takings = Decimal(p["takings"])
+        game["prize_rounding"] = _money(
+            sum(
+                takings * Decimal(str(profile[f"{kind}_prize_percent"])) / 100
+                - Decimal(p[f"{kind}_prize"])
+                for kind in ("line", "bingo")
+            )
+        )
         game["paying_row"] = p["paying_row"]
 
     def _on_draw_started(self, env: EventEnvelope, p: Json, at: str) -> None:

@@ -61,6 +61,15 @@ def clock(iso: str | None) -> str:
     return moment.strftime("%Y-%m-%d %H:%M:%S.%f")[:23] + " UTC"
 
 
+def _rounding_left(left: str | None, currency: str) -> str:
+    """What rounding the prizes' percentages down left, to its last digit (under a cent)."""
+    if left is None or Decimal(left) == 0:
+        return ""
+    symbol = "€" if currency == "EUR" else currency
+    digits = format(Decimal(left).normalize(), "f").replace(".", ",")
+    return f" (el redondeo de los porcentajes deja {digits} {symbol})"
+
+
 def _session_lines(session: Json) -> list[str]:
     profile, machine = session["profile"], session["machine"]
     lines = [
@@ -143,6 +152,7 @@ def _game_lines(game: Json, currency: str) -> list[str]:
         lines.append(
             f"Premio de línea: {money(game['line_prize'])}; "
             f"premio de bingo: {money(game['bingo_prize'])}"
+            + _rounding_left(game.get("prize_rounding"), currency)
         )
         if game["paying_row"] is not None:
             lines.append(f"Línea que se paga: {ROW_NAMES[game['paying_row']]}")

@@ -478,3 +478,24 @@ def test_a_prize_unpaid_at_the_close_is_listed_and_its_payment_is_in_the_paying_
     assert re.search(r"Pago \([0-9: .-]+ UTC, test, en la sesión 2\): reclamación 2", later)
     # what was unpaid when the session closed stays so in its acta
     assert "  partida 1, bingo, cartón A1 nº 1 (reclamación 2): 90,00 €" in later
+
+
+def test_what_rounding_the_prize_percentages_leaves_is_in_the_acta(log, service):
+    open_session(service)
+    run(
+        service,
+        c.RegisterSeries(series_id="B1", face_value=Decimal("1.55"), size=100),
+        c.AnnounceSeries(series=("B1",)),
+        c.StartSale(),
+        c.RecordSale(series_id="B1", first=1, last=3),  # 4.65: the line's 10 % is 0.465
+        c.CloseSale(),
+        c.AnnouncePrizes(),
+        c.VoidGame(reason=VoidReason.EQUIPMENT_BREAKDOWN, note="n"),
+    )
+    start_game(service)  # A1 at 1.50: 10 % and 60 % of its takings are whole cents
+    acta_text = session_acta(log, 1)
+    assert (
+        "Premio de línea: 0,46 €; premio de bingo: 2,79 € (el redondeo de los porcentajes "
+        "deja 0,005 €)\n" in acta_text
+    )
+    assert "Premio de línea: 15,00 €; premio de bingo: 90,00 €\n" in acta_text
