@@ -4,7 +4,8 @@ Topics under ``{prefix}/{hall}/`` (docs/mqtt.md has every payload and QoS):
 
 - ``events``: every durable event in seq order, QoS 1, payload = the websocket `event` frame;
 - ``state``: retained, the hall's current state, republished after the events it reflects;
-- ``replay/request`` and ``replay/<client>``: a subscriber asks for every event after a seq.
+- ``replay/request/<client>`` and ``replay/<client>``: a subscriber asks for every event after
+  a seq, under its own client id (the broker's ACL lets it publish there only).
 
 The bridge is fed like a fan-out subscriber and never holds up the hub: a listener on the
 service only records that something was committed and wakes the publisher, which reads the
@@ -51,15 +52,16 @@ MAX_PENDING_REPLAYS = 64
 
 
 class ReplayRequest(BaseModel):
-    """Published on ``{prefix}/{hall}/replay/request``: send me every event after ``after_seq``
-    on ``{prefix}/{hall}/replay/{client}``."""
+    """Published on ``{prefix}/{hall}/replay/request/{client}``: send me every event after
+    ``after_seq`` on ``{prefix}/{hall}/replay/{client}``."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
     client: str = Field(
         min_length=1,
         max_length=128,
         pattern=r"^[^/+#\s\x00-\x1f]+$",
-        description="the requester's MQTT client id: the ACL lets it read replay/<its id> only",
+        description="the requester's MQTT client id, as in the request's topic: the ACL lets it "
+        "publish on replay/request/<its id> and read replay/<its id> only",
     )
     after_seq: int = Field(
         ge=0, le=2**63 - 1, description="the last seq the requester has; 0 for everything"
@@ -171,7 +173,7 @@ class StreamBridge:
         self.identifier = identifier
         self.events_topic = f"{base}/events"
         self.state_topic = f"{base}/state"
-        self.request_topic = f"{base}/replay/request"
+        self.request_topic = f"{base}/replay/request/+"  # the last level: the requester's id
         self.replay_prefix = f"{base}/replay/"
         self.batch_size = batch_size
         self.window = window
@@ -324,7 +326,7 @@ class StreamBridge:
         """Read incoming messages; raises MqttError as soon as the connection is lost."""
         async for message in client.messages:
             if message.topic.matches(self.request_topic):
-                self._accept_request(message.payload)
+                self._accept_request(message.payload, message.topic.value.rsplit("/", 1)[1])
 
     async def _publish_log(self, client: aiomqtt.Client) -> None:
         while True:
@@ -383,9 +385,18 @@ class StreamBridge:
 
     # -- replays --
 
-    def _accept_request(self, payload: Any) -> None:
+    def _accept_request(self, payload: Any, publisher: str) -> None:
+        """A request on `replay/request/<publisher>`: the broker's ACL lets a client publish
+        there under its own client id only, so a request naming another client is not one."""
         request = _parse_request(payload)
         if request is None:
+            return
+        if request.client != publisher:
+            logger.warning(
+                "ignored replay request on replay/request/%s: it names client %r",
+                publisher,
+                request.client,
+            )
             return
         for queued in list(self._replays):
             if queued.client == request.client:  # a newer request from the same client wins

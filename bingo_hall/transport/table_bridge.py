@@ -6,7 +6,8 @@ for each table, under ``{prefix}/{hall}/tables/{table}/`` (docs/mqtt.md):
   of a player's bets or payments (fanout.TABLE_PUBLIC_FIELDS);
 - ``state``: retained, the table's `TableStateMessage` (public: no bets, no settlement),
   published after the events it reflects;
-- ``replay/request`` and ``replay/<client>``: every event after a seq of the table's stream.
+- ``replay/request/<client>`` and ``replay/<client>``: every event after a seq of the table's
+  stream.
 
 One connection per table (client id ``bingo-hub-{hall}-table-{table}``), so a table's bridge
 resumes, reconnects and replays on its own, exactly like the hall's.

@@ -41,7 +41,11 @@ REPO = Path(__file__).resolve().parents[2]
 HALL = "sala-1"
 EVENTS = f"bingo/{HALL}/events"
 STATE = f"bingo/{HALL}/state"
-REQUEST = f"bingo/{HALL}/replay/request"
+
+
+def request_topic(client: str) -> str:
+    return f"bingo/{HALL}/replay/request/{client}"
+
 
 run = partial(run_async, timeout=50)
 
@@ -193,7 +197,7 @@ def test_a_replay_request_returns_exactly_the_events_after_the_seq(store, broker
             answers = {}
             for after in (5, 0, head, head + 10):
                 request = {"client": "monitor-7", "after_seq": after}
-                await monitor.publish(REQUEST, json.dumps(request), qos=1)
+                await monitor.publish(request_topic("monitor-7"), json.dumps(request), qos=1)
                 answers[after] = await take_until_done(monitor)
             # the bridge counts a replay once the broker acknowledged its last message,
             # which may come after the client has read it
@@ -319,9 +323,20 @@ def test_the_acl_keeps_each_client_to_its_topics(store, tmp_path):
             # a monitor gets its own replay (client id mon-1), not another's
             await other.subscribe(f"bingo/{HALL}/replay/#", qos=1)
             await monitor.subscribe(replay_topic("mon-1"), qos=1)
-            await monitor.publish(REQUEST, json.dumps({"client": "mon-1", "after_seq": head}))
+            await monitor.publish(
+                request_topic("mon-1"), json.dumps({"client": "mon-1", "after_seq": head})
+            )
             answer = await take_until_done(monitor)
             assert [m.get("seq") for m in answer] == [head + 1, head + 1]
+            await quiet(other)
+
+            # no client can aim a replay at another: it may ask only under its own client id
+            # (the broker drops the rest), and the hub ignores a request naming another client
+            await other.unsubscribe(f"bingo/{HALL}/replay/#")
+            await other.subscribe(replay_topic("mon-2"), qos=1)
+            aimed = json.dumps({"client": "mon-2", "after_seq": 0})
+            await term1.publish(request_topic("mon-2"), aimed, qos=1)  # denied by the ACL
+            await term1.publish(request_topic("t-01"), aimed, qos=1)  # not its own id
             await quiet(other)
 
             # a terminal reads and writes its own topics, and not another terminal's
@@ -386,9 +401,9 @@ def test_malformed_replay_requests_are_ignored_with_a_warning(store, broker, cap
             await monitor.subscribe(replay_topic("mon-9"), qos=1)
             with caplog.at_level(logging.WARNING, "bingo_hall.transport.mqtt_bridge"):
                 for payload in bad:
-                    await monitor.publish(REQUEST, payload, qos=1)
+                    await monitor.publish(request_topic("mon-9"), payload, qos=1)
                 good = {"client": "mon-9", "after_seq": 10}
-                await monitor.publish(REQUEST, json.dumps(good), qos=1)
+                await monitor.publish(request_topic("mon-9"), json.dumps(good), qos=1)
                 answer = await take_until_done(monitor)
             assert [m["seq"] for m in answer] == [11, 12, 12]
             await locutor.ok("draw_ball")  # and the bridge still publishes

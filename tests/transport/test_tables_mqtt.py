@@ -114,7 +114,7 @@ def test_table_events_reach_mqtt_in_order_with_a_retained_state_and_a_replay(sto
                 [state] = await take(late, 1)
             await subscriber.subscribe(f"{BASE}/replay/monitor-t", qos=1)
             request = {"client": "monitor-t", "after_seq": 5}
-            await subscriber.publish(f"{BASE}/replay/request", json.dumps(request), qos=1)
+            await subscriber.publish(f"{BASE}/replay/request/monitor-t", json.dumps(request), qos=1)
             replay = await take_until_done(subscriber)
             expected = frames(hub)
             await asyncio.sleep(0.2)
@@ -214,7 +214,7 @@ def test_the_acl_lets_monitors_read_table_topics_and_not_write_them(store, tmp_p
             assert json.loads(placed.payload)["payload"] == {"coup": 1}
             await mon.subscribe(f"{BASE}/replay/mon-1", qos=1)
             request = {"client": "mon-1", "after_seq": 0}
-            await mon.publish(f"{BASE}/replay/request", json.dumps(request), qos=1)
+            await mon.publish(f"{BASE}/replay/request/mon-1", json.dumps(request), qos=1)
             *events, done = await take_until_done(mon)
             assert [e["seq"] for e in events] == [1, 2, 3] and done["seq"] == 3
             assert [private_in(e) for e in events] == [[]] * 3
