@@ -23,6 +23,7 @@ class _ActaBuilder:
         self.sessions: dict[int, Json] = {}
         self.games: dict[int, Json] = {}
         self.trials_between_sessions: list[Json] = []  # for the acta of the next session
+        self.series_between_sessions: list[Json] = []  # for the acta of the next session
 
     def session(self, envelope: EventEnvelope) -> Json:
         return self.sessions[envelope.session_id]  # type: ignore[index]
@@ -56,13 +57,14 @@ class _ActaBuilder:
             "ball_set_changes": [],
             "camera_commissionings": self.trials_between_sessions,
             "balls_loaded": [],
-            "series_registered": [],
+            "series_registered": self.series_between_sessions,
             "last_game_announced_at": None,
             "games": [],
             "prizes_paid_for_earlier_sessions": [],
             "unpaid_at_close": [],
         }
         self.trials_between_sessions = []
+        self.series_between_sessions = []
 
     def _on_equipment_checked(self, env: EventEnvelope, p: Json, at: str) -> None:
         self.session(env)["equipment_checks"].append({"at": at, "ok": p["ok"], "notes": p["notes"]})
@@ -91,8 +93,12 @@ class _ActaBuilder:
         self.session(env)["balls_loaded"].append({"at": at, **p})
 
     def _on_series_registered(self, env: EventEnvelope, p: Json, at: str) -> None:
+        """In its session's acta; one registered while no session was open, in the next
+        session's (the first that may sell it), as a camera trial is."""
         if env.session_id in self.sessions:
             self.session(env)["series_registered"].append({"at": at, **p})
+        else:
+            self.series_between_sessions.append({"at": at, **p})
 
     def _on_last_game_announced(self, env: EventEnvelope, p: Json, at: str) -> None:
         self.session(env)["last_game_announced_at"] = at

@@ -499,3 +499,15 @@ def test_what_rounding_the_prize_percentages_leaves_is_in_the_acta(log, service)
         "deja 0,005 €)\n" in acta_text
     )
     assert "Premio de línea: 15,00 €; premio de bingo: 90,00 €\n" in acta_text
+
+
+def test_a_series_registered_between_sessions_is_in_the_next_sessions_acta(log, service):
+    open_session(service)
+    run(service, c.CloseSession())
+    run(service, c.RegisterSeries(series_id="Z9", face_value=Decimal("2.00"), size=50))
+    assert "Serie registrada Z9" not in session_acta(log, 1)
+    run(
+        service,
+        c.OpenSession(machine_id="EXT-1", machine_kind="pneumatic", profile=profile("1979")),
+    )
+    assert "Serie registrada Z9: 50 cartones, valor facial 2,00 €" in session_acta(log, 2)
