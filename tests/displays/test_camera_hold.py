@@ -16,6 +16,8 @@ import json
 import re
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, WebSocketRoute, expect, sync_playwright
@@ -99,6 +101,19 @@ async def open_blower_game(url: str) -> None:
         await open_game(sala, locutor)
 
 
+@contextmanager
+def blower_hall(tmp_path: Path, store: str) -> Iterator[tuple[Exit, HubThread, str]]:
+    """A blower hall on a store of its own, its exit shown by the test, its game open for the
+    draw: (the exit, the hub's thread, the monitor's token)."""
+    url = f"sqlite:///{tmp_path / store}"
+    token, series = prepare_store(url)
+    exit_ = Exit()
+    options = dict(url=url, token=token, series=series, draw="blower", display_delay=0.5)
+    with HubThread(ball_check=exit_.check, **options) as threaded:
+        threaded.call(open_blower_game(threaded.hub.url))
+        yield exit_, threaded, token
+
+
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     prepare_audio()
@@ -130,12 +145,7 @@ def draw_through_camera(mesa, locutor, number: int, count: int) -> None:
 def test_the_jefe_de_mesa_corrects_a_miskeyed_ball_and_confirms_an_unreadable_one(
     browser, tmp_path
 ):
-    url = f"sqlite:///{tmp_path / 'hold.sqlite'}"
-    token, series = prepare_store(url)
-    exit_ = Exit()
-    options = dict(url=url, token=token, series=series, draw="blower", display_delay=0.5)
-    with HubThread(ball_check=exit_.check, **options) as threaded:
-        threaded.call(open_blower_game(threaded.hub.url))
+    with blower_hall(tmp_path, "hold.sqlite") as (exit_, threaded, token):
         base = threaded.hub.http
         screens = Screens(first=70)
         mesa = staff(browser, base, "mesa")
@@ -229,12 +239,7 @@ def test_a_claim_called_while_a_ball_is_held_is_checked_and_the_hold_comes_back(
     """The held ball is not announced, so a claim may still be called on the balls before it;
     the draw pauses for it, and once it is judged the Jefe de Mesa finds the held ball as he
     left it."""
-    url = f"sqlite:///{tmp_path / 'claim-on-hold.sqlite'}"
-    token, series = prepare_store(url)
-    exit_ = Exit()
-    options = dict(url=url, token=token, series=series, draw="blower", display_delay=0.5)
-    with HubThread(ball_check=exit_.check, **options) as threaded:
-        threaded.call(open_blower_game(threaded.hub.url))
+    with blower_hall(tmp_path, "claim-on-hold.sqlite") as (exit_, threaded, token):
         base = threaded.hub.http
         mesa = staff(browser, base, "mesa")
         locutor = staff(browser, base, "locutor")

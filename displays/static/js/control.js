@@ -264,7 +264,7 @@ function bindActions() {
   bindForm(
     'form-draw',
     'draw_ball',
-    () => (start.draw === 'blower' ? { number: Number($('#blower-number').value), source: 'blower' } : {}),
+    () => (start.draw === 'blower' ? { number: Number($('#blower-number').value) } : {}),
     emptyUnlessRetyped('#blower-number'),
   );
   bindButton('hold-confirm', 'resolve_hold', () => ({ number: model.game.hold.called }));
