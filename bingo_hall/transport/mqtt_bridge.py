@@ -325,8 +325,12 @@ class StreamBridge:
     async def _read_requests(self, client: aiomqtt.Client) -> None:
         """Read incoming messages; raises MqttError as soon as the connection is lost."""
         async for message in client.messages:
-            if message.topic.matches(self.request_topic):
-                self._accept_request(message.payload, message.topic.value.rsplit("/", 1)[1])
+            if not message.topic.matches(self.request_topic):
+                continue
+            if message.retain:  # kept by the broker from before: a request asks once, live
+                logger.warning("ignored a retained replay request on %s", message.topic.value)
+                continue
+            self._accept_request(message.payload, message.topic.value.rsplit("/", 1)[1])
 
     async def _publish_log(self, client: aiomqtt.Client) -> None:
         while True:

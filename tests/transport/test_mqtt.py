@@ -418,6 +418,28 @@ def test_malformed_replay_requests_are_ignored_with_a_warning(store, broker, cap
     run(scenario())
 
 
+def test_a_retained_replay_request_is_not_served_again_at_each_connection(store, broker, caplog):
+    """A request asks once: one the broker kept (published with the retain flag) reaches the
+    bridge again at every new subscription, and must not replay the log each time."""
+
+    async def scenario():
+        async with mqtt_client(broker, "mon-9") as monitor:
+            await monitor.subscribe(replay_topic("mon-9"), qos=1)
+            request = json.dumps({"client": "mon-9", "after_seq": 0})
+            await monitor.publish(request_topic("mon-9"), request, qos=1, retain=True)
+            with caplog.at_level(logging.WARNING, "bingo_hall.transport.mqtt_bridge"):
+                async with bridged_hub(store, MqttConfig(url=broker.url)) as (hub, bridge):
+                    async with staff(hub) as (sala, locutor):
+                        await open_game(sala, locutor)
+                        await published(bridge, hub.runtime.service.seq)
+                        await asyncio.sleep(0.3)
+                    assert bridge.replays_done == 0 and len(monitor.messages) == 0
+        warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+        assert f"ignored a retained replay request on {request_topic('mon-9')}" in warnings
+
+    run(scenario())
+
+
 def test_serve_starts_the_bridge_when_the_config_names_a_broker(tmp_path, broker):
     config = tmp_path / "hall.toml"
     config.write_text(
