@@ -9,6 +9,8 @@ the certified random draw, the master card of a claim.
 from __future__ import annotations
 
 import asyncio
+import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +20,7 @@ from bingo_hall.config import HallConfig
 from bingo_hall.domain import RuleError
 from bingo_hall.domain.commands import (
     COMMAND_TYPES,
+    AnnounceSeries,
     Command,
     CommissionBallSet,
     DiscardBallShowings,
@@ -54,6 +57,8 @@ from bingo_hall.hub.service import HallService
 from bingo_hall.store.cards import CardStore
 from bingo_hall.store.eventlog import EventEnvelope
 from bingo_hall.transport.fanout import Fanout
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -134,6 +139,8 @@ class HubRuntime:
                 command = self._build(name, args)
                 if name == "call_claim" and principal.kind == "device":
                     self._check_owner(principal, command)
+                if isinstance(command, AnnounceSeries):
+                    await asyncio.to_thread(self._check_distinct_cards, command.series)
             envelopes = await self._run(command, principal)
         if name in ("commission_ball_set", "change_ball_set"):
             self._prepare_references()
@@ -339,6 +346,19 @@ class HubRuntime:
                     for n in range(first, last + 1)
                 ]
         return {"game": game.game_id if game else None, "count": len(cards), "cards": cards}
+
+    def _check_distinct_cards(self, series: Sequence[str]) -> None:
+        """No card of the game's series is printed twice: one combination would win twice
+        over (spec §2.1, a data-integrity alarm), so the game is not opened on them."""
+        repeated = self.cards.repeated_cards(series)
+        if repeated:
+            listed = "; ".join(" = ".join(places) for places in repeated)
+            logger.error("the same card printed more than once in series %s: %s", series, listed)
+            raise CommandFailed(
+                "duplicate_cards",
+                f"announce_series: the same card is printed more than once ({listed}): "
+                "a game cannot be sold on these series",
+            )
 
     def _master_card(self, args: dict[str, Any]):
         series_id, number = args.get("series_id"), args.get("card_number")

@@ -7,10 +7,10 @@ player shows. The series' commitment is recomputed on import and recorded with t
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import Engine, insert, select
+from sqlalchemy import Engine, func, insert, select
 from sqlmodel import Field, SQLModel
 
 from card_generator.series import GeneratedSeries
@@ -119,6 +119,30 @@ class CardStore:
                 )
             ).scalar_one_or_none()
         return None if text is None else tuple(tuple(row) for row in json.loads(text))
+
+    def repeated_cards(self, series_ids: Sequence[str], most: int = 5) -> list[list[str]]:
+        """Cards printed more than once among these series (within one or across them), each
+        as its places ("A1-12"); at most `most` of them. A game selling them could pay one
+        combination twice over (spec §2.1: a data-integrity alarm)."""
+        chosen = CardRecord.series_id.in_(list(series_ids))
+        repeated = (
+            select(CardRecord.grid)
+            .where(chosen)
+            .group_by(CardRecord.grid)
+            .having(func.count() > 1)
+            .limit(most)
+            .subquery()
+        )
+        with self.engine.connect() as connection:
+            rows = connection.execute(
+                select(CardRecord.grid, CardRecord.series_id, CardRecord.number)
+                .where(chosen, CardRecord.grid.in_(select(repeated.c.grid)))
+                .order_by(CardRecord.grid, CardRecord.series_id, CardRecord.number)
+            ).all()
+        places: dict[str, list[tuple[str, int]]] = {}
+        for grid, series_id, number in rows:
+            places.setdefault(grid, []).append((series_id, number))
+        return [[f"{s}-{n}" for s, n in card] for card in sorted(places.values())]
 
     def grids(
         self, series_id: str, first: int, last: int

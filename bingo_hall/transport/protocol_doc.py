@@ -43,8 +43,8 @@ whose frames the ball set's own prints (kept at its commissioning) show as anoth
 3. `command` runs a command of the rules engine by name (`args` as in the command's schema
    below). The answer is a `result` with the same `id`: `success` and the events it produced,
    or an `error` with a `code` (`forbidden`, `wrong_phase`, `rule_error`, `invalid_card`,
-   `invalid_args`, `unknown_command`, `unknown_card`, `bad_frame`; a frame that is not JSON:
-   `bad_json`) and a message for a person.
+   `invalid_args`, `unknown_command`, `unknown_card`, `duplicate_cards`, `bad_frame`; a frame
+   that is not JSON: `bad_json`) and a message for a person.
    The hub fills in what comes from outside the rules: the configured rule profile and machine
    for `open_session`, the ball from the certified random draw for `draw_ball` (a blower hall
    sends `number`), the master card for `call_claim`, who resolves a hold for `resolve_hold`.

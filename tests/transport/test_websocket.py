@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sqlite3
 import urllib.request
 
@@ -310,5 +311,48 @@ def test_a_subscription_the_store_fails_to_serve_closes_the_connection_to_resume
                 await asyncio.wait_for(panel.connection.recv(), 10)
             assert closed.value.rcvd.code == 1011
             assert "resume" in closed.value.rcvd.reason
+
+    run(scenario())
+
+
+def test_a_game_is_not_opened_on_series_that_print_a_card_twice(store):
+    """Spec §2.1: a card printed twice would win one combination twice over. A series
+    imported with another's cards (here B1, A1's first ten cards under new numbers) is refused
+    for a game beside it, naming the cards; alone it may be sold."""
+    from bingo_hall.store.cards import CardStore
+    from support.demo import open_log
+
+    url = store[0]
+    log = open_log(url)
+    try:
+        cards = CardStore(log.engine)
+        copied = cards.grids("A1", 1, 10)
+        records = [
+            {"number": n, "grid": [list(row) for row in copied[n]], "code": f"copia-{n}"}
+            for n in range(1, 11)
+        ]
+        cards.import_records("B1", "1.50", 10, "b1-commitment", records)
+    finally:
+        log.engine.dispose()
+
+    async def scenario():
+        async with (
+            running_hub(*store) as hub,
+            Client.login(hub.url, user="sala", password=PASSWORD) as staff,
+        ):
+            await staff.ok("register_ball_set", ball_set_id="JB-1")
+            await staff.ok("open_session")
+            await staff.ok("record_equipment_check", ok=True)
+            await staff.ok("change_ball_set", ball_set_id="JB-1", reason="puesta en servicio")
+            await staff.ok("load_balls")
+            for series_id, size in (("A1", 120), ("B1", 10)):
+                await staff.ok("register_series", series_id=series_id, face_value="1.50", size=size)
+            head = hub.runtime.service.seq
+            answer = await staff.command("announce_series", series=["A1", "B1"])
+            assert answer["error"]["code"] == "duplicate_cards"
+            repeated = re.findall(r"A1-(\d+) = B1-(\d+)", answer["error"]["message"])
+            assert len(repeated) == 5 and all(a == b for a, b in repeated)
+            assert hub.runtime.service.seq == head  # nothing written
+            await staff.ok("announce_series", series=["B1"])
 
     run(scenario())
