@@ -247,6 +247,30 @@ HUB_MESSAGES: tuple[type[BaseModel], ...] = (
 )
 
 # Close codes (4000-4999 are the application's).
+# Every `error.code` the hub may answer with (the screens translate each one).
+ERROR_CODES = frozenset(
+    {
+        "unauthorized",
+        "forbidden",
+        "wrong_phase",
+        "rule_error",
+        "invalid_card",
+        "invalid_args",
+        "unknown_command",
+        "unknown_card",
+        "unknown_table",
+        "duplicate_cards",
+        "already_subscribed",
+        "bad_frame",
+        "bad_json",
+        "not_found",
+        "not_prepared",
+        "altered_log",
+        "busy",
+        "failed",
+    }
+)
+
 CLOSE_AUTH_FAILED = 4001
 CLOSE_AUTH_TIMEOUT = 4002
 CLOSE_TOO_SLOW = 4008  # the client fell behind: reconnect and resume from the last seq seen

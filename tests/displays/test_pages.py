@@ -275,6 +275,7 @@ def test_every_text_the_pages_use_is_in_the_translation_files():
     from bingo_hall.hub.auth import KNOWN_COMMANDS, Role
     from bingo_hall.tables.phases import TablePhase
     from bingo_hall.tables.profiles import GameName
+    from bingo_hall.transport.messages import ERROR_CODES
     from bingo_hall.transport.page_data import CAMERA_KINDS
 
     dynamic = {f"phase.{p.value}" for p in Phase} | {f"monitor.state.{p.value}" for p in Phase}
@@ -289,6 +290,7 @@ def test_every_text_the_pages_use_is_in_the_translation_files():
     dynamic |= {f"claim.reason.{r}" for r in claim_reasons | {NOT_SOLD} if isinstance(r, str)}
     dynamic |= {f"table.phase.{p.value}" for p in TablePhase}
     dynamic |= {f"table.game.{g.value}" for g in GameName}
+    dynamic |= {f"error.{code}" for code in ERROR_CODES}
     assert dynamic - keys == set()
 
 
