@@ -241,7 +241,7 @@ MONITOR_FITS = """() => {
       bad.push(`outside ${e.id || e.className}`);
     }
   }
-  const texts = '.m-board .cell, #m-last, .m-prize-amount, #m-count, #m-last-five li, '
+  const texts = '.m-board .cell, #m-last, .m-prize-amount, #m-count, #m-last-five li, #m-info, '
     + '.m-table, .m-table-outcome, .m-pocket, .m-table-limit dd, .m-table-phase';
   for (const e of document.querySelectorAll(texts)) {
     if (e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1) {

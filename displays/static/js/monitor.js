@@ -20,7 +20,7 @@ import {
   setText,
   t,
 } from './i18n.js';
-import { apply, called, currentClaims, lastBall, newModel, winners } from './model.js';
+import { apply, called, currentClaims, lastBall, newModel } from './model.js';
 import { Announcer } from './speech.js';
 import { applyTableEvent, renderTables, tableFrom } from './tables.js';
 import { $, buildBoard, cardGrid, connectionStatus, deviceToken, el, scheduler, updateBoard } from './ui.js';
@@ -116,11 +116,17 @@ function infoLines(game) {
   if (game.status === 'voided') {
     return [t('monitor.voided_info', { reason: t(`void.reason.${game.void.reason}`) })];
   }
-  const won = winners(game);
-  if (won.length) {
-    return won.map((w) =>
-      t('monitor.winner', { kind: t(`claim.kind.${w.kind}`), series: w.series_id, number: w.card_number, share: money(w.share) }),
-    );
+  if (game.splits.length) {
+    // one line a prize: a prize shared by many cards lists them all on its line
+    return game.splits.map((split) => {
+      const kind = t(`claim.kind.${split.kind}`);
+      if (split.winners.length === 1) {
+        const [w] = split.winners;
+        return t('monitor.winner', { kind, series: w.series_id, number: w.card_number, share: money(split.share) });
+      }
+      const cards = split.winners.map((w) => `${w.series_id}-${w.card_number}`).join(', ');
+      return t('monitor.winners', { kind, count: split.winners.length, share: money(split.share), cards });
+    });
   }
   if (game.wording) return [game.wording];
   if (['series_announced', 'selling', 'sale_closed'].includes(game.status)) {
@@ -133,7 +139,19 @@ function infoLines(game) {
 function renderInfo(game) {
   const lines = game ? infoLines(game) : [];
   if (game && game.lastGame && !game.ended) lines.unshift(t('monitor.last_game'));
-  $('#m-info').replaceChildren(...lines.map((text) => el('div', { class: 'm-info-line', text })));
+  const box = $('#m-info');
+  box.replaceChildren(...lines.map((text) => el('div', { class: 'm-info-line', text })));
+  fitText(box);
+}
+
+// Everything in the box is shown: its text is made smaller until it fits (never below a third
+// of its size), rather than cut.
+function fitText(box) {
+  box.style.fontSize = '';
+  const full = parseFloat(getComputedStyle(box).fontSize);
+  for (let size = full; box.scrollHeight > box.clientHeight + 1 && size > full / 3; size *= 0.9) {
+    box.style.fontSize = `${size * 0.9}px`;
+  }
 }
 
 function render() {
