@@ -51,6 +51,7 @@ def _end_game(state: HallState) -> HallState:
         state,
         phase=Phase.SESSION_READY,
         game=None,
+        ended_game=state.game,
         last_game_played=state.last_game_played or state.game.last_game,
     )
 

@@ -156,6 +156,7 @@ class HallState:
     games_started: int = 0
     session_games: int = 0  # games opened in the current session
     game: Game | None = None
+    ended_game: Game | None = None  # the last game finished or voided, until another ends
     last_game_announced: bool = False
     last_game_played: bool = False
     awards: dict[tuple[int, int], Award] = field(default_factory=dict)  # unpaid, by (game, claim)

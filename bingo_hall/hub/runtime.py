@@ -334,8 +334,11 @@ class HubRuntime:
             )
 
     def _my_cards(self, principal: Principal) -> dict:
-        """The terminal's cards in the current game, with their grids, and how many."""
-        game = self.service.state.game
+        """The terminal's cards in the current game (or, until another begins, in the one that
+        ended: a terminal reloaded after the bingo still shows the player's cards and prize),
+        with their grids, and how many."""
+        state = self.service.state
+        game = state.game or state.ended_game
         cards = []
         for buyer, series_id, first, last in game.holdings if game else ():
             if buyer.startswith(f"{principal.id}/"):

@@ -80,6 +80,15 @@ def test_a_terminal_buys_blocks_sees_its_cards_and_claims_only_with_them(store):
             own = await one.command("call_claim", kind="line", series_id="A1", card_number=3)
             assert own["success"], own  # called (and will be verified as any claim)
 
+            # once the game is over, a terminal reloaded still finds the player's cards (and so
+            # the prizes they won) until another game begins
+            await staff.ok("verify_claims")
+            await staff.ok("void_game", reason="announcement_error", note="prueba")
+            ended = await one.ok("my_cards")
+            assert ended["game"] == 1 and ended["count"] == 42
+            await staff.ok("announce_series", series=["A1"])
+            assert await one.ok("my_cards") == {"game": 2, "count": 0, "cards": []}
+
     run(scenario())
 
 
