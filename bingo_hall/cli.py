@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 from bingo_hall.acta import AlteredLog, build_acta, render_text
 from bingo_hall.config import HallConfig, load_config
@@ -135,16 +136,63 @@ def _export_frames(acta: dict, log: EventLog, directory: Path) -> bool:
     return not problems
 
 
-def _series_commitment(path: Path, header: tuple[str, str, int]) -> str:
-    """The commitment of a verified card file, with the algorithm its manifest records."""
+# The algorithms a card file may have been made by (card_generator.series): plain cards, cards
+# dealt in strips, or a series made elsewhere and imported.
+KNOWN_ALGORITHMS = ("2", "2+strips1", "imported")
+
+
+def _series_manifest(path: Path) -> dict[str, Any]:
+    """What `bingo-cards generate` recorded beside the card file (FILE.seed.json): its
+    algorithm, seed and commitment; {} when the hall keeps it elsewhere."""
+    manifest = path.with_name(path.name + ".seed.json")
+    if not manifest.exists():
+        return {}
+    try:
+        data = json.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise UserError(f"{manifest}: not a readable manifest ({error})") from None
+    if not isinstance(data, dict):
+        raise UserError(f"{manifest}: a manifest is a JSON object")
+    return data
+
+
+def _published_commitment(
+    path: Path, header: tuple[str, str, int], manifest: dict[str, Any], published: str | None
+) -> str:
+    """The series' commitment, checked against the one published for it (`--commitment`, or
+    the manifest's): the cards stored are then the very cards published, in their order. With
+    neither, the file's own commitment (algorithm "imported" unless the manifest names one)."""
+    expected = (published or manifest.get("commitment") or "").lower() or None
+    named = manifest.get("algorithm")
+    algorithms = [named] if isinstance(named, str) else list(KNOWN_ALGORITHMS)
+    if expected is None:
+        return _series_commitment(path, header, named if isinstance(named, str) else "imported")
+    for algorithm in algorithms:
+        if _series_commitment(path, header, algorithm) == expected:
+            return expected
+    raise UserError(
+        f"{path} is not the series published under commitment {expected}: a card, its order, "
+        "the series id, value or size differs (nothing imported)"
+    )
+
+
+def _manifest_seed(path: Path, manifest: dict[str, Any]) -> bytes | None:
+    """The series seed the manifest records, to check every card's security code with."""
+    seed = manifest.get("seed")
+    if seed is None:
+        return None
+    try:
+        return bytes.fromhex(seed)
+    except (TypeError, ValueError):
+        raise UserError(f"{path}.seed.json: the seed is not hexadecimal") from None
+
+
+def _series_commitment(path: Path, header: tuple[str, str, int], algorithm: str) -> str:
+    """The commitment of a verified card file made by `algorithm`."""
     from card_generator.files import read_cards
     from card_generator.series import card_encoding, commitment_header
 
     series_id, face_value, size = header
-    manifest = path.with_name(path.name + ".seed.json")
-    algorithm = "imported"
-    if manifest.exists():
-        algorithm = json.loads(manifest.read_text(encoding="utf-8")).get("algorithm", algorithm)
     digest = hashlib.sha256(commitment_header(series_id, Decimal(face_value), size, algorithm))
     for expected, (_, record) in enumerate(read_cards(path), start=1):
         assert isinstance(record, dict)
@@ -163,14 +211,22 @@ def run_import_series(args: argparse.Namespace) -> int:
     from card_generator.verify import verify_records
 
     path = Path(args.file)
-    problems = [str(problem) for problem in verify_records(read_cards(path))]
+    manifest = _series_manifest(path)
+    seed = _manifest_seed(path, manifest)
+    problems = [str(problem) for problem in verify_records(read_cards(path), seed)]
     if problems:
         print("\n".join(problems))
         raise UserError(f"{path} has {len(problems)} problems: nothing imported")
     _, first = next(iter(read_cards(path)))
     assert isinstance(first, dict)
     header = (first["series"], first["face_value"], first["series_size"])
-    commitment = _series_commitment(path, header)
+    commitment = _published_commitment(path, header, manifest, args.commitment)
+    if not (args.commitment or manifest.get("commitment")):
+        print(
+            f"bingo-hall: warning: {path}: no published commitment to check the cards against "
+            "(--commitment, or the manifest beside the file): the file's own is registered",
+            file=sys.stderr,
+        )
     config = _config(args)
     log = _open_log(config, args.db)
     service = HallService(log, config.hall_id)
@@ -349,6 +405,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     imports.add_argument("file", help="JSONL or CSV card file from bingo-cards generate")
     imports.add_argument("--actor", default="jefe-de-sala", help="who registers the series")
+    imports.add_argument(
+        "--commitment",
+        help="the commitment published for the series (bingo-cards generate prints it): the "
+        "file must be that series; the manifest's is checked as well when it lies beside the file",
+    )
     imports.set_defaults(run=run_import_series)
 
     commission = commands.add_parser(

@@ -78,15 +78,16 @@ class _Checker:
             yield Problem(line, _label(record), "format", f"missing {', '.join(missing)}")
             return
         label = _label(record)
-        yield from self._fields(line, label, record)
+        field_problems = list(self._fields(line, label, record))
+        yield from field_problems
         grid = record["grid"]
         violations = card_violations(grid)
         for violation in violations:
             rule, _, detail = violation.partition(": ")
             yield Problem(line, label, rule, detail)
         number = record["number"]
-        if violations or not isinstance(number, int):
-            return
+        if violations or field_problems or not isinstance(number, int):
+            return  # a card already found wrong is not ranked, numbered or coded
         self.ranks.append(rank(grid))
         self.numbers.append(number)
         self.lines.append(line)
@@ -108,7 +109,7 @@ class _Checker:
             yield Problem(line, label, "face-value", f"{face_value} is not positive")
         if not isinstance(size, int) or size < 1:
             yield Problem(line, label, "series-size", f"{size!r} is not a positive whole number")
-        elif not isinstance(number, int) or not 1 <= number <= size:
+        elif isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= size:
             yield Problem(line, label, "numbering", f"card number {number!r} is not 1..{size}")
         if not isinstance(record["code"], str) or not record["code"]:
             yield Problem(line, label, "security-code", "missing")

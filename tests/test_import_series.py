@@ -48,3 +48,50 @@ def test_a_bad_file_is_refused_and_nothing_is_stored(tmp_path):
     assert "K5-4: unique: same card as no. 3" in done.stdout
     assert "nothing imported" in done.stderr
     assert not (tmp_path / "hall.sqlite").exists()
+
+
+def manifest_of(series) -> str:
+    """The manifest `bingo-cards generate` writes beside the card file."""
+    return json.dumps(
+        {"algorithm": series.algorithm, "seed": series.seed.hex(), "commitment": series.commitment}
+    )
+
+
+def test_a_tampered_series_is_refused_against_its_manifest(tmp_path):
+    """An edited card fails its security code (the manifest's seed); a series cut short with
+    its size rewritten is no longer the one its published commitment fixes."""
+    series = generate_series("K6", 60, Decimal("1.00"), seed=b"tamper")
+    url = f"sqlite:///{tmp_path / 'hall.sqlite'}"
+    path = tmp_path / "k6.jsonl"
+    write_series(series, path)
+    (tmp_path / "k6.jsonl.seed.json").write_text(manifest_of(series))
+    lines = path.read_text().splitlines()
+    edited = json.loads(lines[4])
+    edited["grid"] = json.loads(lines[5])["grid"]  # card 6's numbers under card 5's number
+    path.write_text("\n".join([*lines[:4], json.dumps(edited), *lines[5:]]) + "\n")
+    done = hall("import-series", str(path), "--db", url)
+    assert done.returncode == 2, done.stdout
+    assert "K6-5: security-code: does not match the series seed" in done.stdout
+    short = [json.loads(line) | {"series_size": 30} for line in lines[:30]]
+    path.write_text("".join(json.dumps(record) + "\n" for record in short))
+    done = hall("import-series", str(path), "--db", url)
+    assert done.returncode == 2
+    assert f"is not the series published under commitment {series.commitment}" in done.stderr
+    assert not (tmp_path / "hall.sqlite").exists()
+
+
+def test_a_series_whose_seed_is_kept_apart_is_checked_against_its_published_commitment(
+    tmp_path,
+):
+    """The manifest holds the seed (keep it private): without it beside the file, the hall
+    gives the commitment that was published, and the series is registered under it."""
+    series = generate_series("K7", 60, Decimal("1.00"), seed=b"apart")
+    path = tmp_path / "k7.jsonl"
+    write_series(series, path)
+    url = f"sqlite:///{tmp_path / 'hall.sqlite'}"
+    wrong = hall("import-series", str(path), "--db", url, "--commitment", "ab" * 32)
+    assert wrong.returncode == 2 and "is not the series published" in wrong.stderr
+    done = hall("import-series", str(path), "--db", url, "--commitment", series.commitment)
+    assert done.returncode == 0, done.stderr
+    assert f"commitment {series.commitment}" in done.stdout
+    assert "warning" not in done.stderr
