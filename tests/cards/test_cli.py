@@ -127,6 +127,27 @@ def test_verify_with_the_seed_checks_security_codes(tmp_path):
     assert cards("verify", str(tmp_path / "a.jsonl"), "--seed", "04", cwd=tmp_path).returncode == 0
 
 
+@pytest.mark.parametrize(
+    ("field", "value", "rule"),
+    [
+        ("number", 2**80, "numbering"),
+        ("number", -1, "numbering"),
+        ("number", True, "numbering"),
+        ("series", 17, "series-id"),
+        ("series", "Á17", "series-id"),
+    ],
+)
+def test_verify_names_a_malformed_record_with_or_without_the_seed(tmp_path, field, value, rule):
+    generate(tmp_path, "a.jsonl", "--seed", "05")
+    lines = (tmp_path / "a.jsonl").read_text().splitlines()
+    lines[0] = json.dumps(json.loads(lines[0]) | {field: value})
+    (tmp_path / "m.jsonl").write_text("\n".join(lines) + "\n")
+    for seed in ((), ("--seed", "05")):
+        done = cards("verify", str(tmp_path / "m.jsonl"), *seed, cwd=tmp_path)
+        assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+        assert f": {rule}: " in done.stdout
+
+
 def test_distinct_from_keeps_two_series_of_a_game_apart(tmp_path):
     generate(tmp_path, "a.jsonl", "--seed", "05", count="500")
     done = cards(
