@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
+from bingo_hall.domain.cards import card_violations
 from card_generator.files import CardFileError, read_cards, write_series
 from card_generator.ranking import rank
 from card_generator.series import GeneratedSeries, generate_series, generate_strip_series
@@ -51,7 +52,11 @@ def _ranks_of(paths: Sequence[str]) -> np.ndarray | None:
         for line, record in read_cards(Path(path)):
             if isinstance(record, str):
                 raise UsageError(f"{path}, line {line}: {record}")
-            ranks.append(rank(record["grid"]))
+            grid = record.get("grid")
+            broken = card_violations(grid) if isinstance(grid, list) else ["no grid"]
+            if broken:
+                raise UsageError(f"{path}, line {line}: not a valid card ({broken[0]})")
+            ranks.append(rank(grid))
     return np.array(ranks, dtype=np.uint64)
 
 
@@ -125,6 +130,12 @@ def run_print(args: argparse.Namespace) -> int:
     path, out = Path(args.file), Path(args.out)
     if args.per_file < 1:
         raise UsageError("--per-file must be at least 1")
+    if not out.parent.is_dir():
+        raise UsageError(f"folder {out.parent} does not exist")
+    if out.is_dir():
+        raise UsageError(f"{out} is a folder: --out names the PDF to write")
+    if out.resolve() == path.resolve():
+        raise UsageError(f"--out {out} is the card file itself")
     total = sum(1 for _ in read_cards(path))
 
     def records():

@@ -202,6 +202,30 @@ def test_unreadable_files_are_one_line_errors(tmp_path):
     assert done.returncode == 2 and "not UTF-8" in done.stderr
 
 
+def test_a_bad_print_destination_or_avoided_file_is_a_one_line_error(tmp_path):
+    generate(tmp_path, "a.jsonl", "--seed", "06")
+    (tmp_path / "folder").mkdir()
+    lines = (tmp_path / "a.jsonl").read_text().splitlines()
+    broken = json.loads(lines[0])
+    broken["grid"][0] = [0] * 9
+    (tmp_path / "broken.jsonl").write_text(json.dumps(broken) + "\n")
+    for args, message in (
+        (["print", "a.jsonl", "--out", "nowhere/a.pdf"], "folder nowhere does not exist"),
+        (["print", "a.jsonl", "--out", "folder"], "folder is a folder"),
+        (["print", "a.jsonl", "--out", "a.jsonl"], "is the card file itself"),
+        (
+            ["generate", "--series", "B1", "--count", "6", "--face-value", "1",
+             "--distinct-from", "broken.jsonl", "--out", "b.jsonl"],
+            "broken.jsonl, line 1: not a valid card",
+        ),
+    ):  # fmt: skip
+        done = cards(*args, cwd=tmp_path)
+        lines = done.stderr.strip().splitlines()
+        assert done.returncode == 2 and len(lines) == 1 and message in lines[0], done.stderr
+    assert json.loads((tmp_path / "a.jsonl").read_text().splitlines()[0])["number"] == 1
+    assert not (tmp_path / "b.jsonl").exists()
+
+
 @pytest.mark.parametrize("command", [[], ["generate"], ["verify"], ["print"]])
 def test_every_command_has_help(tmp_path, command):
     done = cards(*command, "--help", cwd=tmp_path)
