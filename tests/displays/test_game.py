@@ -189,7 +189,7 @@ def test_a_whole_session_on_the_control_screen_monitors_and_terminal(hall, brows
     expect(panel.locator("#m-state")).to_have_text("Partida 1: venta de cartones")
     expect(panel.locator("#m-info")).to_contain_text("A1")
     expect(mesa.locator("#announce-prizes")).to_be_disabled()
-    expect(mesa.locator("#close-sale")).to_be_enabled()
+    expect(mesa.locator("#close-sale")).to_be_disabled()  # no card sold: the rules refuse it
 
     expect(locutor.locator("#sale-first")).to_have_value("1")
     locutor.fill("#sale-first", "5")  # not consecutive: refused, with the hub's reason
@@ -456,9 +456,11 @@ def test_a_whole_session_on_the_control_screen_monitors_and_terminal(hall, brows
     expect(mesa.locator("#sale-total-cards")).to_have_text("14")
     expect(panel.locator("#m-info .m-info-line").first).to_have_text("Saioaren azken partida")
     mesa.select_option("#void-reason", "equipment_breakdown")
-    mesa.fill("#void-note", "Avería del soplador, irreparable")
     mesa.click("#void-game")
     expect(mesa.locator("#void-confirm")).to_be_visible()
+    expect(mesa.locator("#void-confirm")).to_be_disabled()  # the rules ask a note
+    mesa.fill("#void-note", "Avería del soplador, irreparable")
+    expect(mesa.locator("#void-confirm")).to_be_enabled()
     mesa.click("#void-confirm")
     phase(mesa, "Sesión preparada")
     result = mesa.locator("#void-result")

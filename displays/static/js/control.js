@@ -91,7 +91,14 @@ function orderIsFinish() {
 
 // Conditions besides role and phase, by element id.
 const EXTRA = {
-  'announce-series': () => chosenSeries.size > 0 && !model.lastGamePlayed,
+  'announce-series': () => {
+    const most = model.profile ? model.profile.max_series_per_game : 0; // 0: no limit
+    return chosenSeries.size > 0 && (!most || chosenSeries.size <= most) && !model.lastGamePlayed;
+  },
+  // the rules refuse these until what they need is there (a card sold; the last game announced)
+  'close-sale': () => Boolean(model.game && model.game.cardsSold > 0),
+  'close-session': () =>
+    !(model.profile && model.profile.last_game_announcement_required) || model.lastGameAnnounced,
   'announce-last-game': () => !model.lastGameAnnounced,
   'verify-claims': () => pendingClaims().length > 0,
   'give-order': () => pendingClaims().length === 0 && windowRemaining() === 0,
@@ -126,7 +133,9 @@ function updateActions() {
   $('#void-confirm').hidden = !voidArmed || !may('void_game');
   $('#void-cancel').hidden = !voidArmed;
   $('#void-game').hidden = voidArmed || !may('void_game');
-  $('#void-confirm').disabled = !legal('void_game') || busy.has('void-confirm');
+  // the rules ask a note with the cause of every void
+  $('#void-confirm').disabled =
+    !legal('void_game') || busy.has('void-confirm') || $('#void-note').value.trim() === '';
   for (const button of document.querySelectorAll('button.pay')) {
     button.hidden = !may('pay_prize');
     button.disabled = !legal('pay_prize') || busy.has(button.id) || button.dataset.payable !== 'true';
@@ -261,6 +270,7 @@ function bindActions() {
   });
   bindButton('start-draw', 'start_draw');
   $('#blower-number').addEventListener('input', rerender);
+  $('#void-note').addEventListener('input', rerender);
   bindForm(
     'form-draw',
     'draw_ball',
