@@ -164,10 +164,9 @@ def _published_commitment(
     neither, the file's own commitment (algorithm "imported" unless the manifest names one)."""
     expected = (published or manifest.get("commitment") or "").lower() or None
     named = manifest.get("algorithm")
-    algorithms = [named] if isinstance(named, str) else list(KNOWN_ALGORITHMS)
     if expected is None:
         return _series_commitment(path, header, named if isinstance(named, str) else "imported")
-    for algorithm in algorithms:
+    for algorithm in [named] if isinstance(named, str) else KNOWN_ALGORITHMS:
         if _series_commitment(path, header, algorithm) == expected:
             return expected
     raise UserError(

@@ -106,21 +106,23 @@ class _ActaBuilder:
     def _on_session_closed(self, env: EventEnvelope, p: Json, at: str) -> None:
         session = self.session(env)
         session["closed_at"], session["close_reason"] = at, p["reason"]
-        session["unpaid_at_close"] = [
-            {
-                "game_id": game["game_id"],
-                "claim_id": winner["claim_id"],
-                "kind": prize["kind"],
-                "series_id": winner["series_id"],
-                "card_number": winner["card_number"],
-                "amount": prize["share"],
-            }
-            for game in session["games"]
-            if game["status"] != "voided"
-            for prize in game["prizes"]
-            for winner in prize["winners"]
-            if winner["claim_id"] not in {paid["claim_id"] for paid in game["payments"]}
-        ]
+        for game in session["games"]:
+            if game["status"] == "voided":
+                continue
+            paid = {payment["claim_id"] for payment in game["payments"]}
+            session["unpaid_at_close"] += [
+                {
+                    "game_id": game["game_id"],
+                    "claim_id": winner["claim_id"],
+                    "kind": prize["kind"],
+                    "series_id": winner["series_id"],
+                    "card_number": winner["card_number"],
+                    "amount": prize["share"],
+                }
+                for prize in game["prizes"]
+                for winner in prize["winners"]
+                if winner["claim_id"] not in paid
+            ]
 
     # game events
     def _on_series_announced(self, env: EventEnvelope, p: Json, at: str) -> None:

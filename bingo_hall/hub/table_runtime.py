@@ -206,12 +206,13 @@ class TableRuntime:
         state = table.service.snapshot.state
         if state.phase not in command.legal_in:
             return
+        others = (t.service.snapshot.state for t in self.tables.values() if t is not table)
         layouts = {
-            other.spec.id: _layout_multiple(other.service.snapshot.state)
-            for other in self.tables.values()
-            if other is not table
-            and isinstance(other.spec.game.rules, BouleRules)
-            and other.service.snapshot.state.phase is not TablePhase.CLOSED
+            other.table_id: _layout_multiple(other)
+            for other in others
+            if other.phase is not TablePhase.CLOSED
+            and other.table is not None
+            and isinstance(other.table.rules, BouleRules)
         }
         if isinstance(command, c.OpenTable):
             layouts[table.spec.id] = command.limits.layout_minimum

@@ -30,6 +30,7 @@ from support.browser import (
     ACTIONS,
     CHROMIUM,
     Screens,
+    call_claim,
     page_in,
     page_states,
     phase,
@@ -255,9 +256,7 @@ def test_a_claim_called_while_a_ball_is_held_is_checked_and_the_hold_comes_back(
         phase(mesa, "Comprobando bola")
         expect(mesa.locator("#hold-called")).to_have_text("67")
 
-        locutor.select_option("#claim-kind", "line")
-        locutor.fill("#claim-card", "5")
-        locutor.click("#form-claim button[type=submit]")
+        call_claim(locutor, "line", 5)
         phase(mesa, "Comprobando cartón")
         expect(mesa.locator("#p-hold")).to_be_hidden()
         expect(panel.locator("#m-ov-title")).to_have_text("Comprobando cartón")

@@ -24,6 +24,7 @@ from support.browser import (
     HubProcess,
     PreparedHall,
     Screens,
+    call_claim,
     draw,
     monitor_fits,
     page_in,
@@ -257,9 +258,7 @@ def test_a_whole_session_on_the_control_screen_monitors_and_terminal(hall, brows
     expect(card61.locator("td.marked")).to_have_count(3)
     expect(card61.locator(".needs")).to_have_text("Para línea faltan 2 · para bingo faltan 12")
 
-    locutor.select_option("#claim-kind", "line")
-    locutor.fill("#claim-card", "5")
-    locutor.click("#form-claim button[type=submit]")
+    call_claim(locutor, "line", 5)
     phase(mesa, "Comprobando cartón")
     expect(locutor.locator("#draw-ball")).to_be_disabled()
     overlay = panel.locator("#m-overlay")
@@ -356,9 +355,7 @@ def test_a_whole_session_on_the_control_screen_monitors_and_terminal(hall, brows
     monitor_fits(panel)
     screens.shot(panel, "monitor-drawing-1920")
     for card in (first, second):
-        locutor.select_option("#claim-kind", "bingo")
-        locutor.fill("#claim-card", str(card))
-        locutor.click("#form-claim button[type=submit]")
+        call_claim(locutor, "bingo", card)
         box = mesa.locator(f"#verification .claim-box h3:has-text('cartón {card}')")
         expect(box).to_be_visible()
     expect(overlay.locator(".m-ov-card")).to_have_count(2)

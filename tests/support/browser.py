@@ -285,6 +285,13 @@ def draw(locutor: Page, number: int, count: int) -> None:
 ACTIONS = "window.bingoControl?.actions ? window.bingoControl.actions() : null"
 
 
+def call_claim(locutor: Page, kind: str, card: int) -> None:
+    """The caller keys a claim of series A1's card `card` in the claim form."""
+    locutor.select_option("#claim-kind", kind)
+    locutor.fill("#claim-card", str(card))
+    locutor.click("#form-claim button[type=submit]")
+
+
 def page_states(browser: Browser) -> list[str]:
     """Each open page's address, what holds a control screen's actions back (busy commands,
     the wait before the next ball, replies awaited) and the start of its visible text."""
