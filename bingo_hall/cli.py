@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bingo_hall.acta import AlteredLog, build_acta, render_text
 from bingo_hall.config import HallConfig, load_config
@@ -24,6 +24,9 @@ from bingo_hall.tables.cli import add_tables_parser
 from bingo_hall.threads import use_one_blas_thread
 from bingo_hall.vision.cli import add_vision_parser
 from card_generator.files import CardFileError
+
+if TYPE_CHECKING:
+    from bingo_hall.store.credentials import CredentialStore
 
 REPO_CONFIG = Path(__file__).resolve().parent.parent / "config" / "hall.toml"
 
@@ -301,27 +304,75 @@ def run_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_user_add(args: argparse.Namespace) -> int:
-    import getpass
-
+def _credentials(args: argparse.Namespace) -> tuple[HallConfig, CredentialStore]:
     from bingo_hall.store.credentials import CredentialStore
 
     config = _config(args)
+    return config, CredentialStore(_open_log(config, args.db).engine)
+
+
+def _read_password(args: argparse.Namespace) -> str:
+    import getpass
+
     if args.password_stdin:
-        password = sys.stdin.readline().rstrip("\n")
-    else:
-        password = getpass.getpass(f"password for {args.name}: ")
-    credentials = CredentialStore(_open_log(config, args.db).engine)
-    credentials.add_user(args.name, args.role, password)
+        return sys.stdin.readline().rstrip("\n")
+    return getpass.getpass(f"password for {args.name}: ")
+
+
+def run_user_add(args: argparse.Namespace) -> int:
+    config, credentials = _credentials(args)
+    credentials.add_user(args.name, args.role, _read_password(args))
     print(f"staff user {args.name} ({args.role}) added to hall {config.hall_id}")
     return 0
 
 
-def run_device_add(args: argparse.Namespace) -> int:
-    from bingo_hall.store.credentials import CredentialStore
+def run_user_password(args: argparse.Namespace) -> int:
+    _, credentials = _credentials(args)
+    credentials.set_password(args.name, _read_password(args))
+    print(f"staff user {args.name}: password changed; the hub closes the user's connections")
+    return 0
 
-    config = _config(args)
-    credentials = CredentialStore(_open_log(config, args.db).engine)
+
+def run_user_disable(args: argparse.Namespace) -> int:
+    _, credentials = _credentials(args)
+    credentials.deactivate_user(args.name)
+    print(f"staff user {args.name} disabled; the hub closes the user's connections")
+    return 0
+
+
+def run_user_enable(args: argparse.Namespace) -> int:
+    _, credentials = _credentials(args)
+    credentials.activate_user(args.name)
+    print(f"staff user {args.name} enabled")
+    return 0
+
+
+def run_users(args: argparse.Namespace) -> int:
+    _, credentials = _credentials(args)
+    for user in credentials.users():
+        state = "active" if user.active else "disabled"
+        print(f"{user.username}\t{user.role.value}\t{state}\t{user.created_at}")
+    return 0
+
+
+def run_device_revoke(args: argparse.Namespace) -> int:
+    _, credentials = _credentials(args)
+    credentials.revoke_device(args.id)
+    print(f"device {args.id} revoked; the hub closes its connections, and its id is not reused")
+    return 0
+
+
+def run_devices(args: argparse.Namespace) -> int:
+    _, credentials = _credentials(args)
+    for device in credentials.devices():
+        state = "active" if device.active else "revoked"
+        table = device.table or "-"
+        print(f"{device.device_id}\t{device.kind.value}\t{table}\t{state}\t{device.created_at}")
+    return 0
+
+
+def run_device_add(args: argparse.Namespace) -> int:
+    config, credentials = _credentials(args)
     if args.kind == "terminal":
         profile = config.load_profile()
         cap = profile.terminals_per_hall_category.get(config.category, 0)
@@ -346,6 +397,105 @@ def run_device_add(args: argparse.Namespace) -> int:
     bound = f" for table {args.table}" if args.table else ""
     print(f"{args.kind} {args.id}{bound} added; its token (shown only now): {token}")
     return 0
+
+
+STAFF_ROLE_NAMES = (
+    "jefe_de_sala",
+    "jefe_de_mesa",
+    "cajero",
+    "vendedor_locutor",
+    "auxiliar_de_sala",
+    "jefe_de_mesa_de_juego",
+    "croupier",
+)
+
+
+def _add_credential_parsers(commands: Any, common: argparse.ArgumentParser) -> None:
+    """The staff users' and devices' administration commands."""
+    user = commands.add_parser(
+        "user-add",
+        parents=[common],
+        help="add a staff user (password hashed)",
+        description="Adds a staff user with a role; the password is asked for (or read from "
+        "standard input with --password-stdin) and stored only as a scrypt hash.",
+    )
+    user.add_argument("name")
+    user.add_argument("--role", required=True, choices=STAFF_ROLE_NAMES)
+    user.add_argument("--password-stdin", action="store_true")
+    user.set_defaults(run=run_user_add)
+
+    password = commands.add_parser(
+        "user-password",
+        parents=[common],
+        help="change a staff user's password",
+        description="Sets a new password for a staff user (asked for, or read from standard "
+        "input with --password-stdin). A running hub closes the user's connections within "
+        "seconds: they log in again with the new password.",
+    )
+    password.add_argument("name")
+    password.add_argument("--password-stdin", action="store_true")
+    password.set_defaults(run=run_user_password)
+
+    disable = commands.add_parser(
+        "user-disable",
+        parents=[common],
+        help="disable a staff user",
+        description="Disables a staff user: the password no longer logs in, and a running hub "
+        "closes the user's connections within seconds. The user is kept (user-enable).",
+    )
+    disable.add_argument("name")
+    disable.set_defaults(run=run_user_disable)
+
+    enable = commands.add_parser(
+        "user-enable",
+        parents=[common],
+        help="enable a disabled staff user",
+        description="Lets a disabled staff user log in again with their password.",
+    )
+    enable.add_argument("name")
+    enable.set_defaults(run=run_user_enable)
+
+    users = commands.add_parser(
+        "users",
+        parents=[common],
+        help="list the staff users",
+        description="Lists the staff users, one a line: name, role, active or disabled, and "
+        "when they were added (tab-separated). Never a password or its hash.",
+    )
+    users.set_defaults(run=run_users)
+
+    device = commands.add_parser(
+        "device-add",
+        parents=[common],
+        help="add a hall monitor, auxiliary terminal or casino table device",
+        description="Registers a device and prints its token once; only its hash is stored. "
+        "A table device is bound to one table of the configuration (--table) and acts on it only.",
+    )
+    device.add_argument("id")
+    device.add_argument("--kind", required=True, choices=["monitor", "terminal", "table"])
+    device.add_argument("--table", help="a table device's table (an id of [[tables]])")
+    device.set_defaults(run=run_device_add)
+
+    revoke = commands.add_parser(
+        "device-revoke",
+        parents=[common],
+        help="revoke a device (lost, stolen or replaced)",
+        description="Revokes a device for good: its token no longer authenticates, a running "
+        "hub closes its connections within seconds, and a revoked terminal no longer counts "
+        "against the hall's terminal limit. Its id is not given again: register the "
+        "replacement under a new id.",
+    )
+    revoke.add_argument("id")
+    revoke.set_defaults(run=run_device_revoke)
+
+    devices = commands.add_parser(
+        "devices",
+        parents=[common],
+        help="list the devices",
+        description="Lists the devices, one a line: id, kind, table (or -), active or revoked, "
+        "and when they were registered (tab-separated). Never a token or its hash.",
+    )
+    devices.set_defaults(run=run_devices)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -442,41 +592,7 @@ def build_parser() -> argparse.ArgumentParser:
     server.add_argument("--port", type=int, help="port (default: server.port of the config)")
     server.set_defaults(run=run_serve)
 
-    user = commands.add_parser(
-        "user-add",
-        parents=[common],
-        help="add a staff user (password hashed)",
-        description="Adds a staff user with a role; the password is asked for (or read from "
-        "standard input with --password-stdin) and stored only as a scrypt hash.",
-    )
-    user.add_argument("name")
-    user.add_argument(
-        "--role",
-        required=True,
-        choices=[
-            "jefe_de_sala",
-            "jefe_de_mesa",
-            "cajero",
-            "vendedor_locutor",
-            "auxiliar_de_sala",
-            "jefe_de_mesa_de_juego",
-            "croupier",
-        ],
-    )
-    user.add_argument("--password-stdin", action="store_true")
-    user.set_defaults(run=run_user_add)
-
-    device = commands.add_parser(
-        "device-add",
-        parents=[common],
-        help="add a hall monitor, auxiliary terminal or casino table device",
-        description="Registers a device and prints its token once; only its hash is stored. "
-        "A table device is bound to one table of the configuration (--table) and acts on it only.",
-    )
-    device.add_argument("id")
-    device.add_argument("--kind", required=True, choices=["monitor", "terminal", "table"])
-    device.add_argument("--table", help="a table device's table (an id of [[tables]])")
-    device.set_defaults(run=run_device_add)
+    _add_credential_parsers(commands, common)
     add_tables_parser(commands)
     add_vision_parser(commands)
     return parser

@@ -10,6 +10,7 @@ import sys
 
 from bingo_hall.config import HallConfig
 from bingo_hall.hub.ball_check import ball_check_from_config
+from bingo_hall.hub.credential_watch import CredentialWatch
 from bingo_hall.hub.runtime import HubRuntime
 from bingo_hall.hub.service import HallService
 from bingo_hall.hub.table_runtime import TableRuntime, load_tables
@@ -52,11 +53,13 @@ async def serve(config: HallConfig, log: EventLog, port: int | None = None) -> N
         display_delay=config.server.display_delay_seconds,
         ball_check=ball_check,
     )
+    credentials = CredentialStore(log.engine)
+    watch = CredentialWatch(credentials.standing)
     server = HubServer(
         runtime,
-        authenticator(CredentialStore(log.engine)),
+        authenticator(credentials),
         config.server.queue_size,
-        routes=http_routes(runtime),
+        routes=http_routes(runtime, watch),
         tables=tables,
     )
     stop = asyncio.get_running_loop().create_future()
@@ -77,12 +80,12 @@ async def serve(config: HallConfig, log: EventLog, port: int | None = None) -> N
             f"at seq {table.service.seq}, phase {table.service.state.phase.value}",
             flush=True,
         )
-    bridge_tasks = []
+    tasks = [asyncio.create_task(watch.run(server.cut_withdrawn), name="credentials")]
     if config.mqtt.url is not None:
         bridge = MqttBridge(runtime, config.mqtt)
         bridges: list[StreamBridge] = [bridge]
         bridges += [TableBridge(table, config.mqtt) for table in tables.tables.values()]
-        bridge_tasks = [asyncio.create_task(b.run(), name=f"mqtt-{b.identifier}") for b in bridges]
+        tasks += [asyncio.create_task(b.run(), name=f"mqtt-{b.identifier}") for b in bridges]
         print(
             f"hall {config.hall_id}: MQTT bridge to {config.mqtt.url} "
             f"(topics {bridge.events_topic.rsplit('/', 1)[0]}/...)",
@@ -91,9 +94,9 @@ async def serve(config: HallConfig, log: EventLog, port: int | None = None) -> N
     try:
         await stop
     finally:
-        for task in bridge_tasks:
+        for task in tasks:
             task.cancel()
-        for task in bridge_tasks:
+        for task in tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         ws_server.close()

@@ -16,7 +16,7 @@ on its own table only: :data:`TABLE_PERMISSIONS`, :func:`authorise_table`.
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
 
@@ -185,6 +185,9 @@ class Principal:
     role: Role
     kind: Kind
     table: str | None = None  # a table device: the one table it is bound to
+    # A fingerprint of the stored credential it authenticated with (None: not from the
+    # store): a connection whose credential no longer stands is cut (hub/credential_watch.py).
+    credential: str | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         role = Role(self.role)  # a plain string from the store becomes the enum (or ValueError)

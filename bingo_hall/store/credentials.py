@@ -152,6 +152,13 @@ def _dummy_hash() -> str:
     return hash_password(secrets.token_urlsafe(16))
 
 
+def credential_stamp(stored_hash: str) -> str:
+    """A short fingerprint of a stored password or token hash. A connection keeps the one it
+    authenticated with; when the store's no longer matches (the password changed) or the
+    credential is gone (user disabled, device revoked), the hub cuts the connection."""
+    return hashlib.sha256(stored_hash.encode("ascii")).hexdigest()[:16]
+
+
 def hash_token(token: str) -> str:
     # A token carries 256 random bits: no dictionary or brute force can reach it, so a slow,
     # salted hash would add nothing; a fast hash keeps every monitor/terminal connect cheap.
@@ -262,6 +269,9 @@ class CredentialStore:
     def deactivate_user(self, username: str) -> None:
         self._update_user(username, active=False)
 
+    def activate_user(self, username: str) -> None:
+        self._update_user(username, active=True)
+
     def _update_user(self, username: str, **values: object) -> None:
         with self.engine.begin() as conn:
             result = conn.execute(
@@ -293,7 +303,8 @@ class CredentialStore:
         matches = verify_password(password, stored)
         if row is None or not matches or not row.active:
             return None
-        return Principal(id=username, role=Role(row.role), kind="staff")
+        stamp = credential_stamp(row.password_hash)
+        return Principal(id=username, role=Role(row.role), kind="staff", credential=stamp)
 
     def users(self) -> list[StaffUser]:
         with self.engine.connect() as conn:
@@ -357,7 +368,13 @@ class CredentialStore:
         table = self._table_of(device_id) if row.kind == Role.TABLE.value else None
         if row.kind == Role.TABLE.value and table is None:
             return None  # a table device without its table: nothing it may do
-        return Principal(id=device_id, role=Role(row.kind), kind="device", table=table)
+        return Principal(
+            id=device_id,
+            role=Role(row.kind),
+            kind="device",
+            table=table,
+            credential=credential_stamp(row.token_hash),
+        )
 
     def _table_of(self, device_id: str) -> str | None:
         with self.engine.connect() as conn:
@@ -366,12 +383,32 @@ class CredentialStore:
             ).scalar_one_or_none()
 
     def revoke_device(self, device_id: str) -> None:
+        """Revoke a device for good: its token no longer authenticates, and its id is not
+        given again."""
         with self.engine.begin() as conn:
             result = conn.execute(
                 update(DeviceRecord).where(DeviceRecord.device_id == device_id).values(active=False)
             )
         if result.rowcount != 1:
             raise ValueError(f"no device {device_id!r}")
+
+    def standing(self) -> dict[tuple[str, str], str]:
+        """The credentials that authenticate now: (``"staff"``, username) of every active
+        user and (``"device"``, id) of every active device, each with its stamp."""
+        with self.engine.connect() as conn:
+            users = conn.execute(
+                select(StaffUserRecord.username, StaffUserRecord.password_hash).where(
+                    StaffUserRecord.active == True  # noqa: E712 (a SQL expression)
+                )
+            ).all()
+            devices = conn.execute(
+                select(DeviceRecord.device_id, DeviceRecord.token_hash).where(
+                    DeviceRecord.active == True  # noqa: E712
+                )
+            ).all()
+        stands = {("staff", u.username): credential_stamp(u.password_hash) for u in users}
+        stands.update({("device", d.device_id): credential_stamp(d.token_hash) for d in devices})
+        return stands
 
     def devices(self) -> list[Device]:
         with self.engine.connect() as conn:

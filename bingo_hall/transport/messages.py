@@ -273,5 +273,6 @@ ERROR_CODES = frozenset(
 
 CLOSE_AUTH_FAILED = 4001
 CLOSE_AUTH_TIMEOUT = 4002
+CLOSE_CREDENTIAL_WITHDRAWN = 4003  # its device revoked, its user disabled or password changed
 CLOSE_TOO_SLOW = 4008  # the client fell behind: reconnect and resume from the last seq seen
 CLOSE_STREAM_FAILED = 1011  # the hub could not go on serving a subscription: reconnect, resume

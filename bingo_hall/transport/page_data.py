@@ -55,6 +55,7 @@ from bingo_hall.hub.auth import (
     Principal,
     Role,
 )
+from bingo_hall.hub.credential_watch import CredentialWatch
 from bingo_hall.hub.runtime import HubRuntime
 
 REPO = Path(__file__).resolve().parents[2]
@@ -178,8 +179,9 @@ class _Busy(Exception):
 class _StaffGate:
     """Staff credentials from an Authorization header, checked off the event loop."""
 
-    def __init__(self, jobs: _Jobs) -> None:
+    def __init__(self, jobs: _Jobs, watch: CredentialWatch | None = None) -> None:
         self._jobs = jobs
+        self._watch = watch  # a remembered login whose credential was withdrawn is refused
         self._key = secrets.token_bytes(32)
         self._store: Any = None  # the CredentialStore, made in a worker thread on first use
 
@@ -190,16 +192,20 @@ class _StaffGate:
         user, password = credentials
         key = hmac.new(self._key, f"{user}\0{password}".encode(), "sha256").digest()
 
-        def check() -> Principal | None:
+        def check() -> tuple[Principal | None, float]:
             from bingo_hall.store.credentials import CredentialStore
 
             if self._store is None:
                 self._store = CredentialStore(runtime.service.log.engine)
-            return self._store.check_password(user, password)
+            checked_at = time.monotonic()
+            return self._store.check_password(user, password), checked_at
 
-        done, principal = self._jobs.result(("staff", key), check, CREDENTIAL_TTL)
+        done, answer = self._jobs.result(("staff", key), check, CREDENTIAL_TTL)
         if not done:
             return WAIT
+        principal, checked_at = answer
+        if principal is not None and self._watch and not self._watch.stands(principal, checked_at):
+            principal = None  # disabled, or its password changed, since it was remembered
         if principal is None:  # refused: remembered only briefly
             self._jobs.forget(("staff", key), REFUSAL_TTL)
         return principal
@@ -420,11 +426,16 @@ def prepare_audio(
 class PageData:
     """The handlers of /api/ and /audio/ (see the module's docstring)."""
 
-    def __init__(self, runtime: HubRuntime, audio_dir: Path | None = None) -> None:
+    def __init__(
+        self,
+        runtime: HubRuntime,
+        audio_dir: Path | None = None,
+        watch: CredentialWatch | None = None,
+    ) -> None:
         self.runtime = runtime
         self.audio_dir = audio_dir or AUDIO_DIR
         self.jobs = _Jobs()
-        self.gate = _StaffGate(self.jobs)
+        self.gate = _StaffGate(self.jobs, watch)
         self._generating: set[str] = set()
 
     def api(self, connection: ServerConnection, request: Request, path: str) -> Response | None:

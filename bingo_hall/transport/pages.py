@@ -18,6 +18,7 @@ from urllib.parse import unquote
 from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
+from bingo_hall.hub.credential_watch import CredentialWatch
 from bingo_hall.hub.runtime import HubRuntime
 from bingo_hall.transport import page_data
 from bingo_hall.transport.page_data import PageData, respond
@@ -102,10 +103,11 @@ def not_found(connection: ServerConnection, what: str) -> Response:
     return response
 
 
-def page_routes(runtime: HubRuntime) -> list[HttpRoute]:
-    """The routes of the pages, their assets and their data (from the hub's state and log)."""
+def page_routes(runtime: HubRuntime, watch: CredentialWatch | None = None) -> list[HttpRoute]:
+    """The routes of the pages, their assets and their data (from the hub's state and log);
+    `watch` withdraws remembered staff logins."""
     files = StaticFiles(page_data.DISPLAYS_DIR)
-    data = PageData(runtime)
+    data = PageData(runtime, watch=watch)
 
     def pages(connection: ServerConnection, request: Request, path: str) -> Response | None:
         if path in PAGES:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bingo_hall.hub.credential_watch import CredentialWatch
 from bingo_hall.hub.runtime import HubRuntime
 from bingo_hall.store.frames import FrameStore
 from bingo_hall.transport.frames_http import frame_routes
@@ -9,5 +10,6 @@ from bingo_hall.transport.pages import page_routes
 from bingo_hall.transport.ws_server import HttpRoute
 
 
-def http_routes(runtime: HubRuntime) -> list[HttpRoute]:
-    return [*page_routes(runtime), *frame_routes(FrameStore(runtime.service.log.engine))]
+def http_routes(runtime: HubRuntime, watch: CredentialWatch | None = None) -> list[HttpRoute]:
+    frames = frame_routes(FrameStore(runtime.service.log.engine))
+    return [*page_routes(runtime, watch), *frames]

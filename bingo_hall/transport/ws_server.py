@@ -14,6 +14,7 @@ import contextlib
 import dataclasses
 import json
 import logging
+import time
 from collections.abc import Callable, Sequence
 from http import HTTPStatus
 from typing import Any
@@ -32,6 +33,7 @@ from bingo_hall.hub.auth import (
 )
 from bingo_hall.hub.ball_check import BallCheck
 from bingo_hall.hub.commissioning import showings_json
+from bingo_hall.hub.credential_watch import CredentialWatch
 from bingo_hall.hub.runtime import CommandFailed, HubRuntime
 from bingo_hall.hub.table_runtime import TableRuntime
 from bingo_hall.transport import messages as m
@@ -127,10 +129,11 @@ class HubServer:
     async def handle(self, connection: ServerConnection) -> None:
         hall = self.runtime.service.hall_id
         await connection.send(_dump(m.AuthRequired(hall=hall)))
-        principal = await self._authenticate(connection)
-        if principal is None:
+        authenticated = await self._authenticate(connection)
+        if authenticated is None:
             return
-        session = _Session(self, connection, principal)
+        principal, checked_at = authenticated
+        session = _Session(self, connection, principal, checked_at)
         self.sessions.add(session)
         try:
             await session.run()
@@ -150,7 +153,20 @@ class HubServer:
                     with contextlib.suppress(ConnectionClosed):
                         await session.connection.send(frame)
 
-    async def _authenticate(self, connection: ServerConnection) -> Principal | None:
+    async def cut_withdrawn(self, watch: CredentialWatch) -> None:
+        """Close every connection whose credential no longer stands (a device revoked, a user
+        disabled, a password changed): it must log in again, and cannot."""
+        for session in list(self.sessions):
+            if not watch.stands(session.principal, session.checked_at):
+                logger.warning("closing %s's connection: credential withdrawn", session.principal)
+                with contextlib.suppress(ConnectionClosed):
+                    await session.connection.close(
+                        m.CLOSE_CREDENTIAL_WITHDRAWN, "credential withdrawn: log in again"
+                    )
+
+    async def _authenticate(self, connection: ServerConnection) -> tuple[Principal, float] | None:
+        """The principal of the connection's auth frame, and the time.monotonic() at which
+        its credential was checked; None (and the connection closed) if it has none."""
         try:
             frame = await asyncio.wait_for(connection.recv(), self.auth_timeout)
         except TimeoutError:
@@ -165,6 +181,7 @@ class HubServer:
             await connection.send(_dump(m.AuthInvalid(message=message)))
             await connection.close(m.CLOSE_AUTH_FAILED, "bad auth frame")
             return None
+        checked_at = time.monotonic()
         principal = await asyncio.to_thread(self.authenticate, auth)
         if principal is None:
             await connection.send(_dump(m.AuthInvalid(message="unknown user, password or token")))
@@ -185,7 +202,7 @@ class HubServer:
                 )
             )
         )
-        return principal
+        return principal, checked_at
 
 
 def audience(principal: Principal, stream: str) -> Audience:
@@ -208,10 +225,17 @@ def _command_names() -> list[str]:
 class _Session:
     """One authenticated connection: its frames, its subscription."""
 
-    def __init__(self, server: HubServer, connection: ServerConnection, principal: Principal):
+    def __init__(
+        self,
+        server: HubServer,
+        connection: ServerConnection,
+        principal: Principal,
+        checked_at: float,
+    ):
         self.server = server
         self.connection = connection
         self.principal = principal
+        self.checked_at = checked_at  # when its credential was checked (time.monotonic())
         self.subscriptions: dict[str, asyncio.Task[None]] = {}  # by stream
 
     async def run(self) -> None:

@@ -1,0 +1,232 @@
+"""Staff users and devices administered while the hub runs: `users`, `devices`,
+`user-password`, `user-disable`, `user-enable`, `device-revoke`, and the running hub cutting
+whatever authenticated with a credential that no longer stands."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import signal
+import time
+import urllib.error
+import urllib.request
+
+from websockets.asyncio.client import connect
+
+from support.aio import run_async
+from support.cli import REPO, hall
+from support.hub import Client
+from support.serve import free_port, start_serve, wait_for_health
+
+OLD = "una clave muy larga"
+NEW = "otra clave aun mas larga"
+WITHDRAWN = 4003
+
+
+def _token(added) -> str:
+    assert added.returncode == 0, added.stderr
+    return added.stdout.strip().rsplit(" ", 1)[-1]
+
+
+def _api_status(port: int, user: str, password: str) -> int:
+    """The status of GET /api/hall with these credentials, once the hub has checked them."""
+    basic = base64.b64encode(f"{user}:{password}".encode()).decode()
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/api/hall", headers={"Authorization": f"Basic {basic}"}
+    )
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            status = urllib.request.urlopen(request).status
+        except urllib.error.HTTPError as error:
+            status = error.code
+        if status != 202 or time.monotonic() > deadline:
+            return status
+        time.sleep(0.05)
+
+
+async def _closed_with(client: Client, timeout: float = 15) -> int | None:
+    await asyncio.wait_for(client.connection.wait_closed(), timeout)
+    return client.connection.close_code
+
+
+async def _refused(url: str, **auth: str) -> dict:
+    async with connect(url) as connection:
+        await connection.recv()
+        await connection.send(json.dumps({"type": "auth", **auth}))
+        return json.loads(await connection.recv())
+
+
+def test_the_running_hub_cuts_a_revoked_device_a_disabled_user_and_a_changed_password(tmp_path):
+    db = f"sqlite:///{tmp_path / 'hall.sqlite'}"
+    for name in ("sala1", "sala2", "sala3"):
+        added = hall(
+            "user-add",
+            name,
+            "--role",
+            "jefe_de_sala",
+            "--password-stdin",
+            "--db",
+            db,
+            stdin=OLD + "\n",
+        )
+        assert added.returncode == 0, added.stderr
+    lost = _token(hall("device-add", "mon-1", "--kind", "monitor", "--db", db))
+    kept = _token(hall("device-add", "mon-2", "--kind", "monitor", "--db", db))
+    port = free_port()
+    url = f"ws://127.0.0.1:{port}/ws"
+    process = start_serve("--db", db, "--port", str(port))
+    try:
+        wait_for_health(port, process)
+        assert _api_status(port, "sala1", OLD) == 200  # remembered by the hub from now on
+
+        async def scenario():
+            async with (
+                Client.login(url, token=lost) as stolen,
+                Client.login(url, token=kept) as monitor,
+                Client.login(url, user="sala1", password=OLD) as leaked,
+                Client.login(url, user="sala2", password=OLD) as leaving,
+                Client.login(url, user="sala3", password=OLD) as staying,
+            ):
+                revoked = await asyncio.to_thread(hall, "device-revoke", "mon-1", "--db", db)
+                assert revoked.returncode == 0, revoked.stderr
+                assert await _closed_with(stolen) == WITHDRAWN
+                disabled = await asyncio.to_thread(hall, "user-disable", "sala2", "--db", db)
+                assert disabled.returncode == 0, disabled.stderr
+                assert await _closed_with(leaving) == WITHDRAWN
+                changed = await asyncio.to_thread(
+                    hall,
+                    "user-password",
+                    "sala1",
+                    "--password-stdin",
+                    "--db",
+                    db,
+                    stdin=NEW + "\n",
+                )
+                assert changed.returncode == 0, changed.stderr
+                assert await _closed_with(leaked) == WITHDRAWN
+                # what still stands is not touched, and works
+                assert (await monitor.request({"type": "ping"}))["type"] == "pong"
+                assert (await staying.ok("register_ball_set", ball_set_id="JB-1")) is not None
+                assert (await _refused(url, token=lost))["type"] == "auth_invalid"
+                assert (await _refused(url, user="sala2", password=OLD))["type"] == "auth_invalid"
+                assert (await _refused(url, user="sala1", password=OLD))["type"] == "auth_invalid"
+                async with Client.login(url, user="sala1", password=NEW) as again:
+                    await asyncio.sleep(5)  # two checks of the store: the new login stands
+                    assert (await again.request({"type": "ping"}))["type"] == "pong"
+                    assert not monitor.connection.close_code and not staying.connection.close_code
+
+        run_async(scenario(), timeout=90)
+        # the page data's remembered login went with the old password
+        assert _api_status(port, "sala1", OLD) == 401
+        assert _api_status(port, "sala1", NEW) == 200
+        assert _api_status(port, "sala2", OLD) == 401
+        enabled = hall("user-enable", "sala2", "--db", db)
+        assert enabled.returncode == 0, enabled.stderr
+        assert _api_status(port, "sala2", OLD) == 200
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=20)
+    assert process.returncode == 0, err
+    assert err.count("credential withdrawn") == 3
+
+
+def _admin(capsys, *args: str, stdin: str | None = None) -> tuple[int, str, str]:
+    """`bingo-hall ARGS` in-process (the same `main` the script runs): exit status, output,
+    errors."""
+    import io
+    import sys
+
+    from bingo_hall.cli import main
+
+    saved = sys.stdin
+    sys.stdin = io.StringIO(stdin or "")
+    try:
+        status = main(list(args))
+    finally:
+        sys.stdin = saved
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_listings_show_state_and_never_a_secret(tmp_path, capsys):
+    db = f"sqlite:///{tmp_path / 'hall.sqlite'}"
+    added = _admin(
+        capsys,
+        "user-add",
+        "caja1",
+        "--role",
+        "cajero",
+        "--password-stdin",
+        "--db",
+        db,
+        stdin=OLD + "\n",
+    )
+    assert added[0] == 0, added
+    status, out, _ = _admin(capsys, "device-add", "mon-1", "--kind", "monitor", "--db", db)
+    token = out.strip().rsplit(" ", 1)[-1]
+    assert status == 0 and token.startswith("mon-1.")
+    assert _admin(capsys, "user-disable", "caja1", "--db", db)[0] == 0
+    assert _admin(capsys, "device-revoke", "mon-1", "--db", db)[0] == 0
+    users = _admin(capsys, "users", "--db", db)
+    devices = _admin(capsys, "devices", "--db", db)
+    assert users[0] == devices[0] == 0
+    assert [line.split("\t")[:3] for line in users[1].splitlines()] == [
+        ["caja1", "cajero", "disabled"]
+    ]
+    assert [line.split("\t")[:4] for line in devices[1].splitlines()] == [
+        ["mon-1", "monitor", "-", "revoked"]
+    ]
+    secret = token.split(".", 1)[1]
+    for listing in (users[1], devices[1]):
+        assert OLD not in listing and secret not in listing and "scrypt" not in listing
+
+
+def test_unknown_names_are_one_line_errors_that_change_nothing(tmp_path, capsys):
+    db = f"sqlite:///{tmp_path / 'hall.sqlite'}"
+    added = _admin(
+        capsys,
+        "user-add",
+        "sala1",
+        "--role",
+        "jefe_de_sala",
+        "--password-stdin",
+        "--db",
+        db,
+        stdin=OLD + "\n",
+    )
+    assert added[0] == 0, added
+    before = _admin(capsys, "users", "--db", db)[1]
+    for args, stdin, message in [
+        (("user-disable", "nadie"), None, "no staff user 'nadie'"),
+        (("user-enable", "nadie"), None, "no staff user 'nadie'"),
+        (("device-revoke", "mon-9"), None, "no device 'mon-9'"),
+        (("user-password", "nadie", "--password-stdin"), NEW + "\n", "no staff user 'nadie'"),
+        (
+            ("user-password", "sala1", "--password-stdin"),
+            "corta\n",
+            "password too short: 5 characters, at least 10 needed",
+        ),
+    ]:
+        status, _, err = _admin(capsys, *args, "--db", db, stdin=stdin)
+        assert (status, err) == (2, f"bingo-hall: error: {message}\n")
+    assert _admin(capsys, "users", "--db", db)[1] == before
+
+
+def test_a_revoked_terminal_frees_its_place_under_the_hall_limit(tmp_path, capsys):
+    config = tmp_path / "hall.toml"
+    config.write_text(
+        f'hall_id = "sala-9"\nprofile = "basque"\nprofiles_dir = "{REPO / "config" / "profiles"}"\n'
+        f'category = "third"\n[store]\nurl = "sqlite:///{tmp_path / "h.sqlite"}"\n'
+    )
+
+    def add(device: str) -> tuple[int, str, str]:
+        return _admin(capsys, "device-add", device, "--kind", "terminal", "--config", str(config))
+
+    assert [add(f"term-{k}")[0] for k in range(1, 8)] == [0] * 6 + [2]
+    assert _admin(capsys, "device-revoke", "term-3", "--config", str(config))[0] == 0
+    assert add("term-7")[0] == 0
+    assert _admin(capsys, "device-revoke", "term-4", "--config", str(config))[0] == 0
+    status, _, err = add("term-3")
+    assert status == 2 and "a revoked id is not reused" in err
