@@ -15,7 +15,7 @@ from bingo_hall.registry import registrar
 from bingo_hall.tables import commands as c
 from bingo_hall.tables import events as e
 from bingo_hall.tables.bets import check_bet, check_colour_value, check_positions
-from bingo_hall.tables.limits import resolve_limits
+from bingo_hall.tables.limits import LimitChoice, resolve_limits
 from bingo_hall.tables.profiles import (
     BetsAfterVoid,
     FortuneRules,
@@ -100,6 +100,7 @@ def _change(state: TableState, cmd: c.ChangeLimits, now: datetime) -> list[e.Tab
             "session (N79 L210-218; AST L258-279)"
         )
     if rules.limit_change is LimitChange.WITH_AUTHORISATION:
+        _check_raised(table.label, state.choice, cmd.limits)
         if not cmd.authorisation.strip():
             raise RuleError(
                 f"{table.label}: a new minimum needs the authority's authorisation, and cannot "
@@ -123,6 +124,16 @@ def _change(state: TableState, cmd: c.ChangeLimits, now: datetime) -> list[e.Tab
             old_limit_coups=rules.old_limit_coups,
         )
     ]
+
+
+def _check_raised(label: str, current: LimitChoice | None, new: LimitChoice) -> None:
+    """N77 L277-291: the director may ask for a higher minimum («la elevación de las apuestas
+    mínimas»), never a lower one; the maxima, multiples of the minimum, rise in proportion."""
+    if current is not None and new.minimum <= current.minimum:
+        raise RuleError(
+            f"{label}: under this profile a table's minimum may only be raised (N77 L277-291), "
+            f"not changed from {current.minimum} to {new.minimum}"
+        )
 
 
 @_handles(c.CloseTable)

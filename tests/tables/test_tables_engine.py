@@ -315,6 +315,26 @@ def test_1977_changes_a_minimum_with_the_authorisation_reference():
     assert table_.state.limits.of("straight").maximum == 150
 
 
+def test_1977_only_raises_a_minimum_and_its_maxima_in_proportion():
+    """N77 L277-291: «la elevación de las apuestas mínimas», the maximum raised in proportion."""
+    for game in ("french-roulette", "american-roulette"):
+        t = table("1977", game)
+        table_ = Table(t, default_choice(t, "2"))
+        before = table_.state
+        for lower in ("2", "1"):
+            with pytest.raises(RuleError, match="may only be raised"):
+                table_.do(
+                    c.ChangeLimits(
+                        limits=default_choice(t, lower), requested_by="director", authorisation="R"
+                    )
+                )
+        assert table_.state == before
+        raised = default_choice(t, "4")
+        table_.do(c.ChangeLimits(limits=raised, requested_by="director", authorisation="R"))
+        for group, limit in before.limits.groups.items():
+            assert table_.state.limits.groups[group].maximum == 2 * limit.maximum
+
+
 def test_basque_new_limits_apply_after_the_last_three_balls_at_the_old_ones():
     t = table("basque", "french-roulette")
     table_ = Table(t, default_choice(t, "1", tier=30))
