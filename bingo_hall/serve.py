@@ -80,7 +80,10 @@ async def serve(config: HallConfig, log: EventLog, port: int | None = None) -> N
             f"at seq {table.service.seq}, phase {table.service.state.phase.value}",
             flush=True,
         )
-    tasks = [asyncio.create_task(watch.run(server.cut_withdrawn), name="credentials")]
+    tasks = [
+        asyncio.create_task(watch.run(server.cut_withdrawn), name="credentials"),
+        asyncio.create_task(runtime.follow_log(), name="follow-log"),
+    ]
     if config.mqtt.url is not None:
         bridge = MqttBridge(runtime, config.mqtt)
         bridges: list[StreamBridge] = [bridge]

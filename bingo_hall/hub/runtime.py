@@ -55,10 +55,19 @@ from bingo_hall.hub.commissioning import (
 )
 from bingo_hall.hub.service import HallService
 from bingo_hall.store.cards import CardStore
-from bingo_hall.store.eventlog import EventEnvelope
+from bingo_hall.store.eventlog import EventEnvelope, StoreError
 from bingo_hall.transport.fanout import Fanout
 
 logger = logging.getLogger(__name__)
+
+
+FOLLOW_SECONDS = 1.0  # how often the hub looks for events another process appended
+REFERENCE_EVENTS = frozenset({"ball_set_commissioned", "ball_set_changed"})
+
+
+def store_failure(error: Exception) -> str:
+    logger.error("the store refused a command: %s", error)
+    return f"the hall's store did not record the command ({error}): try again"
 
 
 @dataclass(frozen=True)
@@ -111,6 +120,26 @@ class HubRuntime:
                 asyncio.to_thread(self.ball_check.references, kept)
             )
 
+    async def follow_log(self, every: float = FOLLOW_SECONDS) -> None:
+        """Between commands, catch up with the events another process appended to the hall
+        (a series imported at the console), so that panels, terminals and MQTT hear of them
+        at once rather than at the hub's next command. Runs until cancelled."""
+        hall = self.service.hall_id
+        while True:
+            await asyncio.sleep(every)
+            try:
+                async with self._lock:
+                    head, _ = await asyncio.to_thread(self.service.log.head, hall)
+                    if head <= self.service.seq:
+                        continue
+                    caught = await asyncio.to_thread(self.service.catch_up)
+            except Exception:
+                logger.exception("could not catch up with the hall's log")
+                continue
+            logger.info("caught up with %d events another writer appended", len(caught))
+            if any(envelope.type in REFERENCE_EVENTS for envelope in caught):
+                self._prepare_references()
+
     async def execute(self, principal: Principal, name: str, args: dict[str, Any]) -> dict:
         """Run one command for a principal; its events are durable when this returns."""
         if name not in KNOWN_COMMANDS:
@@ -154,6 +183,8 @@ class HubRuntime:
             raise CommandFailed("wrong_phase", error.message) from None
         except RuleError as error:
             raise CommandFailed(error.code, error.message) from None
+        except StoreError as error:
+            raise CommandFailed("store_failed", store_failure(error)) from None
 
     def _build(self, name: str, args: dict[str, Any]) -> Command:
         command_type = COMMAND_TYPES.get(name)

@@ -12,15 +12,35 @@ from datetime import UTC, datetime
 
 from bingo_hall.domain import HallState, decide, evolve
 from bingo_hall.domain.commands import Command
+from bingo_hall.domain.errors import RuleError
 from bingo_hall.domain.events import Event, SessionClosed, event_from_payload
 from bingo_hall.domain.phases import Phase
-from bingo_hall.store.eventlog import EventEnvelope, EventLog, NewEvent
+from bingo_hall.store.eventlog import ConcurrentAppend, EventEnvelope, EventLog, NewEvent
 
 Listener = Callable[[EventEnvelope], None]
+
+CATCH_UP_ATTEMPTS = 3  # tries of a command whose append another writer overtook
 
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
+
+
+def decided_again(
+    run: Callable[[], list[EventEnvelope]], catch_up: Callable[[], list[EventEnvelope]]
+) -> list[EventEnvelope]:
+    """`run` a command; if another writer appended first (the append refused, or the rules
+    refusing on the state before its events), `catch_up` and run it again, a few times at
+    most. A refusal with nothing to catch up with stands."""
+    for _ in range(CATCH_UP_ATTEMPTS - 1):
+        try:
+            return run()
+        except ConcurrentAppend:
+            catch_up()
+        except RuleError:
+            if not catch_up():
+                raise
+    return run()
 
 
 def rebuild_state(log: EventLog, hall_id: str) -> tuple[HallState, int]:
@@ -46,9 +66,11 @@ def _ids(before: HallState, after: HallState, event: Event) -> tuple[int | None,
 class HallService:
     """One hall's rules engine in front of its event log.
 
-    One writer per hall: every append states the seq this service last saw, so a second
-    process writing to the same hall makes the other's next command fail (ConcurrentAppend)
-    instead of deciding on a stale state; `reload` catches up from the log.
+    Every append states the seq this service last saw, so a command is never decided on a
+    stale state. Another process may write to the hall between the hub's commands (a series
+    imported at the console while the hub runs): the hub's next append is then refused
+    (ConcurrentAppend), and the service catches up from the log, telling its listeners of
+    those events in order, and decides the command again on the state the log now gives.
     """
 
     def __init__(
@@ -60,15 +82,27 @@ class HallService:
         self.state, self.seq = rebuild_state(log, hall_id)
         self._listeners: list[Listener] = []
 
-    def reload(self) -> None:
-        """Rebuild the state from the log (after another writer appended)."""
-        self.state, self.seq = rebuild_state(self.log, self.hall_id)
+    def catch_up(self) -> list[EventEnvelope]:
+        """Apply, and tell the listeners of, every event another writer appended after this
+        service's last seq, in order."""
+        caught = []
+        for envelope in self.log.iter_all(self.hall_id, after_seq=self.seq):
+            event = event_from_payload(envelope.type, envelope.payload)
+            self.state = evolve(self.state, event, envelope.time)
+            self.seq = envelope.seq
+            caught.append(envelope)
+            for listener in self._listeners:
+                listener(envelope)
+        return caught
 
     def subscribe(self, listener: Listener) -> None:
         self._listeners.append(listener)
 
     def execute(self, command: Command, actor: str = "system") -> list[EventEnvelope]:
-        """Run one command: its events are durable when this returns."""
+        """Run one command: its events are durable when this returns (`decided_again`)."""
+        return decided_again(lambda: self._execute(command, actor), self.catch_up)
+
+    def _execute(self, command: Command, actor: str) -> list[EventEnvelope]:
         now = self.clock()
         events = decide(self.state, command, now)
         state, records = self.state, []

@@ -20,10 +20,10 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from bingo_hall.config import HallConfig, TableConfig
 from bingo_hall.domain.errors import PhaseError, RuleError
 from bingo_hall.hub.auth import TABLE_ROLE, Principal, TableDenied, authorise_table
-from bingo_hall.hub.runtime import CommandFailed
+from bingo_hall.hub.runtime import CommandFailed, store_failure
 from bingo_hall.hub.service import utc_now
 from bingo_hall.hub.table_service import TableService, TableSnapshot
-from bingo_hall.store.eventlog import EventLog
+from bingo_hall.store.eventlog import EventLog, StoreError
 from bingo_hall.tables import commands as c
 from bingo_hall.tables.config import find_table_profile
 from bingo_hall.tables.limits import LimitChoice, boule_floor_problem, resolve_limits
@@ -198,6 +198,8 @@ class TableRuntime:
                 raise CommandFailed("wrong_phase", f"table {table_id}: {error.message}") from None
             except RuleError as error:
                 raise CommandFailed(error.code, f"table {table_id}: {error.message}") from None
+            except StoreError as error:
+                raise CommandFailed("store_failed", store_failure(error)) from None
 
     def _keep_boule_floor(self, table: LinkedTable, command: c.TableCommand) -> None:
         """Refuse a command that would leave boule layouts at twice the authorised minimum with

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from bingo_hall.hub.service import Listener, utc_now
+from bingo_hall.hub.service import Listener, decided_again, utc_now
 from bingo_hall.hub.streams import table_stream
 from bingo_hall.store.eventlog import EventEnvelope, EventLog, NewEvent
 from bingo_hall.tables import events as e
@@ -63,8 +63,9 @@ def _ids(before: TableState, event: e.TableEvent) -> tuple[int | None, int | Non
 
 
 class TableService:
-    """One table's writer. One writer per table: every append states the seq this service
-    last saw, so a second process writing to the same table fails (ConcurrentAppend)."""
+    """One table's writer. Every append states the seq this service last saw: if another
+    writer appended first (ConcurrentAppend), the service catches up from the log and decides
+    the command again, as `HallService` does."""
 
     def __init__(
         self,
@@ -92,8 +93,23 @@ class TableService:
     def subscribe(self, listener: Listener) -> None:
         self._listeners.append(listener)
 
+    def catch_up(self) -> list[EventEnvelope]:
+        """Apply, and tell the listeners of, every event another writer appended after this
+        service's last seq, in order."""
+        caught = []
+        for envelope in self.log.iter_all(self.stream, after_seq=self.seq):
+            event = e.event_from_payload(envelope.type, envelope.payload)
+            self.snapshot = self.snapshot.after(envelope.seq, event)
+            caught.append(envelope)
+            for listener in self._listeners:
+                listener(envelope)
+        return caught
+
     def execute(self, command: TableCommand, actor: str = "system") -> list[EventEnvelope]:
-        """Run one command: its events are durable when this returns."""
+        """Run one command: its events are durable when this returns (`decided_again`)."""
+        return decided_again(lambda: self._execute(command, actor), self.catch_up)
+
+    def _execute(self, command: TableCommand, actor: str) -> list[EventEnvelope]:
         now = self.clock()
         before = self.snapshot
         snapshot, records = before, []

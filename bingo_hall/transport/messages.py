@@ -268,6 +268,7 @@ ERROR_CODES = frozenset(
         "altered_log",
         "busy",
         "failed",
+        "store_failed",
     }
 )
 

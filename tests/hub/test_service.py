@@ -511,3 +511,47 @@ def test_a_series_registered_between_sessions_is_in_the_next_sessions_acta(log, 
         c.OpenSession(machine_id="EXT-1", machine_kind="pneumatic", profile=profile("1979")),
     )
     assert "Serie registrada Z9: 50 cartones, valor facial 2,00 €" in session_acta(log, 2)
+
+
+# --- another writer: the service catches up and decides again ---------------------------------
+
+
+def test_a_service_overtaken_by_another_writer_catches_up_tells_in_order_and_decides_again(
+    store_url, log, service, clock
+):
+    """A series imported at the console while the hub runs: the hub's next command finds the
+    log moved on, applies and tells the console's event first, then decides its own command on
+    the state the log gives."""
+    open_session(service)
+    heard: list[tuple[int, str]] = []
+    service.subscribe(lambda envelope: heard.append((envelope.seq, envelope.type)))
+    engine = make_engine(store_url)
+    try:
+        console = HallService(EventLog(engine), HALL, clock)
+        console.execute(c.RegisterSeries(series_id="B1", face_value=Decimal("3"), size=120))
+    finally:
+        engine.dispose()
+    seq = service.seq
+    mine = service.execute(c.AnnounceSeries(series=("A1", "B1")), actor="test")
+    assert heard == [(seq + 1, "series_registered"), (seq + 2, "series_announced")]
+    assert [e.seq for e in mine] == [seq + 2]
+    assert service.seq == log.head(HALL)[0] == seq + 2
+    assert service.state == HallService(log, HALL, clock).state
+    assert log.verify_chain(HALL).ok
+
+
+def test_a_command_the_other_writers_event_made_illegal_is_refused_and_writes_nothing(
+    store_url, log, service, clock
+):
+    open_session(service)
+    engine = make_engine(store_url)
+    try:
+        console = HallService(EventLog(engine), HALL, clock)
+        console.execute(c.AnnounceSeries(series=("A1",)))
+    finally:
+        engine.dispose()
+    head = log.head(HALL)
+    with pytest.raises(RuleError):
+        service.execute(c.AnnounceSeries(series=("A1",)))
+    assert log.head(HALL) == head and service.seq == head[0]
+    assert service.state == HallService(log, HALL, clock).state

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import signal
 
 from support.aio import run_async
@@ -79,3 +80,60 @@ def test_serve_names_a_camera_it_cannot_open_in_one_line(tmp_path):
         "check camera.source in the hall configuration"
     ]
     assert "Traceback" not in done.stderr
+
+
+def test_a_series_imported_at_the_console_while_the_hub_runs_reaches_the_hub_and_its_panels(
+    tmp_path,
+):
+    """`import-series` writes to the hall's log from another process: the running hub catches
+    up within a second, tells its subscribers, and its next command follows on."""
+    from decimal import Decimal
+
+    from card_generator.files import write_series
+    from card_generator.series import generate_series
+
+    db = f"sqlite:///{tmp_path / 'hall.sqlite'}"
+    added = hall(
+        "user-add",
+        "sala1",
+        "--role",
+        "jefe_de_sala",
+        "--password-stdin",
+        "--db",
+        db,
+        stdin="una clave muy larga\n",
+    )
+    assert added.returncode == 0, added.stderr
+    token = hall("device-add", "mon-1", "--kind", "monitor", "--db", db).stdout.split()[-1]
+    cards = tmp_path / "B7.jsonl"
+    write_series(generate_series("B7", 60, Decimal("2.00"), seed=b"console"), cards)
+    port = free_port()
+    process = start_serve("--db", db, "--port", str(port))
+    try:
+        wait_for_health(port, process)
+
+        async def scenario():
+            url = f"ws://127.0.0.1:{port}/ws"
+            async with (
+                Client.login(url, token=token) as monitor,
+                Client.login(url, user="sala1", password="una clave muy larga") as staff,
+            ):
+                await monitor.request({"type": "subscribe", "after_seq": 0})
+                await staff.ok("register_ball_set", ball_set_id="JB-1")
+                imported = await asyncio.to_thread(hall, "import-series", str(cards), "--db", db)
+                assert imported.returncode == 0, imported.stderr
+                heard = await monitor.events(2, timeout=15)  # no hub command in between
+                assert [(e["seq"], e["event"]) for e in heard] == [
+                    (1, "ball_set_registered"),
+                    (2, "series_registered"),
+                ]
+                opened = await staff.ok("open_session")
+                assert [e["seq"] for e in opened["events"]] == [3]
+                assert [e["seq"] for e in await monitor.events(1)] == [3]
+
+        run_async(scenario(), timeout=60)
+        assert wait_for_health(port, process)["seq"] == 3
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=20)
+    assert process.returncode == 0, err
