@@ -303,18 +303,22 @@ def _record_sale(state: HallState, cmd: c.RecordSale, now: datetime) -> list[e.E
 
 
 def _check_terminal_purchase(state: HallState, game: Game, cmd: c.RecordSale) -> None:
-    """Auxiliary machines (Basque L2977-2991): whole blocks, at most N per machine and player."""
+    """Auxiliary machines (Basque L2977-2991): whole blocks, at most N per machine and player.
+    A machine replaces the card at one player's seat and the hub cannot tell players apart by
+    the name a machine gives, so the limit holds per machine: N blocks a machine in a game,
+    whatever player names it gives (docs/rules.md)."""
     profile = state.require_profile()
     if not profile.max_series_per_terminal_player:
         raise RuleError(f"profile {profile.id} has no auxiliary terminals")
     block = profile.terminal_block_size
     if cmd.last - cmd.first + 1 != block:
         raise RuleError(f"a terminal buys whole blocks of {block} cards")
-    bought = sum(1 for buyer, *_ in game.holdings if buyer == cmd.buyer)
+    machine = cmd.buyer.split("/", 1)[0] if cmd.buyer else ""
+    bought = sum(1 for buyer, *_ in game.holdings if buyer.split("/", 1)[0] == machine)
     if bought >= profile.max_series_per_terminal_player:
         raise RuleError(
-            f"{cmd.buyer} already plays {bought} series in this game; the limit per machine and "
-            f"player is {profile.max_series_per_terminal_player}"
+            f"terminal {machine} already plays {bought} series in this game; the limit per "
+            f"machine and player is {profile.max_series_per_terminal_player}"
         )
 
 

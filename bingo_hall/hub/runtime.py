@@ -165,6 +165,10 @@ class HubRuntime:
                     raise CommandFailed("invalid_args", "resolve_hold: resolved_by is who sends it")
                 command = self._build(name, {**args, "resolved_by": principal.id})
             else:
+                if name == "record_sale" and "buyer" in args:
+                    raise CommandFailed(
+                        "invalid_args", "record_sale: the buyer is the terminal that buys (buy_cards)"
+                    )
                 command = self._build(name, args)
                 if name == "call_claim" and principal.kind == "device":
                     self._check_owner(principal, command)

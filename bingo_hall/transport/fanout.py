@@ -66,10 +66,12 @@ TABLE_PUBLIC_FIELDS: dict[str, tuple[str, ...]] = {
     "table_closed": ("session_id", "coups"),
 }
 
-# What devices (monitors, terminals) see of a camera hold: that the game holds, not the
+# What devices (monitors, terminals, MQTT) see of a camera hold: that the game holds, not the
 # called number or the reading. Nothing of a held ball reaches the panels before it is resolved.
-# And of a table's stream, its public view.
+# Of a sale, the cards sold, not the player who bought them. And of a table's stream, its
+# public view.
 DEVICE_FIELDS: dict[str, tuple[str, ...]] = {
+    "sale_recorded": ("sale",),  # not which player at which terminal bought the cards
     "ball_held": ("ordinal",),
     "hold_resolved": ("ordinal",),
     **TABLE_PUBLIC_FIELDS,

@@ -60,7 +60,9 @@ whose frames the ball set's own prints (kept at its commissioning) show as anoth
    (confirmed) or the ball the camera shows (corrected): `hold_resolved`, then `ball_drawn` with
    `check` and `resolved_by`. `hold_ball` is given by the hub's camera check only. Monitors and
    terminals receive `ball_held` and `hold_resolved` with the `ordinal` alone: nothing of a
-   held ball reaches them before it is resolved. `GET /frames/<sha256>.jpg` serves a kept frame.
+   held ball reaches them before it is resolved; and `sale_recorded` with its `sale` alone:
+   which player at which terminal bought is the staff's to see (a terminal asks `my_cards` for
+   its own). `GET /frames/<sha256>.jpg` serves a kept frame.
    The camera confirms calls only on a ball set that passed its commissioning: every ball
    shown to the camera (`commission_ball_set`, `ball_set_commissioned` with `fit`); on any
    other set every call is held (`ball_held` with `cause: "uncommissioned_set"`). The

@@ -1,5 +1,6 @@
-"""Auxiliary terminals (spec §8): whole blocks in the open sale, at most 6 per machine and
-player, their own cards only, and the hall category's cap on terminals."""
+"""Auxiliary terminals (spec §8): whole blocks in the open sale, at most 6 per machine (whatever
+player names it gives), their own cards only, who bought kept from other devices, and the hall
+category's cap on terminals."""
 
 from __future__ import annotations
 
@@ -26,6 +27,16 @@ def store(tmp_path):
     return url, token, series, tokens
 
 
+async def _sales(url: str, count: int, **auth: str) -> list[dict]:
+    """The first `count` sale_recorded events of the log, as these credentials see them."""
+    sales: list[dict] = []
+    async with Client.login(url, **auth) as client:
+        await client.request({"type": "subscribe", "after_seq": 0})
+        while len(sales) < count:
+            sales += [e for e in await client.events(1) if e["event"] == "sale_recorded"]
+    return sales
+
+
 def test_a_terminal_buys_blocks_sees_its_cards_and_claims_only_with_them(store):
     url, token, series, tokens = store
 
@@ -33,6 +44,7 @@ def test_a_terminal_buys_blocks_sees_its_cards_and_claims_only_with_them(store):
         async with (
             running_hub(url, token, series, profile="basque") as hub,
             Client.login(hub.url, user="sala", password=PASSWORD) as staff,
+            Client.login(hub.url, user="locutor", password=PASSWORD) as seller,
             Client.login(hub.url, token=tokens["term-1"]) as one,
             Client.login(hub.url, token=tokens["term-2"]) as two,
         ):
@@ -47,19 +59,34 @@ def test_a_terminal_buys_blocks_sees_its_cards_and_claims_only_with_them(store):
             assert junk["error"]["message"] == "my_cards: unknown argument 'all'"
             for _ in range(6):
                 await one.ok("buy_cards", player="ana", series_id="A1")
-            refused = await one.command("buy_cards", player="ana", series_id="A1")
-            assert (
-                not refused["success"]
-                and "limit per machine and player is 6" in (refused["error"]["message"])
-            )
-            await one.ok("buy_cards", player="luis", series_id="A1")  # another player
+            # the limit is the machine's: another name at the same machine buys no more
+            for player in ("ana", "luis"):
+                refused = await one.command("buy_cards", player=player, series_id="A1")
+                assert not refused["success"] and refused["error"]["message"] == (
+                    "terminal term-1 already plays 6 series in this game; the limit per machine "
+                    "and player is 6"
+                )
             await two.ok("buy_cards", player="eva", series_id="A1")
+            # staff record sales; only a terminal's purchase names a buyer, and the hub names it
+            posing = await seller.command(
+                "record_sale", series_id="A1", first=43, last=48, buyer="term-2/eva"
+            )
+            assert posing["error"] == {
+                "code": "invalid_args",
+                "message": "record_sale: the buyer is the terminal that buys (buy_cards)",
+            }
             mine = await one.ok("my_cards")
-            assert mine["count"] == 42
-            assert [c["number"] for c in mine["cards"]] == list(range(1, 43))
-            assert {c["player"] for c in mine["cards"]} == {"ana", "luis"}
+            assert mine["count"] == 36
+            assert [c["number"] for c in mine["cards"]] == list(range(1, 37))
+            assert {c["player"] for c in mine["cards"]} == {"ana"}
             assert mine["cards"][0]["grid"] == [list(r) for r in series.card(1)]
             assert (await two.ok("my_cards"))["count"] == 6
+            # who bought is the staff's to see, not another terminal's (or a monitor's)
+            sales = await _sales(hub.url, 7, user="sala", password=PASSWORD)
+            seen = await _sales(hub.url, 7, token=tokens["term-2"])
+            assert [e["payload"]["buyer"] for e in sales] == ["term-1/ana"] * 6 + ["term-2/eva"]
+            assert [e["payload"] for e in seen] == [{"sale": e["payload"]["sale"]} for e in sales]
+            assert [e["actor"] for e in seen] == ["term-1"] * 6 + ["term-2"]
             await staff.ok("close_sale")
             await staff.ok("announce_prizes")
             await staff.ok("start_draw")
@@ -85,7 +112,7 @@ def test_a_terminal_buys_blocks_sees_its_cards_and_claims_only_with_them(store):
             await staff.ok("verify_claims")
             await staff.ok("void_game", reason="announcement_error", note="prueba")
             ended = await one.ok("my_cards")
-            assert ended["game"] == 1 and ended["count"] == 42
+            assert ended["game"] == 1 and ended["count"] == 36
             await staff.ok("announce_series", series=["A1"])
             assert await one.ok("my_cards") == {"game": 2, "count": 0, "cards": []}
 

@@ -253,13 +253,10 @@ function bindActions() {
         first: Number($('#sale-first').value),
         last: Number($('#sale-last').value),
       };
-      const buyer = $('#sale-buyer').value.trim();
-      if (buyer) args.buyer = buyer;
       return args;
     },
     () => {
       $('#sale-last').value = '';
-      $('#sale-buyer').value = '';
       saleFirstAuto = true;
     },
   );

@@ -65,8 +65,9 @@ function blockSize() {
   return model.profile ? model.profile.terminal_block_size : 6;
 }
 
-function blocksOf(name) {
-  return cards.filter((card) => card.player === name).length / blockSize();
+// The machine's blocks in this game, whatever player names it gave: the limit is per machine.
+function machineBlocks() {
+  return cards.length / blockSize();
 }
 
 function claimsOf(card) {
@@ -171,7 +172,7 @@ function render() {
   }
   const limit = model.profile ? model.profile.max_series_per_terminal_player : 0;
   const name = player();
-  const bought = name && game && cardsGame === game.id ? blocksOf(name) : 0;
+  const bought = name && game && cardsGame === game.id ? machineBlocks() : 0;
   $('#t-buy').textContent = t('terminal.buy', { size: blockSize() });
   $('#t-buy').disabled = !legal('buy_cards') || !name || !series.length || (limit && bought >= limit) || busy.has('buy');
   $('#t-blocks').textContent = name && limit ? t('terminal.blocks', { player: name, bought, limit }) : t('terminal.name_first');
@@ -184,12 +185,12 @@ const rerender = scheduler(render);
 
 function onEvent(envelope) {
   apply(model, envelope);
-  const me = hub && hub.principal ? `${hub.principal.principal}/` : null;
+  const me = hub && hub.principal ? hub.principal.principal : null;
   if (envelope.event === 'series_announced') {
     cards = [];
     cardsGame = null;
   }
-  if (envelope.event === 'sale_recorded' && me && (envelope.payload.buyer || '').startsWith(me)) refreshCards();
+  if (envelope.event === 'sale_recorded' && me && envelope.actor === me) refreshCards();
   rerender();
 }
 
