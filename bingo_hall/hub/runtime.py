@@ -166,9 +166,8 @@ class HubRuntime:
                 command = self._build(name, {**args, "resolved_by": principal.id})
             else:
                 if name == "record_sale" and "buyer" in args:
-                    raise CommandFailed(
-                        "invalid_args", "record_sale: the buyer is the terminal that buys (buy_cards)"
-                    )
+                    why = "record_sale: the buyer is the terminal that buys (buy_cards)"
+                    raise CommandFailed("invalid_args", why)
                 command = self._build(name, args)
                 if name == "call_claim" and principal.kind == "device":
                     self._check_owner(principal, command)
