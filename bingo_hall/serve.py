@@ -18,11 +18,16 @@ from bingo_hall.store.cards import CardStore
 from bingo_hall.store.credentials import CredentialStore
 from bingo_hall.store.eventlog import EventLog
 from bingo_hall.store.frames import FrameStore
+from bingo_hall.transport.login_guard import LoginGuard
 from bingo_hall.transport.messages import Auth
 from bingo_hall.transport.mqtt_bridge import MqttBridge, StreamBridge
 from bingo_hall.transport.routes import http_routes
 from bingo_hall.transport.table_bridge import TableBridge
 from bingo_hall.transport.ws_server import HubServer
+
+
+class ListenError(Exception):
+    """The hub cannot open its port."""
 
 
 def authenticator(credentials: CredentialStore):
@@ -55,19 +60,25 @@ async def serve(config: HallConfig, log: EventLog, port: int | None = None) -> N
     )
     credentials = CredentialStore(log.engine)
     watch = CredentialWatch(credentials.standing)
+    guard = LoginGuard()  # one for /ws and the pages' data: failed logins lock their address
     server = HubServer(
         runtime,
         authenticator(credentials),
         config.server.queue_size,
-        routes=http_routes(runtime, watch),
+        routes=http_routes(runtime, watch, guard),
         tables=tables,
+        login_guard=guard,
     )
     stop = asyncio.get_running_loop().create_future()
     for signum in (signal.SIGINT, signal.SIGTERM):
         asyncio.get_running_loop().add_signal_handler(
             signum, lambda: stop.done() or stop.set_result(None)
         )
-    ws_server = await server.start(config.server.host, config.server.port if port is None else port)
+    host, port = config.server.host, config.server.port if port is None else port
+    try:
+        ws_server = await server.start(host, port)
+    except OSError as error:  # the port in use, the host not this machine's
+        raise ListenError(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
     bound = ws_server.sockets[0].getsockname()
     print(
         f"hall {config.hall_id}: serving on http://{bound[0]}:{bound[1]} (websocket at /ws), "

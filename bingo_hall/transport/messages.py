@@ -269,6 +269,7 @@ ERROR_CODES = frozenset(
         "busy",
         "failed",
         "store_failed",
+        "locked",
     }
 )
 

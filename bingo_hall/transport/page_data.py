@@ -57,6 +57,7 @@ from bingo_hall.hub.auth import (
 )
 from bingo_hall.hub.credential_watch import CredentialWatch
 from bingo_hall.hub.runtime import HubRuntime
+from bingo_hall.transport.login_guard import LoginGuard, LoginRefused
 
 REPO = Path(__file__).resolve().parents[2]
 DISPLAYS_DIR = Path(os.environ.get("BINGO_DISPLAYS_DIR") or REPO / "displays")
@@ -160,6 +161,12 @@ class _Jobs:
             raise _Failed(str(error) or type(error).__name__)
         return True, future.result()
 
+    def done(self, key: Any) -> bool:
+        """Whether a job's result is at hand (remembered, not expired)."""
+        with self._lock:
+            entry = self._jobs.get(key)
+            return entry is not None and entry[0].done() and entry[1] > time.monotonic()
+
     def forget(self, key: Any, after: float) -> None:
         """Let a finished job's result expire `after` seconds from now."""
         with self._lock:
@@ -179,13 +186,20 @@ class _Busy(Exception):
 class _StaffGate:
     """Staff credentials from an Authorization header, checked off the event loop."""
 
-    def __init__(self, jobs: _Jobs, watch: CredentialWatch | None = None) -> None:
+    def __init__(
+        self, jobs: _Jobs, watch: CredentialWatch | None = None, guard: LoginGuard | None = None
+    ) -> None:
         self._jobs = jobs
         self._watch = watch  # a remembered login whose credential was withdrawn is refused
+        self._guard = guard or LoginGuard()  # failed logins lock their address
         self._key = secrets.token_bytes(32)
         self._store: Any = None  # the CredentialStore, made in a worker thread on first use
 
-    def principal(self, runtime: HubRuntime, header: str | None) -> Principal | _Wait | None:
+    def principal(
+        self, runtime: HubRuntime, header: str | None, source: str
+    ) -> Principal | _Wait | None:
+        """The staff principal of a Basic Authorization header, WAIT while it is checked, or
+        None. Raises LoginRefused when `source` is locked for failed logins."""
         credentials = _basic(header)
         if credentials is None:
             return None
@@ -198,7 +212,14 @@ class _StaffGate:
             if self._store is None:
                 self._store = CredentialStore(runtime.service.log.engine)
             checked_at = time.monotonic()
-            return self._store.check_password(user, password), checked_at
+            store = self._store
+            return self._guard.check_now(
+                source, user, lambda: store.check_password(user, password)
+            ), checked_at
+
+        refused = self._guard.refusal(source)
+        if refused is not None and not self._jobs.done(("staff", key)):
+            raise refused
 
         done, answer = self._jobs.result(("staff", key), check, CREDENTIAL_TTL)
         if not done:
@@ -431,11 +452,12 @@ class PageData:
         runtime: HubRuntime,
         audio_dir: Path | None = None,
         watch: CredentialWatch | None = None,
+        guard: LoginGuard | None = None,
     ) -> None:
         self.runtime = runtime
         self.audio_dir = audio_dir or AUDIO_DIR
         self.jobs = _Jobs()
-        self.gate = _StaffGate(self.jobs, watch)
+        self.gate = _StaffGate(self.jobs, watch, guard)
         self._generating: set[str] = set()
 
     def api(self, connection: ServerConnection, request: Request, path: str) -> Response | None:
@@ -445,7 +467,9 @@ class PageData:
         if path not in ("/api/hall", "/api/acta"):
             return _error(connection, HTTPStatus.NOT_FOUND, "not_found", f"no data at {path}")
         try:
-            principal = self.gate.principal(runtime, request.headers.get("Authorization"))
+            source = str(connection.remote_address[0]) if connection.remote_address else "?"
+            header = request.headers.get("Authorization")
+            principal = self.gate.principal(runtime, header, source)
             if principal is WAIT:
                 return _pending(connection)
             if principal is None:
@@ -459,6 +483,13 @@ class PageData:
             if path == "/api/hall":
                 return json_response(connection, HTTPStatus.OK, hall_data(runtime))
             return self._acta(connection, request, runtime, principal)
+        except LoginRefused as refused:
+            status = (
+                HTTPStatus.TOO_MANY_REQUESTS
+                if refused.code == "locked"
+                else HTTPStatus.SERVICE_UNAVAILABLE
+            )
+            return _error(connection, status, refused.code, refused.message)
         except _Busy:
             return _error(
                 connection, HTTPStatus.SERVICE_UNAVAILABLE, "busy", "the hub is busy: try again"

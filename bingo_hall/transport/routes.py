@@ -6,10 +6,13 @@ from bingo_hall.hub.credential_watch import CredentialWatch
 from bingo_hall.hub.runtime import HubRuntime
 from bingo_hall.store.frames import FrameStore
 from bingo_hall.transport.frames_http import frame_routes
+from bingo_hall.transport.login_guard import LoginGuard
 from bingo_hall.transport.pages import page_routes
 from bingo_hall.transport.ws_server import HttpRoute
 
 
-def http_routes(runtime: HubRuntime, watch: CredentialWatch | None = None) -> list[HttpRoute]:
+def http_routes(
+    runtime: HubRuntime, watch: CredentialWatch | None = None, guard: LoginGuard | None = None
+) -> list[HttpRoute]:
     frames = frame_routes(FrameStore(runtime.service.log.engine))
-    return [*page_routes(runtime, watch), *frames]
+    return [*page_routes(runtime, watch, guard), *frames]

@@ -38,6 +38,7 @@ from bingo_hall.hub.runtime import CommandFailed, HubRuntime
 from bingo_hall.hub.table_runtime import TableRuntime
 from bingo_hall.transport import messages as m
 from bingo_hall.transport.fanout import Audience, Fanout, Subscriber, TooSlow
+from bingo_hall.transport.login_guard import LoginGuard, LoginRefused
 
 logger = logging.getLogger(__name__)
 
@@ -75,8 +76,10 @@ class HubServer:
         auth_timeout: float = AUTH_TIMEOUT,
         routes: Sequence[HttpRoute] = (),
         tables: TableRuntime | None = None,
+        login_guard: LoginGuard | None = None,
     ) -> None:
         self.routes = tuple(routes)
+        self.login_guard = login_guard or LoginGuard()
         self.runtime = runtime
         self.tables = tables or TableRuntime(runtime.service.log, runtime.service.hall_id)
         self.authenticate = authenticate
@@ -153,6 +156,14 @@ class HubServer:
                     with contextlib.suppress(ConnectionClosed):
                         await session.connection.send(frame)
 
+    async def _check(self, connection: ServerConnection, auth: m.Auth) -> Principal | None:
+        """A device token is checked on a worker thread (a hash and a lookup); a staff
+        password through the login guard (its own thread, and a lock on guessing addresses)."""
+        if auth.token is not None or auth.user is None:
+            return await asyncio.to_thread(self.authenticate, auth)
+        source = str(connection.remote_address[0]) if connection.remote_address else "?"
+        return await self.login_guard.check(source, auth.user, lambda: self.authenticate(auth))
+
     async def cut_withdrawn(self, watch: CredentialWatch) -> None:
         """Close every connection whose credential no longer stands (a device revoked, a user
         disabled, a password changed): it must log in again, and cannot."""
@@ -182,7 +193,12 @@ class HubServer:
             await connection.close(m.CLOSE_AUTH_FAILED, "bad auth frame")
             return None
         checked_at = time.monotonic()
-        principal = await asyncio.to_thread(self.authenticate, auth)
+        try:
+            principal = await self._check(connection, auth)
+        except LoginRefused as refused:
+            await connection.send(_dump(m.AuthInvalid(message=refused.message)))
+            await connection.close(m.CLOSE_AUTH_FAILED, refused.code)
+            return None
         if principal is None:
             await connection.send(_dump(m.AuthInvalid(message="unknown user, password or token")))
             await connection.close(m.CLOSE_AUTH_FAILED, "authentication failed")

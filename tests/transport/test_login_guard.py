@@ -1,0 +1,170 @@
+"""The login guard: an address that keeps failing is locked out for a while, doubling; a
+success clears its failures; other addresses go on; the checks queue only so far."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import signal
+import threading
+import urllib.error
+import urllib.request
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from websockets.asyncio.client import connect
+
+from bingo_hall.transport.login_guard import LoginGuard, LoginRefused
+from support.aio import run_async
+from support.cli import hall
+from support.hub import Client
+from support.serve import free_port, start_serve, wait_for_health
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_failures_lock_the_address_for_a_time_that_doubles_and_a_success_clears_them():
+    clock = Clock()
+    guard = LoginGuard(clock, failures_allowed=3, window=300, first_lock=60, max_lock=200)
+    for _ in range(2):
+        guard.record("10.0.0.9", "sala", ok=False)
+    guard.record("10.0.0.9", "sala", ok=True)  # clears them
+    guard.record("10.0.0.9", "sala", ok=False)
+    assert guard.refusal("10.0.0.9") is None
+    for _ in range(2):
+        guard.record("10.0.0.9", "sala", ok=False)
+    refused = guard.refusal("10.0.0.9")
+    assert refused is not None and refused.code == "locked" and "60 s" in refused.message
+    assert guard.refusal("10.0.0.7") is None  # another address goes on
+    with pytest.raises(LoginRefused):
+        guard.check_now("10.0.0.9", "sala", lambda: pytest.fail("a locked address is checked"))
+    clock.now += 60
+    assert guard.refusal("10.0.0.9") is None
+    for lock in (120, 200, 200):  # doubled, up to the maximum
+        for _ in range(3):
+            guard.record("10.0.0.9", "sala", ok=False)
+        assert f"{lock} s" in guard.refusal("10.0.0.9").message
+        clock.now += lock
+
+
+@given(st.lists(st.tuples(st.floats(0, 400), st.booleans()), max_size=40))
+def test_an_address_is_locked_only_after_enough_failures_within_the_window(steps):
+    """Whatever the sequence of outcomes and pauses: the address is refused exactly when the
+    failures since its last success or lock, within the window, reached the allowance."""
+    clock = Clock()
+    guard = LoginGuard(clock, failures_allowed=3, window=300, first_lock=60, max_lock=60)
+    failures: list[float] = []
+    locked_until = 0.0
+    for pause, ok in steps:
+        clock.now += pause
+        if clock.now < locked_until:
+            assert guard.refusal("a") is not None
+            continue
+        assert guard.refusal("a") is None
+        guard.record("a", "u", ok)
+        failures = [] if ok else [t for t in failures if t > clock.now - 300] + [clock.now]
+        if len(failures) >= 3:
+            locked_until, failures = clock.now + 60, []
+
+
+def test_checks_wait_in_a_bounded_queue_on_the_guards_own_thread():
+    guard = LoginGuard(max_pending=2)
+    release = threading.Event()
+    threads: list[str] = []
+
+    def slow() -> str:
+        threads.append(threading.current_thread().name)
+        release.wait(10)
+        return "principal"
+
+    async def scenario():
+        first = asyncio.create_task(guard.check("a", "u", slow))
+        second = asyncio.create_task(guard.check("b", "u", slow))
+        await asyncio.sleep(0.2)
+        with pytest.raises(LoginRefused, match="busy"):
+            await guard.check("c", "u", slow)
+        # the default worker threads, on which commands run, are free meanwhile
+        assert await asyncio.to_thread(lambda: "command") == "command"
+        release.set()
+        assert await first == await second == "principal"
+
+    asyncio.run(scenario())
+    assert threads and all(name.startswith("login-check") for name in threads)
+
+
+def _api(port: int, user: str, password: str) -> tuple[int, dict]:
+    basic = base64.b64encode(f"{user}:{password}".encode()).decode()
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/api/hall", headers={"Authorization": f"Basic {basic}"}
+    )
+    for _ in range(200):
+        try:
+            answer = urllib.request.urlopen(request)
+            status, body = answer.status, json.loads(answer.read())
+        except urllib.error.HTTPError as error:
+            status, body = error.code, json.loads(error.read())
+        if status != 202:
+            return status, body
+        threading.Event().wait(0.05)
+    raise AssertionError("the hub never answered")
+
+
+def test_the_hub_locks_an_address_that_guesses_on_the_websocket_and_the_pages(tmp_path):
+    db = f"sqlite:///{tmp_path / 'hall.sqlite'}"
+    password = "una clave muy larga"
+    added = hall(
+        "user-add",
+        "sala1",
+        "--role",
+        "jefe_de_sala",
+        "--password-stdin",
+        "--db",
+        db,
+        stdin=password + "\n",
+    )
+    assert added.returncode == 0, added.stderr
+    token = hall("device-add", "mon-1", "--kind", "monitor", "--db", db).stdout.split()[-1]
+    port = free_port()
+    url = f"ws://127.0.0.1:{port}/ws"
+    process = start_serve("--db", db, "--port", str(port))
+    try:
+        wait_for_health(port, process)
+        assert _api(port, "sala1", password)[0] == 200  # remembered from now on
+
+        async def answer(**auth: str) -> dict:
+            async with connect(url) as connection:
+                await connection.recv()
+                await connection.send(json.dumps({"type": "auth", **auth}))
+                return json.loads(await connection.recv())
+
+        async def scenario():
+            for guess in range(5):
+                wrong = await answer(user="sala1", password=f"adivinanza-{guess}")
+                assert wrong == {
+                    "type": "auth_invalid",
+                    "message": "unknown user, password or token",
+                }
+            locked = await answer(user="sala1", password=password)
+            assert locked["type"] == "auth_invalid"
+            assert locked["message"].startswith("too many failed logins from this address")
+            async with Client.login(url, token=token) as monitor:  # devices are not locked out
+                assert (await monitor.request({"type": "ping"}))["type"] == "pong"
+
+        run_async(scenario(), timeout=60)
+        status, body = _api(port, "sala1", "otra adivinanza")
+        assert status == 429 and body["error"]["code"] == "locked"
+        assert _api(port, "sala1", password)[0] == 200  # already verified: not checked again
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=20)
+    assert process.returncode == 0, err
+    assert err.count("failed login for 'sala1' from 127.0.0.1") == 5
+    assert "address locked for 60 s" in err and password not in err
