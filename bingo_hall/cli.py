@@ -12,6 +12,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import sqlalchemy
+
 from bingo_hall.acta import AlteredLog, build_acta, render_text
 from bingo_hall.config import HallConfig, load_config
 from bingo_hall.domain.errors import RuleError
@@ -42,10 +44,66 @@ def _config(args: argparse.Namespace) -> HallConfig:
     return load_config(path)
 
 
-def _open_log(config: HallConfig, url: str | None) -> EventLog:
-    engine = make_engine(url or config.store_url())
-    create_projection_tables(engine)
-    return EventLog(engine, projectors=PROJECTORS)
+class TamperedLog(Exception):
+    """A command that appends refused a log whose hash chain does not verify (exit status 1)."""
+
+
+def _open_log(
+    config: HallConfig, url: str | None, *, existing: bool = False, verified: bool = False
+) -> EventLog:
+    """The hall's event log.
+
+    `existing`: a command that only reads refuses a SQLite file that is not there (a mistyped
+    --db would otherwise leave an empty store behind). `verified`: a command that appends
+    refuses a log whose hash chain (the hall's or a table's) does not verify, rather than
+    write on top of an alteration."""
+    target = url or config.store_url()
+    if existing:
+        _require_sqlite_file(target)
+    try:
+        engine = make_engine(target)
+        create_projection_tables(engine)
+    except sqlalchemy.exc.SQLAlchemyError as error:
+        raise UserError(f"cannot open the store {_shown(target)}: {_first_line(error)}") from None
+    log = EventLog(engine, projectors=PROJECTORS)
+    if verified:
+        from bingo_hall.hub.streams import table_stream
+
+        streams = [config.hall_id, *(table_stream(config.hall_id, t.id) for t in config.tables)]
+        for stream in streams:
+            report = log.verify_chain(stream)
+            if not report.ok:
+                raise TamperedLog(
+                    f"the event log of {stream} does not verify ({report.problem}): nothing "
+                    "written; `bingo-hall acta` prints the chain's verdict"
+                )
+    return log
+
+
+def _shown(url: str) -> str:
+    """A database URL as it may be printed: without its password."""
+    try:
+        return sqlalchemy.engine.make_url(url).render_as_string(hide_password=True)
+    except sqlalchemy.exc.ArgumentError:
+        return repr(url)
+
+
+def _first_line(error: BaseException) -> str:
+    cause = getattr(error, "orig", None) or error
+    text = str(cause).strip().splitlines()
+    return text[0] if text else type(cause).__name__
+
+
+def _require_sqlite_file(url: str) -> None:
+    try:
+        parsed = sqlalchemy.engine.make_url(url)
+    except sqlalchemy.exc.ArgumentError:
+        return  # make_engine names the bad URL
+    in_memory = (parsed.database or "").startswith((":memory:", "file::memory:"))
+    if parsed.get_backend_name() == "sqlite" and parsed.database and not in_memory:
+        path = Path(parsed.database).expanduser()
+        if not path.is_file():
+            raise UserError(f"no store at {path}: check --db (or store.url in the configuration)")
 
 
 def _demo_camera(config: HallConfig, log: EventLog) -> BallCheck:
@@ -65,7 +123,7 @@ def run_demo(args: argparse.Namespace) -> int:
 
     config = _config(args)
     profile = config.load_profile()
-    log = _open_log(config, args.db)
+    log = _open_log(config, args.db, verified=True)
     seq, _ = log.head(config.hall_id)
     start = utc_now()
     if seq:
@@ -101,7 +159,7 @@ def run_acta(args: argparse.Namespace) -> int:
     config = _config(args)
     if args.frames is not None:
         require_empty_directory(args.frames)
-    log = _open_log(config, args.db)
+    log = _open_log(config, args.db, existing=True)
     chain = log.verify_chain(config.hall_id)
     try:
         acta = build_acta(
@@ -230,7 +288,7 @@ def run_import_series(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     config = _config(args)
-    log = _open_log(config, args.db)
+    log = _open_log(config, args.db, verified=True)
     service = HallService(log, config.hall_id)
     command = RegisterSeries(
         series_id=header[0], face_value=Decimal(header[1]), size=header[2], commitment=commitment
@@ -259,7 +317,7 @@ def run_commission_ball_set(args: argparse.Namespace) -> int:
     from bingo_hall.store.frames import FrameStore
 
     config = _config(args)
-    log = _open_log(config, args.db)
+    log = _open_log(config, args.db, verified=True)
     service = HallService(log, config.hall_id)
     state = service.state
     if state.phase not in CommissionBallSet.legal_in:
@@ -293,22 +351,28 @@ def run_commission_ball_set(args: argparse.Namespace) -> int:
 def run_serve(args: argparse.Namespace) -> int:
     import asyncio
 
-    from bingo_hall.serve import serve
+    from bingo_hall.serve import ListenError, serve
     from bingo_hall.vision.camera import CameraError
 
     config = _config(args)
     try:
-        asyncio.run(serve(config, _open_log(config, args.db), args.port))
+        asyncio.run(serve(config, _open_log(config, args.db, verified=True), args.port))
     except CameraError as error:
         raise UserError(f"{error}: check camera.source in the hall configuration") from None
+    except ListenError as error:
+        raise UserError(f"{error}: check --port (or server.host and server.port)") from None
     return 0
 
 
-def _credentials(args: argparse.Namespace) -> tuple[HallConfig, CredentialStore]:
+def _credentials(
+    args: argparse.Namespace, existing: bool = True
+) -> tuple[HallConfig, CredentialStore]:
+    """The hall's credentials; `existing`: in a store that is there already (all but the
+    commands that add a user or a device)."""
     from bingo_hall.store.credentials import CredentialStore
 
     config = _config(args)
-    return config, CredentialStore(_open_log(config, args.db).engine)
+    return config, CredentialStore(_open_log(config, args.db, existing=existing).engine)
 
 
 def _read_password(args: argparse.Namespace) -> str:
@@ -320,7 +384,7 @@ def _read_password(args: argparse.Namespace) -> str:
 
 
 def run_user_add(args: argparse.Namespace) -> int:
-    config, credentials = _credentials(args)
+    config, credentials = _credentials(args, existing=False)
     credentials.add_user(args.name, args.role, _read_password(args))
     print(f"staff user {args.name} ({args.role}) added to hall {config.hall_id}")
     return 0
@@ -372,7 +436,7 @@ def run_devices(args: argparse.Namespace) -> int:
 
 
 def run_device_add(args: argparse.Namespace) -> int:
-    config, credentials = _credentials(args)
+    config, credentials = _credentials(args, existing=False)
     if args.kind == "terminal":
         profile = config.load_profile()
         cap = profile.terminals_per_hall_category.get(config.category, 0)
@@ -498,6 +562,16 @@ def _add_credential_parsers(commands: Any, common: argparse.ArgumentParser) -> N
     devices.set_defaults(run=run_devices)
 
 
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port (0 to 65535)")
+    return port
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="bingo-hall", description="Control system of a Spanish bingo hall."
@@ -505,7 +579,6 @@ def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--config", help="hall configuration (default: config/hall.toml)")
     common.add_argument("--db", help="database URL, overriding the configuration's store.url")
-    common.add_argument("--json", action="store_true", help="print the acta as JSON")
     commands = parser.add_subparsers(dest="command", required=True)
 
     demo = commands.add_parser(
@@ -516,6 +589,7 @@ def build_parser() -> argparse.ArgumentParser:
         "the configured store (by default SQLite under var/), then prints the session's acta. "
         "If a session is left open in the store, the demo carries it on to the end.",
     )
+    demo.add_argument("--json", action="store_true", help="print the acta as JSON")
     demo.add_argument("--trace", action="store_true", help="print each committed event")
     demo.add_argument(
         "--no-camera",
@@ -534,6 +608,7 @@ def build_parser() -> argparse.ArgumentParser:
         "checks. Exit status 1 if the chain does not verify or a cited frame is missing or "
         "altered.",
     )
+    acta.add_argument("--json", action="store_true", help="print the acta as JSON")
     scope = acta.add_mutually_exclusive_group(required=True)
     scope.add_argument("--game", type=int, help="game id")
     scope.add_argument("--session", type=int, help="session id")
@@ -589,7 +664,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Runs the hall's hub: the rules engine in front of its event log, with the "
         "websocket protocol at /ws (docs/protocol.md) and /health, until SIGINT or SIGTERM.",
     )
-    server.add_argument("--port", type=int, help="port (default: server.port of the config)")
+    server.add_argument(
+        "--port", type=_port, help="port, 0 to 65535 (default: server.port of the config)"
+    )
     server.set_defaults(run=run_serve)
 
     _add_credential_parsers(commands, common)
@@ -605,6 +682,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.run(args)
     except (RuleError, StoreError, UserError, CardFileError, ValueError) as error:
         print(f"bingo-hall: error: {error}", file=sys.stderr)
+        return 2
+    except TamperedLog as error:
+        print(f"bingo-hall: error: {error}", file=sys.stderr)
+        return 1
+    except sqlalchemy.exc.SQLAlchemyError as error:  # the store failed while a command ran
+        print(f"bingo-hall: error: the store failed: {_first_line(error)}", file=sys.stderr)
         return 2
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -31,9 +31,10 @@ class CameraConfig(BaseModel):
     """The CCTV camera on the ball exit (spec §4) that checks every call."""
 
     model_config = ConfigDict(extra="forbid")
-    source: int | str = Field(
+    source: Annotated[int, Field(ge=0, le=2**31 - 1)] | str = Field(
         default="simulated",
-        description='"simulated", "none", a device index, or a video URL/file for OpenCV',
+        description='"simulated", "none", a device index (0 or more), or a video URL/file '
+        "for OpenCV",
     )
     frames_per_ball: int = Field(default=3, ge=1, le=30)
     seed: int | None = Field(default=None, description="simulated camera only: repeatable frames")

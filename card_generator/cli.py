@@ -72,6 +72,12 @@ def run_generate(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if not out.parent.is_dir():
         raise UsageError(f"folder {out.parent} does not exist")
+    for target in (out, manifest_path(out)):
+        if target.exists() or target.is_symlink():
+            raise UsageError(
+                f"{target} exists: a generated series and its seed are never overwritten "
+                "(its printed cards would lose the seed that checks them); choose another name"
+            )
     make = generate_strip_series if args.strips else generate_series
     try:
         series: GeneratedSeries = make(
@@ -83,8 +89,6 @@ def run_generate(args: argparse.Namespace) -> int:
         )
     except ValueError as error:
         raise UsageError(str(error)) from None
-    with _progress(series.size, f"generating {series.series_id}") as bar:
-        write_series(series, out, bar.update)
     manifest = {
         "series": series.series_id,
         "face_value": f"{series.face_value:.2f}",
@@ -96,7 +100,19 @@ def run_generate(args: argparse.Namespace) -> int:
         "file": out.name,
         "note": "keep private: the seed proves (and could forge) the security codes",
     }
-    manifest_path(out).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    # The seed first, aside: cards are never left without the seed that made their codes.
+    pending = manifest_path(out).with_name(manifest_path(out).name + ".part")
+    try:
+        pending.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+        with _progress(series.size, f"generating {series.series_id}") as bar:
+            write_series(series, out, bar.update)
+        pending.replace(manifest_path(out))
+    except OSError as error:
+        why = f"cannot write {out} and its seed: {error.strerror or error}"
+        if out.exists() and pending.exists():
+            raise UsageError(f"{why}; the seed of the cards written is in {pending}") from None
+        pending.unlink(missing_ok=True)
+        raise UsageError(why) from None
     print(f"{series.series_id}: {series.size} cards written to {out}")
     print(f"commitment {series.commitment}")
     print(f"seed recorded in {manifest_path(out)}")

@@ -401,6 +401,12 @@ def bad_input(tmp_path_factory) -> BadInput:
     )
     (folder / "directory.toml").mkdir()
     (folder / "latin1.toml").write_bytes(b'hall_id = "sal\xf3n"\nprofile = "1979"\n')
+    (folder / "text.sqlite").write_text("not a database\n", encoding="utf-8")
+    camera = hall_config(folder, "simulated").read_text(encoding="utf-8")
+    (folder / "camera.toml").write_text(
+        camera.replace('source = "simulated"', "source = -1"), encoding="utf-8"
+    )
+    absent = f"postgresql+psycopg://bingo:s3cret-pw@127.0.0.1:5432/no_such_{folder.name}"
     results = cli_many(
         {
             "missing config demo": ("demo", "--config", "/nonexistent.toml", *db),
@@ -411,6 +417,17 @@ def bad_input(tmp_path_factory) -> BadInput:
             "db mysql": ("demo", "--db", "mysql://x"),
             "db in memory": ("acta", "--session", "1", "--db", "sqlite:///:memory:"),
             "db not a url": ("acta", "--game", "1", "--db", "not a url"),
+            "db file missing": ("acta", "--session", "1", "--db", f"sqlite:///{folder}/no/x.db"),
+            "db not a database": (
+                "acta",
+                "--session",
+                "1",
+                "--db",
+                f"sqlite:///{folder}/text.sqlite",
+            ),
+            "db absent on postgresql": ("acta", "--session", "1", "--db", absent),
+            "users in no store": ("users", "--db", f"sqlite:///{folder}/no/x.db"),
+            "camera index negative": ("serve", "--config", str(folder / "camera.toml"), *db),
             "help": ("--help",),
             "demo help": ("demo", "--help"),
             "acta help": ("acta", "--help"),
@@ -451,8 +468,24 @@ def test_an_unsupported_database_is_a_one_line_error(bad_input, case, url):
     assert_one_line_error(bad_input.results[case], url)
 
 
+@pytest.mark.parametrize(
+    ("case", "mentions"),
+    [
+        ("db file missing", ["no store at", "/no/x.db"]),
+        ("users in no store", ["no store at", "/no/x.db"]),
+        ("db not a database", ["cannot open the store", "file is not a database"]),
+        ("db absent on postgresql", ["cannot open the store", "bingo:***@", "does not exist"]),
+        ("camera index negative", ["camera.source", "greater than or equal to 0"]),
+    ],
+)
+def test_a_store_or_camera_that_cannot_be_opened_is_a_one_line_error(bad_input, case, mentions):
+    line = assert_one_line_error(bad_input.results[case], *mentions)
+    assert "s3cret-pw" not in line
+
+
 def test_bad_input_writes_no_store(bad_input):
     assert not (bad_input.folder / "x.sqlite").exists()
+    assert not (bad_input.folder / "no").exists()  # a mistyped --db makes no folder either
 
 
 @pytest.mark.parametrize(
@@ -482,13 +515,13 @@ def test_no_command_is_a_usage_error(bad_input):
 # --- tampering --------------------------------------------------------------------------------
 
 
-def test_an_edited_ball_breaks_the_chain_at_its_seq(demo_text, tmp_path):
-    """Edit one ball in a copy of the demo's store: the acta says where the chain breaks."""
+def _copy_with_an_edited_ball(demo_text: Demo, folder: Path) -> tuple[str, Path, int]:
+    """A copy of the demo's store with its 11th ball changed: (url, path, its seq)."""
     source = demo_text
     assert source.result.code == 0, source.result.err
     for part in source.path.parent.glob("x.sqlite*"):  # the file and any WAL left over
-        shutil.copy(part, tmp_path / part.name)
-    path = tmp_path / "x.sqlite"
+        shutil.copy(part, folder / part.name)
+    path = folder / "x.sqlite"
     url = f"sqlite:///{path}"
     db = sqlite3.connect(path)
     try:
@@ -509,7 +542,12 @@ def test_an_edited_ball_breaks_the_chain_at_its_seq(demo_text, tmp_path):
             assert changed == 1
     finally:
         db.close()
+    return url, path, seq
 
+
+def test_an_edited_ball_breaks_the_chain_at_its_seq(demo_text, tmp_path):
+    """Edit one ball in a copy of the demo's store: the acta says where the chain breaks."""
+    url, _, seq = _copy_with_an_edited_ball(demo_text, tmp_path)
     results = cli_many(
         {
             "text": ("acta", "--session", "1", "--db", url),
@@ -535,6 +573,33 @@ def test_an_edited_ball_breaks_the_chain_at_its_seq(demo_text, tmp_path):
     # one game's acta reports the damage too, whichever game it is in
     assert results["game"].code == 1
     assert "NO VERIFICA" in results["game"].out
+
+
+def test_nothing_writes_on_a_log_whose_chain_does_not_verify(demo_text, tmp_path):
+    """The demo, the hub and the console's writers refuse an altered log, status 1, and
+    append nothing on top of the alteration."""
+    url, path, seq = _copy_with_an_edited_ball(demo_text, tmp_path)
+
+    def events() -> int:
+        with closing(sqlite3.connect(path)) as db:
+            return db.execute("SELECT count(*) FROM event_log").fetchone()[0]
+
+    before = events()
+    results = cli_many(
+        {
+            "demo": ("demo", "--no-camera", "--db", url),
+            "serve": ("serve", "--db", url, "--port", "0"),
+            "commission": ("commission-ball-set", "--ball-set", "JB-001", "--db", url),
+        }
+    )
+    for name, result in results.items():
+        assert result.code == 1, (name, result)
+        assert "Traceback" not in result.err and result.out == ""
+        (line,) = result.err.strip().splitlines()
+        assert line.startswith(
+            f"bingo-hall: error: the event log of {HALL} does not verify (seq {seq}:"
+        )
+    assert events() == before
 
 
 @pytest.mark.parametrize("deleted", ["series_announced", "session_opened", "any_more_asked"])

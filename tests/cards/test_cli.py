@@ -252,3 +252,22 @@ def test_print_refuses_a_broken_file_without_leaving_a_pdf(tmp_path):
     done = cards("print", "bad.jsonl", "--out", "bad.pdf", cwd=tmp_path)
     assert done.returncode == 2 and "missing field" in done.stderr
     assert not (tmp_path / "bad.pdf").exists()
+
+
+def test_a_series_and_its_seed_are_never_overwritten_nor_parted(tmp_path):
+    """The seed checks every printed card's security code: a second series written over the
+    first would lose it, and cards written without their seed could never be checked."""
+    assert generate(tmp_path, count="12").returncode == 0
+    files = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    again = generate(tmp_path, count="12")
+    assert again.returncode == 2 and "Traceback" not in again.stderr
+    assert again.stderr.strip().splitlines() == [
+        f"bingo-cards: error: {tmp_path / 'a17.jsonl'} exists: a generated series and its seed "
+        "are never overwritten (its printed cards would lose the seed that checks them); "
+        "choose another name"
+    ]
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == files
+    (tmp_path / "b.jsonl.seed.json").mkdir()  # its seed could not be written
+    blocked = generate(tmp_path, "b.jsonl", count="12")
+    assert blocked.returncode == 2 and "b.jsonl.seed.json exists" in blocked.stderr
+    assert not (tmp_path / "b.jsonl").exists()
