@@ -2,7 +2,8 @@
 
 Pure: no I/O, no clock. The hub authenticates a connection (``bingo_hall.store.credentials``)
 and gets a :class:`Principal`; before a command reaches the rules engine it calls
-:func:`authorise`, and for a terminal acting on a card, :func:`authorise_card`.
+:func:`authorise` (that a terminal claims only with cards it bought is the hub's check,
+``HubRuntime._check_owner``, against the game's sales).
 
 The role names are those of the 1979 catalogue's staff list (spec bingo.md §3.1, [S79] L1198);
 the reasons for each permission are in docs/roles.md. Admisión y Control gives no command of
@@ -15,7 +16,6 @@ on its own table only: :data:`TABLE_PERMISSIONS`, :func:`authorise_table`.
 
 from __future__ import annotations
 
-from collections.abc import Collection
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
@@ -236,22 +236,6 @@ class Denied(Exception):
         super().__init__(f"{what}; role {principal.role.value} may give: {may_do}")
 
 
-class NotYourCard(Denied):
-    """A terminal acted on a card it did not buy."""
-
-    def __init__(
-        self, principal: Principal, command_name: str, series_id: str, number: int
-    ) -> None:
-        self.series_id = series_id
-        self.number = number
-        super().__init__(
-            principal,
-            command_name,
-            f"card {series_id}/{number} does not belong to this terminal "
-            "(a terminal acts only on the cards it bought)",
-        )
-
-
 class TableDenied(Denied):
     """A principal asked for a table command its role may not give, or at another table."""
 
@@ -284,28 +268,6 @@ def authorise(principal: Principal, command_name: str) -> None:
     """Return if ``principal`` may give ``command_name``; raise :class:`Denied` otherwise."""
     if not principal.may(command_name):
         raise Denied(principal, command_name)
-
-
-def owns_card(terminal_cards: Collection[tuple[str, int]], series_id: str, number: int) -> bool:
-    """Whether the card (series, number) is among the cards a terminal holds."""
-    return (series_id, number) in terminal_cards
-
-
-def authorise_card(
-    principal: Principal,
-    command_name: str,
-    series_id: str,
-    number: int,
-    terminal_cards: Collection[tuple[str, int]],
-) -> None:
-    """:func:`authorise`, and for a terminal also that the card is one of its own.
-
-    Staff act on any card (a Vendedor-locutor calls a claim for a player holding a paper card);
-    ``terminal_cards`` is only consulted for a device.
-    """
-    authorise(principal, command_name)
-    if principal.kind == "device" and not owns_card(terminal_cards, series_id, number):
-        raise NotYourCard(principal, command_name, series_id, number)
 
 
 def roles_allowed(command_name: str) -> list[Role]:

@@ -424,6 +424,31 @@ HUB_COMMAND_ARGS: dict[str, frozenset[str]] = {
 }
 
 
+CONFIG = "from the hall's configuration"
+HUB_FILLED_ARGS: dict[str, dict[str, str]] = {
+    "open_session": {
+        "machine_id": CONFIG,
+        "machine_kind": CONFIG,
+        "profile": "the hall's rule profile, " + CONFIG,
+        "call_witness_floor": CONFIG,
+    },
+    "call_claim": {"grid": "the master card, from the hall's store"},
+    "draw_ball": {
+        "source": CONFIG + " (machine.draw)",
+        "camera": "the hub's camera check of the ball",
+    },
+    "resolve_hold": {"resolved_by": "who sends it"},
+    "commission_ball_set": {
+        "showings": "the hub's readings of the balls shown",
+        "cross_readings": "the hub's readings of the balls shown",
+    },
+    "record_sale": {"buyer": "only a terminal's purchase names one (`buy_cards`)"},
+    "show_ball_to_camera": {"camera": "the hub's reading of the ball at the exit"},
+}
+"""The arguments of a command's model that the hub fills in itself and refuses from a client
+(docs/protocol.md lists the rest as the command's `args`)."""
+
+
 def _only_known_args(name: str, args: dict[str, Any]) -> None:
     """A hub command refuses an argument it does not take: a misspelt one must not be run as
     if it had not been given (buy_cards with a `first` still buys the next whole block)."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from bingo_hall.domain.commands import COMMAND_TYPES
+from bingo_hall.hub.runtime import HUB_FILLED_ARGS
 from bingo_hall.hub.table_runtime import HUB_FILLED, TABLE_ARGS
 from bingo_hall.tables.commands import COMMAND_TYPES as TABLE_COMMAND_TYPES
 from bingo_hall.transport import messages as m
@@ -145,12 +146,58 @@ and a retained `…/state`): see docs/mqtt.md.
 """
 
 
-def _schema_block(model: type) -> str:
+def _schema_block(model: type, schema: dict | None = None) -> str:
     return (
         "```json\n"
-        + json.dumps(model.model_json_schema(), indent=2, ensure_ascii=False)
+        + json.dumps(schema or model.model_json_schema(), indent=2, ensure_ascii=False)
         + "\n```\n"
     )
+
+
+def _client_args(model: type, filled: dict[str, str]) -> dict:
+    """A command model's schema as a client's `args`: without what the hub fills in."""
+    schema = model.model_json_schema()  # type: ignore[attr-defined]
+    schema["properties"] = {k: v for k, v in schema["properties"].items() if k not in filled}
+    required = [k for k in schema.get("required", []) if k not in filled]
+    if required:
+        schema["required"] = required
+    else:
+        schema.pop("required", None)
+    definitions = schema.pop("$defs", {})
+    kept: dict = {}
+    while True:  # the definitions still referred to, directly or through each other
+        text = json.dumps([schema, kept])
+        wanted = {n for n in definitions if f'"#/$defs/{n}"' in text and n not in kept}
+        if not wanted:
+            break
+        kept.update({n: definitions[n] for n in sorted(wanted)})
+    if kept:
+        schema["$defs"] = dict(sorted(kept.items()))
+    return schema
+
+
+HUB_ONLY = {"hold_ball": "given by the hub's camera check only, never by a client"}
+DRAW_NOTE = (
+    ' `number`: the ball the caller keys from the blower (`machine.draw = "blower"`); under '
+    "the certified random draw the hub draws it and refuses one."
+)
+EXTRA_ARGS = {
+    "commission_ball_set": " The hub also takes `showings_per_ball` (an integer, simulated "
+    "camera only: how many times it shows each ball itself; default 2).",
+}
+HUB_COMMANDS = {
+    "buy_cards": "A terminal buys the next whole block of a series on sale for its player: "
+    '`{"player": "<1-32 characters, no />", "series_id": "A1"}`; the hub records the '
+    "sale with the terminal as buyer.",
+    "my_cards": "A terminal's cards in the current game (or the one that just ended, until "
+    'another begins), no `args`: `{"game": 1, "count": 6, "cards": [{"series", "number", '
+    '"player", "grid", "marked", "line_needs", "bingo_needs"}, …]}`.',
+    "ball_showings": "The balls of a set shown to the camera so far (staff), no `args`; pushed "
+    "as `showings` to every other control connection when they change.",
+    "discard_ball_showings": "Set aside the balls shown so far, no `args`.",
+    "show_ball_to_camera": '`{"ball_set_id", "number"}`: the ball the staff put at the exit; '
+    "the hub reads it and records `ball_shown_to_camera`.",
+}
 
 
 def render() -> str:
@@ -165,8 +212,18 @@ def render() -> str:
     parts.append("\n## Commands (`args` of a `command` frame)\n")
     for name, command in COMMAND_TYPES.items():
         legal = ", ".join(sorted(p.value for p in command.legal_in))
-        parts.append(f"\n### `{name}`\n\nLegal in: {legal}.\n\n")
-        parts.append(_schema_block(command))
+        if name in HUB_ONLY:
+            parts.append(f"\n### `{name}`\n\nLegal in: {legal}; {HUB_ONLY[name]}.\n")
+            continue
+        filled = HUB_FILLED_ARGS.get(name, {})
+        notes = "".join(f" `{key}`: {why}." for key, why in filled.items())
+        notes = f" Filled in by the hub:{notes}" if notes else ""
+        notes += (DRAW_NOTE if name == "draw_ball" else "") + EXTRA_ARGS.get(name, "")
+        parts.append(f"\n### `{name}`\n\nLegal in: {legal}.{notes}\n\n")
+        parts.append(_schema_block(command, _client_args(command, filled)))
+    parts.append("\n## The hub's own commands\n")
+    for name, text in HUB_COMMANDS.items():
+        parts.append(f"\n### `{name}`\n\n{text}\n")
     parts.append("\n## Table commands (`args` of a `command` frame with `table`)\n")
     for name, args in TABLE_ARGS.items():
         legal = ", ".join(sorted(p.value for p in TABLE_COMMAND_TYPES[name].legal_in))

@@ -20,12 +20,9 @@ from bingo_hall.hub.auth import (
     PERMISSIONS,
     STAFF_ROLES,
     Denied,
-    NotYourCard,
     Principal,
     Role,
     authorise,
-    authorise_card,
-    owns_card,
     roles_allowed,
 )
 from bingo_hall.store import make_engine
@@ -135,24 +132,6 @@ def test_principal_kind_must_match_its_role() -> None:
     with pytest.raises(ValueError, match=r"cajero is a staff role"):
         Principal(id="x", role=Role.CAJERO, kind="device")
     assert Principal(id="x", role="cajero", kind="staff").role is Role.CAJERO  # type: ignore[arg-type]
-
-
-def test_a_terminal_acts_only_on_its_own_cards() -> None:
-    cards = {("A17", 1), ("A17", 2)}
-    assert owns_card(cards, "A17", 2)
-    assert not owns_card(cards, "A17", 3)
-    assert not owns_card(cards, "B01", 1)
-    terminal = device(Role.TERMINAL, "term-7")
-    authorise_card(terminal, "call_claim", "A17", 1, cards)
-    with pytest.raises(NotYourCard, match=r"card A17/3 does not belong to this terminal") as caught:
-        authorise_card(terminal, "call_claim", "A17", 3, cards)
-    assert isinstance(caught.value, Denied)
-    assert "'term-7'" in str(caught.value)
-    # Staff call claims for players holding paper cards: no ownership check.
-    authorise_card(staff(Role.VENDEDOR_LOCUTOR), "call_claim", "A17", 3, set())
-    # The role check comes first.
-    with pytest.raises(Denied):
-        authorise_card(staff(Role.CAJERO), "call_claim", "A17", 1, cards)
 
 
 # -- the credential store on both databases ----------------------------------------------------

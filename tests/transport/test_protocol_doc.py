@@ -38,3 +38,31 @@ def test_every_error_code_the_hub_answers_with_is_listed():
         sent |= set(pattern.findall(source.read_text(encoding="utf-8")))
     assert {"duplicate_cards", "altered_log", "rule_error"} <= sent  # the scan finds them
     assert sent - ERROR_CODES == set()
+
+
+def test_every_argument_the_doc_says_the_hub_fills_in_is_refused_from_a_client(tmp_path):
+    """docs/protocol.md leaves out of each command's `args` what the hub fills in itself: a
+    client that sends one anyway is refused (invalid_args), not obeyed."""
+    from bingo_hall.hub.auth import Principal, roles_allowed
+    from bingo_hall.hub.runtime import HUB_FILLED_ARGS, CommandFailed
+    from support.aio import run_async
+    from support.hub import prepare_store, running_hub
+
+    url = f"sqlite:///{tmp_path / 'hub.sqlite'}"
+    token, series = prepare_store(url)
+
+    async def scenario():
+        async with running_hub(url, token, series) as hub:
+            for command, fields in HUB_FILLED_ARGS.items():
+                role = roles_allowed(command)[0]
+                principal = Principal(id="someone", role=role, kind="staff")
+                for field in fields:
+                    try:
+                        await hub.runtime.execute(principal, command, {field: "x"})
+                    except CommandFailed as failed:
+                        assert failed.code == "invalid_args", (command, field, failed)
+                        assert field in failed.message or "come" in failed.message
+                    else:
+                        raise AssertionError(f"{command} took {field} from a client")
+
+    run_async(scenario(), timeout=60)
