@@ -8,9 +8,9 @@ its line was won; and the announced last game. With a camera (the simulated one 
 every ball is read before it is announced: in the first game a ball comes out obscured and the
 Jefe de Mesa confirms it from the frame; in the blower game the caller keys a wrong number, the
 camera holds it, and the Jefe de Mesa corrects it to the ball the camera shows. The hall runs
-on simulated time (a few seconds per ball) so the whole session takes seconds. Every step is
-chosen from the hall's state, so a demo killed at any instant and started again carries on
-where the log says it was.
+on simulated time (a few seconds per ball), not on the wall clock; the camera reads every ball,
+so a demo takes about a minute to a few minutes. Every step is chosen from the hall's state, so
+a demo killed at any instant and started again carries on where the log says it was.
 """
 
 from __future__ import annotations
