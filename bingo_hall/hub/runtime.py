@@ -171,6 +171,7 @@ class HubRuntime:
                 command = self._build(name, args)
                 if name == "call_claim" and principal.kind == "device":
                     self._check_owner(principal, command)
+                    self._check_complete(command)
                 if isinstance(command, AnnounceSeries):
                     await asyncio.to_thread(self._check_distinct_cards, command.series)
             envelopes = await self._run(command, principal)
@@ -365,6 +366,22 @@ class HubRuntime:
                 "forbidden",
                 f"terminal {principal.id} did not buy card "
                 f"{command.series_id}-{command.card_number} in this game",  # type: ignore[attr-defined]
+            )
+
+    def _check_complete(self, command: Command) -> None:
+        """A terminal marks its cards itself: it claims only a line or a bingo its card holds
+        with the numbers announced (any row for a line, so no claim that could be good is
+        refused; the verification judges it as any other). A claim it cannot hold would stop
+        the draw for nothing, and a terminal could do so for every card after every ball."""
+        game = self.service.state.game
+        grid = command.grid  # type: ignore[attr-defined]
+        marking = _marking(grid, game) if game else None
+        needs = None if marking is None else marking[f"{command.kind}_needs"]  # type: ignore[attr-defined]
+        if needs:
+            raise CommandFailed(
+                "not_complete",
+                f"card {command.series_id}-{command.card_number} does not hold a "  # type: ignore[attr-defined]
+                f"{command.kind} with the numbers announced: {needs} still to come",  # type: ignore[attr-defined]
             )
 
     def _my_cards(self, principal: Principal) -> dict:

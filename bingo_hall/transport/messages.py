@@ -270,6 +270,7 @@ ERROR_CODES = frozenset(
         "failed",
         "store_failed",
         "locked",
+        "not_complete",
     }
 )
 

@@ -30,6 +30,7 @@ from bingo_hall.hub.auth import (
     SHOW_BALL_TO_CAMERA,
     TABLE_COMMANDS,
     Principal,
+    Role,
 )
 from bingo_hall.hub.ball_check import BallCheck
 from bingo_hall.hub.commissioning import showings_json
@@ -305,6 +306,15 @@ class _Session:
             what = "subscribed already" if message.stream == "hall" else "subscribed to it already"
             await self.connection.send(
                 _failure(message.id, "already_subscribed", f"this connection is {what}")
+            )
+            return
+        if message.channel == "caller" and self.principal.role is Role.TERMINAL:
+            await self.connection.send(
+                _failure(
+                    message.id,
+                    "forbidden",
+                    "a terminal shows each ball when the panels do: subscribe to channel panel",
+                )
             )
             return
         try:

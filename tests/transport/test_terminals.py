@@ -104,8 +104,27 @@ def test_a_terminal_buys_blocks_sees_its_cards_and_claims_only_with_them(store):
                 assert card["marked"] == ([drawn] if drawn in numbers else [])
                 assert card["bingo_needs"] == 15 - len(card["marked"])
                 assert card["line_needs"] == 5 - any(drawn in row for row in card["grid"])
-            own = await one.command("call_claim", kind="line", series_id="A1", card_number=3)
-            assert own["success"], own  # called (and will be verified as any claim)
+            # a terminal marks its cards: it claims only what a card holds with the balls
+            # announced (no stopping the draw for nothing, card after card, ball after ball)
+            early = await one.command("call_claim", kind="line", series_id="A1", card_number=3)
+            assert early["error"]["code"] == "not_complete", early
+            assert (
+                "card A1-3 does not hold a line with the numbers announced"
+                in (early["error"]["message"])
+            )
+            locutor = Principal("locutor", Role.VENDEDOR_LOCUTOR, "staff")
+            while not [c for c in (await one.ok("my_cards"))["cards"] if c["line_needs"] == 0]:
+                await hub.runtime.execute(locutor, "draw_ball", {})
+            (full, *_) = [c for c in (await one.ok("my_cards"))["cards"] if c["line_needs"] == 0]
+            assert full["bingo_needs"] > 0
+            bingo = await one.command(
+                "call_claim", kind="bingo", series_id="A1", card_number=full["number"]
+            )
+            assert bingo["error"]["code"] == "not_complete"
+            own = await one.command(
+                "call_claim", kind="line", series_id="A1", card_number=full["number"]
+            )
+            assert own["success"], own  # called (and verified as any claim)
 
             # once the game is over, a terminal reloaded still finds the player's cards (and so
             # the prizes they won) until another game begins
@@ -150,3 +169,32 @@ def test_the_hall_category_caps_the_number_of_terminals(tmp_path):
     ]
     assert [r.returncode for r in results] == [0] * 6 + [2]
     assert "third-category hall under profile basque may have 6" in results[-1].stderr
+
+
+def test_a_terminal_sees_each_ball_when_the_panels_do(store):
+    """The caller's channel has each ball before the panels: a terminal may not take it."""
+    url, token, series, tokens = store
+
+    async def scenario():
+        async with (
+            running_hub(url, token, series, profile="basque") as hub,
+            Client.login(hub.url, token=tokens["term-1"]) as terminal,
+            Client.login(hub.url, token=hub.monitor_token) as speaker,
+        ):
+            early = await terminal.request(
+                {"type": "subscribe", "after_seq": 0, "channel": "caller"}
+            )
+            assert (
+                early["error"]["code"] == "forbidden"
+                and "channel panel" in early["error"]["message"]
+            )
+            panel = await terminal.request(
+                {"type": "subscribe", "after_seq": 0, "channel": "panel"}
+            )
+            assert panel["success"]
+            sound = await speaker.request(
+                {"type": "subscribe", "after_seq": 0, "channel": "caller"}
+            )
+            assert sound["success"]  # a monitor speaks each number before the panels show it
+
+    run(scenario())

@@ -90,8 +90,9 @@ function renderCards() {
       const id = `${card.series}-${card.number}`;
       const lineButton = el('button', { class: 'claim-line', type: 'button', text: t('terminal.claim_line') });
       const bingoButton = el('button', { class: 'claim-bingo', type: 'button', text: t('terminal.claim_bingo') });
-      lineButton.disabled = !legal('call_claim') || !lineOpen || busy.has(`line-${id}`);
-      bingoButton.disabled = !legal('call_claim') || busy.has(`bingo-${id}`);
+      // the hub takes a terminal's claim only for a card that holds it with the numbers announced
+      lineButton.disabled = !legal('call_claim') || !lineOpen || mark.lineNeeds > 0 || busy.has(`line-${id}`);
+      bingoButton.disabled = !legal('call_claim') || mark.bingoNeeds > 0 || busy.has(`bingo-${id}`);
       lineButton.addEventListener('click', () =>
         run('call_claim', { kind: 'line', series_id: card.series, card_number: card.number }, `line-${id}`),
       );
