@@ -40,6 +40,7 @@ from bingo_hall.domain.phases import Phase
 from bingo_hall.hub.runtime import HubRuntime
 from bingo_hall.hub.service import Listener
 from bingo_hall.store.eventlog import EventEnvelope, EventLog
+from bingo_hall.store.positions import PublishedPositions
 from bingo_hall.transport.fanout import event_frame
 
 logger = logging.getLogger(__name__)
@@ -139,10 +140,13 @@ class BridgedService(Protocol):
 class StreamBridge:
     """Publishes one stream of the log to an MQTT broker and answers replay requests.
 
-    ``published_seq`` is the last event the broker acknowledged on ``events``; it starts at
-    ``after_seq`` (default: the stream's seq when the bridge is made), so a bridge started on
-    an old log announces only what happens from now on; the retained ``state`` tells a
-    subscriber the head, and a replay request fetches anything it lacks. A subclass says what
+    ``published_seq`` is the last event the broker acknowledged on ``events``, kept in the store
+    after each batch (``PublishedPositions``). It starts at ``after_seq`` if given, otherwise
+    where this bridge (this broker, this topic base) last left off, so a hub killed between a
+    commit and the broker's acknowledgement publishes that event when it is back; a bridge
+    new to the log starts at its head and announces only what happens from now on (the
+    retained ``state`` tells a subscriber the head, and a replay request fetches anything it
+    lacks). A subclass says what
     the state is (``_capture``) and how it is written (``_state_json``).
     """
 
@@ -184,6 +188,10 @@ class StreamBridge:
         self.connect_timeout = connect_timeout
 
         self.published_seq = self.service.seq if after_seq is None else after_seq
+        self._resume_stored = after_seq is None  # start where this bridge last left off
+        self.position_key = f"{self.broker.hostname}:{self.broker.port} {base}"
+        self._positions = PublishedPositions(self.log.engine) if self._resume_stored else None
+        self._saved_seq: int | None = None
         self.notified_seq = self.published_seq  # last seq the hub told us about
         self.connected = asyncio.Event()  # set while connected and subscribed
         self.connections = 0  # successful connections so far
@@ -249,6 +257,12 @@ class StreamBridge:
     async def run(self) -> None:
         """Connect, publish, answer replays; reconnect after any loss, until cancelled."""
         self.attach()
+        if self._positions is not None and self._saved_seq is None:
+            stored = await asyncio.to_thread(self._positions.get, self.position_key)
+            if stored is not None:  # a log restored from an older copy: never past its head
+                self.published_seq = self.notified_seq = min(stored, self.service.seq)
+            self._saved_seq = stored
+            await self._save_position()  # a bridge new to the log: from its head, from now on
         self._running = True
         if self.service.seq > self._snapshot[0]:  # commands ran since the bridge was made
             self._snapshot = self._capture()
@@ -337,6 +351,7 @@ class StreamBridge:
             self._wake.clear()
             while batch := await self._next_batch():
                 await self._publish_events(client, batch)
+                await self._save_position()
             await self._publish_state(client)
             await self._wake.wait()
 
@@ -348,6 +363,11 @@ class StreamBridge:
         if recent and all(e.seq == after + 1 + i for i, e in enumerate(recent)):
             return recent
         return await asyncio.to_thread(self.log.read, self.stream, after, self.batch_size)
+
+    async def _save_position(self) -> None:
+        if self._positions is not None and self.published_seq != self._saved_seq:
+            await asyncio.to_thread(self._positions.set, self.position_key, self.published_seq)
+            self._saved_seq = self.published_seq
 
     async def _publish_events(self, client: aiomqtt.Client, batch: Sequence[EventEnvelope]) -> None:
         def acked(envelope: EventEnvelope) -> None:

@@ -280,6 +280,53 @@ def test_a_broker_killed_mid_game_loses_no_event(store, tmp_path):
         broker.stop()
 
 
+def test_events_the_broker_never_acknowledged_are_published_after_a_hub_restart(store, tmp_path):
+    """The broker is away while balls are drawn, and the hub stops before it comes back: the
+    restarted hub's bridge starts where the broker last acknowledged (kept in the store), not
+    at the log's head, so the `events` topic has no gap."""
+    broker = anonymous_broker(tmp_path / "persistent", persistent=True)
+    broker.start()
+
+    async def scenario():
+        received: list[int] = []
+        online = asyncio.Event()
+        online.set()
+        mqtt = MqttConfig(url=broker.url)
+        async with (
+            bridged_hub(store, mqtt, backoff_max=0.5) as (hub, bridge),
+            staff(hub) as (sala, locutor),
+        ):
+            subscriber = await persistent_subscriber(broker, EVENTS, received, online)
+            await open_game(sala, locutor)
+            await locutor.ok("draw_ball")
+            before = hub.runtime.service.seq
+            await until(lambda: received and received[-1] == before)
+            await asyncio.sleep(1.2)  # past the broker's autosave of the sessions
+            online.clear()
+            broker.kill()
+            await until(lambda: not bridge.connected.is_set())
+            for _ in range(3):
+                await locutor.ok("draw_ball")
+            head = hub.runtime.service.seq
+            assert bridge.published_seq == before < head
+        # the hub is stopped; the broker comes back; the hub starts again on the same store
+        await asyncio.to_thread(broker.start)
+        async with bridged_hub(store, mqtt, backoff_max=0.5) as (hub, bridge):
+            assert bridge.resumed_from == before
+            await until(lambda: bridge.published_seq == head)
+            online.set()
+            await all_delivered(subscriber, received, head)
+            subscriber.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await subscriber
+        assert list(dict.fromkeys(received)) == list(range(1, head + 1))
+
+    try:
+        run(scenario())
+    finally:
+        broker.stop()
+
+
 def test_the_acl_keeps_each_client_to_its_topics(store, tmp_path):
     users = {name: f"clave-de-{name}" for name in ("hub", "monitor", "term-01", "term-02")}
     broker = example_broker(tmp_path, users)
