@@ -223,7 +223,12 @@ def _published_commitment(
     """The series' commitment, checked against the one published for it (`--commitment`, or
     the manifest's): the cards stored are then the very cards published, in their order. With
     neither, the file's own commitment (algorithm "imported" unless the manifest names one)."""
-    expected = (published or manifest.get("commitment") or "").lower() or None
+    if published is not None and not published.strip():
+        raise UserError("--commitment is empty: give the commitment published for the series")
+    recorded = manifest.get("commitment")
+    if recorded is not None and not isinstance(recorded, str):
+        raise UserError(f"{path}: its manifest's commitment is not text: {recorded!r}")
+    expected = (published or recorded or "").strip().lower() or None
     named = manifest.get("algorithm")
     if expected is None:
         return _series_commitment(path, header, named if isinstance(named, str) else "imported")

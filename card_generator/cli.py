@@ -141,7 +141,7 @@ def run_verify(args: argparse.Namespace) -> int:
 def run_print(args: argparse.Namespace) -> int:
     from itertools import islice
 
-    from card_generator.printing import print_cards
+    from card_generator.printing import check_record, print_cards
 
     path, out = Path(args.file), Path(args.out)
     if args.per_file < 1:
@@ -152,12 +152,18 @@ def run_print(args: argparse.Namespace) -> int:
         raise UsageError(f"{out} is a folder: --out names the PDF to write")
     if out.resolve() == path.resolve():
         raise UsageError(f"--out {out} is the card file itself")
-    total = sum(1 for _ in read_cards(path))
+    total = 0  # every card checked before any part is written: no part is left half done
+    for line, record in read_cards(path):
+        total += 1
+        if isinstance(record, str):
+            raise UsageError(f"{path}, line {line}: {record}")
+        try:
+            check_record(record, total)
+        except ValueError as error:
+            raise UsageError(f"{path}: {error}") from None
 
     def records():
-        for line, record in read_cards(path):
-            if isinstance(record, str):
-                raise UsageError(f"{path}, line {line}: {record}")
+        for _, record in read_cards(path):
             yield record
 
     parts = -(-total // args.per_file) if total else 1
@@ -168,12 +174,19 @@ def run_print(args: argparse.Namespace) -> int:
     )
     stream = records()
     printed = 0
+    written: list[Path] = []
     with _progress(total, f"printing {path.name}") as bar:
         for name in names:
             try:
                 printed += print_cards(islice(stream, args.per_file), name, bar.update)
-            except ValueError as error:
-                raise UsageError(f"{path}: {error}") from None
+            except (ValueError, OSError) as error:
+                for part in written:  # all the parts or none
+                    part.unlink(missing_ok=True)
+                why = error.strerror if isinstance(error, OSError) else None
+                raise UsageError(
+                    f"cannot write {name}: {why}" if why else f"{path}: {error}"
+                ) from None
+            written.append(name)
     where = out if parts == 1 else f"{parts} files {names[0].name} .. {names[-1].name}"
     print(f"{printed} cards printed to {where}")
     return 0

@@ -114,6 +114,12 @@ def _read_jsonl(handle: TextIO) -> Iterator[tuple[int, dict[str, Any] | str]]:
         except json.JSONDecodeError as error:
             yield line_number, f"not valid JSON ({error.msg})"
             continue
+        except RecursionError:
+            yield line_number, "not valid JSON (nested too deep)"
+            continue
+        except ValueError:  # an integer of thousands of digits
+            yield line_number, "not valid JSON (a number too long)"
+            continue
         yield line_number, record if isinstance(record, dict) else "not a JSON object"
 
 

@@ -28,6 +28,7 @@ import re
 import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from functools import cache, lru_cache
 from typing import Any
 
@@ -37,7 +38,7 @@ from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen.canvas import Canvas
 
 from bingo_hall.domain.cards import COLUMNS, ROWS, structure_violations
-from card_generator.series import SECURITY_CODE_LENGTH, SERIES_ID_PATTERN
+from card_generator.series import MAX_FACE_VALUE, SECURITY_CODE_LENGTH, SERIES_ID_PATTERN
 
 __all__ = [
     "CARDS_PER_PAGE",
@@ -132,6 +133,8 @@ def _spanish_amount(face_value: str) -> str | None:
     match = _FACE_VALUE_PATTERN.fullmatch(face_value)
     if match is None or int(match[1]) == 0 == int(match[2]):
         return None
+    if Decimal(face_value) > MAX_FACE_VALUE:
+        return None
     return f"{int(match[1]):,}".replace(",", ".") + "," + match[2]
 
 
@@ -152,7 +155,10 @@ def _card_problem(record: Mapping[str, Any]) -> str | _Card:
         return f"number {number!r} is not a card number from 1 to the series size {size}"
     amount = _spanish_amount(face_value) if isinstance(face_value, str) else None
     if amount is None:
-        return f"face_value {face_value!r} is not a positive amount with 2 decimals, e.g. '1.50'"
+        return (
+            f"face_value {face_value!r} is not a positive amount with 2 decimals, at most "
+            f"{MAX_FACE_VALUE}, e.g. '1.50'"
+        )
     if not isinstance(code, str) or _CODE_PATTERN.fullmatch(code) is None:
         return f"code {code!r} is not {SECURITY_CODE_LENGTH} lowercase hex digits"
     strip = record.get("strip")
@@ -173,6 +179,11 @@ class CardRecordError(ValueError):
     def __init__(self, message: str, index: int | None) -> None:
         super().__init__(message)
         self.index = index
+
+
+def check_record(record: Mapping[str, Any], index: int | None) -> None:
+    """Raise CardRecordError if the record cannot be printed (as printing would)."""
+    _check_record(record, index)
 
 
 def _check_record(record: Mapping[str, Any], index: int | None) -> _Card:

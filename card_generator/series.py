@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from bingo_hall.domain.cards import Grid
-from bingo_hall.domain.series import MAX_SERIES_SIZE, SERIES_ID_PATTERN
+from bingo_hall.domain.series import MAX_FACE_VALUE, MAX_SERIES_SIZE, SERIES_ID_PATTERN
 from card_generator.randomness import (
     _any_repeated_or_banned,
     _repeated_or_banned,
@@ -75,6 +75,8 @@ def validate_face_value(face_value: Decimal) -> Decimal:
         )
     if not face_value.is_finite() or face_value <= 0:
         raise ValueError(f"face value must be a positive amount, got {face_value}")
+    if face_value > MAX_FACE_VALUE:
+        raise ValueError(f"face value {face_value} is over the maximum, {MAX_FACE_VALUE}")
     if _decimal_places(face_value) > 2:
         raise ValueError(f"face value must have at most 2 decimals (whole cents), got {face_value}")
     return Decimal(f"{face_value:.2f}")

@@ -17,7 +17,7 @@ import numpy as np
 
 from bingo_hall.domain.cards import card_violations
 from card_generator.ranking import rank
-from card_generator.series import SERIES_ID_PATTERN, STRIP_SIZE, security_code
+from card_generator.series import MAX_FACE_VALUE, SERIES_ID_PATTERN, STRIP_SIZE, security_code
 
 FACE_VALUE = re.compile(r"^[0-9]+\.[0-9]{2}$")
 FIELDS = ("series", "number", "face_value", "series_size", "grid", "code")
@@ -107,6 +107,8 @@ class _Checker:
             yield Problem(line, label, "face-value", f"{face_value!r} is not an amount like 1.50")
         elif _amount(face_value) <= 0:
             yield Problem(line, label, "face-value", f"{face_value} is not positive")
+        elif _amount(face_value) > MAX_FACE_VALUE:
+            yield Problem(line, label, "face-value", f"{face_value} is over {MAX_FACE_VALUE}")
         if not isinstance(size, int) or size < 1:
             yield Problem(line, label, "series-size", f"{size!r} is not a positive whole number")
         elif isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= size:

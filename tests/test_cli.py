@@ -428,6 +428,7 @@ def bad_input(tmp_path_factory) -> BadInput:
             "db absent on postgresql": ("acta", "--session", "1", "--db", absent),
             "users in no store": ("users", "--db", f"sqlite:///{folder}/no/x.db"),
             "camera index negative": ("serve", "--config", str(folder / "camera.toml"), *db),
+            "frames unwritable": ("acta", "--game", "1", "--frames", "/proc/bingo-frames", *db),
             "help": ("--help",),
             "demo help": ("demo", "--help"),
             "acta help": ("acta", "--help"),
@@ -476,6 +477,7 @@ def test_an_unsupported_database_is_a_one_line_error(bad_input, case, url):
         ("db not a database", ["cannot open the store", "file is not a database"]),
         ("db absent on postgresql", ["cannot open the store", "bingo:***@", "does not exist"]),
         ("camera index negative", ["camera.source", "greater than or equal to 0"]),
+        ("frames unwritable", ["cannot write the frames in /proc/bingo-frames"]),
     ],
 )
 def test_a_store_or_camera_that_cannot_be_opened_is_a_one_line_error(bad_input, case, mentions):

@@ -95,3 +95,22 @@ def test_a_series_whose_seed_is_kept_apart_is_checked_against_its_published_comm
     assert done.returncode == 0, done.stderr
     assert f"commitment {series.commitment}" in done.stdout
     assert "warning" not in done.stderr
+
+
+def test_an_empty_commitment_or_a_manifest_commitment_not_text_is_refused(tmp_path):
+    """A commitment asked for and left empty (`--commitment "$UNSET"`) must not quietly skip
+    the check it asked for; a manifest whose commitment is not text is named."""
+    series = generate_series("K8", 30, Decimal("1.00"), seed=b"commit")
+    path = tmp_path / "k8.jsonl"
+    write_series(series, path)
+    url = f"sqlite:///{tmp_path / 'hall.sqlite'}"
+    empty = hall("import-series", str(path), "--commitment", "", "--db", url)
+    assert empty.returncode == 2 and "Traceback" not in empty.stderr
+    assert empty.stderr.strip().splitlines()[-1] == (
+        "bingo-hall: error: --commitment is empty: give the commitment published for the series"
+    )
+    (tmp_path / "k8.jsonl.seed.json").write_text(json.dumps({"commitment": 12345}))
+    numeric = hall("import-series", str(path), "--db", url)
+    assert numeric.returncode == 2 and "Traceback" not in numeric.stderr
+    assert "its manifest's commitment is not text: 12345" in numeric.stderr
+    assert not (tmp_path / "hall.sqlite").exists()

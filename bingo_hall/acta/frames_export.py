@@ -83,6 +83,14 @@ def export_frames(
 
 
 def require_empty_directory(directory: Path) -> None:
-    """The frames go in a new or empty directory, so that nothing else is taken for them."""
+    """The frames go in a new or empty directory, so that nothing else is taken for them; it
+    is made now (and must take files), before anything is printed."""
     if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
         raise ValueError(f"{directory} is not an empty directory: the frames go in a new one")
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        probe = directory / ".probe"
+        probe.touch()
+        probe.unlink()
+    except OSError as error:
+        raise ValueError(f"cannot write the frames in {directory}: {error.strerror}") from None

@@ -27,7 +27,7 @@ from bingo_hall.domain.errors import RuleError, require_legal_phase
 from bingo_hall.domain.money import percentage_of, split_equally
 from bingo_hall.domain.phases import Phase
 from bingo_hall.domain.profiles import LinePrizePayable, UnclaimedLinePrize
-from bingo_hall.domain.series import MAX_SERIES_SIZE, SERIES_ID_PATTERN
+from bingo_hall.domain.series import MAX_FACE_VALUE, MAX_SERIES_SIZE, SERIES_ID_PATTERN
 from bingo_hall.domain.state import Claim, Game, HallState
 from bingo_hall.registry import registrar
 
@@ -193,8 +193,10 @@ def _register_series(state: HallState, cmd: c.RegisterSeries, now: datetime) -> 
         )
     if cmd.series_id in state.series:
         raise RuleError(f"series {cmd.series_id} is already registered")
-    if not cmd.face_value.is_finite() or cmd.face_value <= 0:
-        raise RuleError(f"face value of series {cmd.series_id} must be positive")
+    if not cmd.face_value.is_finite() or not 0 < cmd.face_value <= MAX_FACE_VALUE:
+        raise RuleError(
+            f"face value of series {cmd.series_id} must be positive and at most {MAX_FACE_VALUE}"
+        )
     if cmd.face_value != cmd.face_value.quantize(Decimal("0.01")):
         raise RuleError(f"face value {cmd.face_value} has more than two decimals")
     if not 1 <= cmd.size <= MAX_SERIES_SIZE:

@@ -64,6 +64,10 @@ def read_bets_file(path: Path) -> list[Any]:
         raise RuleError(
             f"bets file {path} is not JSON: {error.msg} (line {error.lineno}, column {error.colno})"
         ) from None
+    except RecursionError:
+        raise RuleError(f"bets file {path} is not JSON: nested too deep") from None
+    except ValueError:  # an integer of thousands of digits
+        raise RuleError(f"bets file {path} is not JSON: a number too long") from None
     if not isinstance(data, list):
         raise RuleError(f"bets file {path} must hold a JSON list of bets")
     return data

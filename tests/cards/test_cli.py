@@ -271,3 +271,45 @@ def test_a_series_and_its_seed_are_never_overwritten_nor_parted(tmp_path):
     blocked = generate(tmp_path, "b.jsonl", count="12")
     assert blocked.returncode == 2 and "b.jsonl.seed.json exists" in blocked.stderr
     assert not (tmp_path / "b.jsonl").exists()
+
+
+def test_malformed_lines_and_absurd_amounts_are_named_not_a_traceback(tmp_path):
+    (tmp_path / "deep.jsonl").write_text("[" * 100_000 + "\n")
+    (tmp_path / "long.jsonl").write_text('{"number": ' + "9" * 5000 + "}\n")
+    for name, why in (("deep", "nested too deep"), ("long", "a number too long")):
+        done = cards("verify", f"{name}.jsonl", cwd=tmp_path)
+        assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+        assert f"line 1, card -: format: not valid JSON ({why})" in done.stdout
+    huge = cards(
+        "generate",
+        "--series",
+        "Z1",
+        "--count",
+        "3",
+        "--face-value",
+        "1E+400",
+        "--out",
+        "z.jsonl",
+        cwd=tmp_path,
+    )
+    assert huge.returncode == 2
+    assert (
+        huge.stderr.strip() == "bingo-cards: error: face value 1E+400 is over the maximum, 1000.00"
+    )
+    assert not (tmp_path / "z.jsonl").exists()
+
+
+def test_printing_in_parts_writes_all_parts_or_none_and_counts_records_in_the_file(tmp_path):
+    assert generate(tmp_path, count="12").returncode == 0
+    lines = (tmp_path / "a17.jsonl").read_text().splitlines()
+    record = json.loads(lines[7])
+    record["grid"] = [[0] * 9] * 3
+    lines[7] = json.dumps(record)
+    (tmp_path / "bad8.jsonl").write_text("\n".join(lines) + "\n")
+    (tmp_path / "parts").mkdir()
+    done = cards("print", "bad8.jsonl", "--out", "parts/b.pdf", "--per-file", "5", cwd=tmp_path)
+    assert done.returncode == 2 and "card record 8 (series 'A17', number 8)" in done.stderr
+    assert list((tmp_path / "parts").iterdir()) == []
+    unwritable = cards("print", "a17.jsonl", "--out", "/proc/cards.pdf", cwd=tmp_path)
+    assert unwritable.returncode == 2 and "Traceback" not in unwritable.stderr
+    assert unwritable.stderr.startswith("bingo-cards: error: cannot write /proc/cards.pdf")

@@ -234,6 +234,8 @@ BAD_FILES = [
         '[{"id": "a", "type": "straight", "numbers": [1], "amount": "1E+30"}]',
         "bet a: a straight bet of 1E+30 is above its maximum 30",
     ),
+    ("[" * 100_000, "is not JSON: nested too deep"),
+    ('[{"id": "a", "numbers": [' + "9" * 5000 + "]}]", "is not JSON: a number too long"),
 ]
 
 
