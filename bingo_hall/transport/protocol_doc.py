@@ -6,10 +6,13 @@ from __future__ import annotations
 import json
 
 from bingo_hall.domain.commands import COMMAND_TYPES
+from bingo_hall.domain.events import EVENT_TYPES
 from bingo_hall.hub.runtime import HUB_FILLED_ARGS
 from bingo_hall.hub.table_runtime import HUB_FILLED, TABLE_ARGS
 from bingo_hall.tables.commands import COMMAND_TYPES as TABLE_COMMAND_TYPES
+from bingo_hall.tables.events import EVENT_TYPES as TABLE_EVENT_TYPES
 from bingo_hall.transport import messages as m
+from bingo_hall.transport.fanout import DEVICE_FIELDS
 
 INTRO = """# The hub's protocol
 
@@ -201,6 +204,20 @@ HUB_COMMANDS = {
 }
 
 
+def _events_section(title: str, types: dict[str, type]) -> str:
+    """Each event type's payload (as staff see it), and what devices see of it."""
+    parts = [f"\n## {title}\n\nEach payload as staff see it; money is a decimal string.\n"]
+    for name, event in types.items():
+        doc = (event.__doc__ or "").strip()
+        parts.append(f"\n### event `{name}`\n\n{doc + chr(10) + chr(10) if doc else ''}")
+        public = DEVICE_FIELDS.get(name)
+        if public is not None:
+            shown = ", ".join(f"`{f}`" for f in public) or "nothing"
+            parts.append(f"Monitors, terminals and MQTT see {shown} of it.\n\n")
+        parts.append(_schema_block(event, event.model_json_schema(mode="serialization")))
+    return "".join(parts)
+
+
 def render() -> str:
     parts = [INTRO, "\n## Client to hub\n"]
     for model in m.CLIENT_MESSAGES:
@@ -231,6 +248,12 @@ def render() -> str:
         filled = "".join(f" `{key}`: {why}." for key, why in HUB_FILLED.get(name, {}).items())
         parts.append(f"\n### table `{name}`\n\nLegal in: {legal}.{filled}\n\n")
         parts.append(_schema_block(args))
+    parts.append(_events_section("Events (`payload` of an `event` frame)", EVENT_TYPES))
+    parts.append(
+        _events_section(
+            "Table events (`payload` of an `event` frame with `table`)", TABLE_EVENT_TYPES
+        )
+    )
     parts.append("\n## Table state\n\n### `TableStateMessage`\n\n")
     parts.append(f"{(m.TableStateMessage.__doc__ or '').strip()}\n\n")
     parts.append(_schema_block(m.TableStateMessage))

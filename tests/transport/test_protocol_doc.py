@@ -19,6 +19,11 @@ def test_every_message_and_command_has_a_schema():
     text = DOC.read_text(encoding="utf-8")
     for name in ("Auth", "Subscribe", "Command", "Event", "Result", "draw_ball", "call_claim"):
         assert f"### `{name}`" in text
+    from bingo_hall.domain.events import EVENT_TYPES
+    from bingo_hall.tables.events import EVENT_TYPES as TABLE_EVENT_TYPES
+
+    for name in (*EVENT_TYPES, *TABLE_EVENT_TYPES):  # every event's payload
+        assert f"### event `{name}`" in text
 
 
 def test_every_error_code_the_hub_answers_with_is_listed():
