@@ -6,7 +6,7 @@ import argparse
 import hashlib
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -402,18 +402,28 @@ def run_user_password(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_user_disable(args: argparse.Namespace) -> int:
-    _, credentials = _credentials(args)
-    credentials.deactivate_user(args.name)
-    print(f"staff user {args.name} disabled; the hub closes the user's connections")
-    return 0
+def _credential_change(change: str, done: str) -> Callable[[argparse.Namespace], int]:
+    """A command that changes one user's or device's standing: `change` is the store's
+    method, `done` what is printed ({name} is the user or device)."""
+
+    def run(args: argparse.Namespace) -> int:
+        _, credentials = _credentials(args)
+        name = args.name if hasattr(args, "name") else args.id
+        getattr(credentials, change)(name)
+        print(done.format(name=name))
+        return 0
+
+    return run
 
 
-def run_user_enable(args: argparse.Namespace) -> int:
-    _, credentials = _credentials(args)
-    credentials.activate_user(args.name)
-    print(f"staff user {args.name} enabled")
-    return 0
+run_user_disable = _credential_change(
+    "deactivate_user", "staff user {name} disabled; the hub closes the user's connections"
+)
+run_user_enable = _credential_change("activate_user", "staff user {name} enabled")
+run_device_revoke = _credential_change(
+    "revoke_device",
+    "device {name} revoked; the hub closes its connections, and its id is not reused",
+)
 
 
 def run_users(args: argparse.Namespace) -> int:
@@ -421,13 +431,6 @@ def run_users(args: argparse.Namespace) -> int:
     for user in credentials.users():
         state = "active" if user.active else "disabled"
         print(f"{user.username}\t{user.role.value}\t{state}\t{user.created_at}")
-    return 0
-
-
-def run_device_revoke(args: argparse.Namespace) -> int:
-    _, credentials = _credentials(args)
-    credentials.revoke_device(args.id)
-    print(f"device {args.id} revoked; the hub closes its connections, and its id is not reused")
     return 0
 
 
@@ -479,6 +482,51 @@ STAFF_ROLE_NAMES = (
 )
 
 
+CREDENTIAL_COMMANDS = (  # name, positional argument, run, help, description
+    (
+        "user-disable",
+        "name",
+        run_user_disable,
+        "disable a staff user",
+        "Disables a staff user: the password no longer logs in, and a running hub closes the "
+        "user's connections within seconds. The user is kept (user-enable).",
+    ),
+    (
+        "user-enable",
+        "name",
+        run_user_enable,
+        "enable a disabled staff user",
+        "Lets a disabled staff user log in again with their password.",
+    ),
+    (
+        "users",
+        None,
+        run_users,
+        "list the staff users",
+        "Lists the staff users, one a line: name, role, active or disabled, and when they "
+        "were added (tab-separated). Never a password or its hash.",
+    ),
+    (
+        "device-revoke",
+        "id",
+        run_device_revoke,
+        "revoke a device (lost, stolen or replaced)",
+        "Revokes a device for good: its token no longer authenticates, a running hub closes "
+        "its connections within seconds, and a revoked terminal no longer counts against the "
+        "hall's terminal limit. Its id is not given again: register the replacement under a "
+        "new id.",
+    ),
+    (
+        "devices",
+        None,
+        run_devices,
+        "list the devices",
+        "Lists the devices, one a line: id, kind, table (or -), active or revoked, and when "
+        "they were registered (tab-separated). Never a token or its hash.",
+    ),
+)
+
+
 def _add_credential_parsers(commands: Any, common: argparse.ArgumentParser) -> None:
     """The staff users' and devices' administration commands."""
     user = commands.add_parser(
@@ -505,34 +553,6 @@ def _add_credential_parsers(commands: Any, common: argparse.ArgumentParser) -> N
     password.add_argument("--password-stdin", action="store_true")
     password.set_defaults(run=run_user_password)
 
-    disable = commands.add_parser(
-        "user-disable",
-        parents=[common],
-        help="disable a staff user",
-        description="Disables a staff user: the password no longer logs in, and a running hub "
-        "closes the user's connections within seconds. The user is kept (user-enable).",
-    )
-    disable.add_argument("name")
-    disable.set_defaults(run=run_user_disable)
-
-    enable = commands.add_parser(
-        "user-enable",
-        parents=[common],
-        help="enable a disabled staff user",
-        description="Lets a disabled staff user log in again with their password.",
-    )
-    enable.add_argument("name")
-    enable.set_defaults(run=run_user_enable)
-
-    users = commands.add_parser(
-        "users",
-        parents=[common],
-        help="list the staff users",
-        description="Lists the staff users, one a line: name, role, active or disabled, and "
-        "when they were added (tab-separated). Never a password or its hash.",
-    )
-    users.set_defaults(run=run_users)
-
     device = commands.add_parser(
         "device-add",
         parents=[common],
@@ -544,27 +564,11 @@ def _add_credential_parsers(commands: Any, common: argparse.ArgumentParser) -> N
     device.add_argument("--kind", required=True, choices=["monitor", "terminal", "table"])
     device.add_argument("--table", help="a table device's table (an id of [[tables]])")
     device.set_defaults(run=run_device_add)
-
-    revoke = commands.add_parser(
-        "device-revoke",
-        parents=[common],
-        help="revoke a device (lost, stolen or replaced)",
-        description="Revokes a device for good: its token no longer authenticates, a running "
-        "hub closes its connections within seconds, and a revoked terminal no longer counts "
-        "against the hall's terminal limit. Its id is not given again: register the "
-        "replacement under a new id.",
-    )
-    revoke.add_argument("id")
-    revoke.set_defaults(run=run_device_revoke)
-
-    devices = commands.add_parser(
-        "devices",
-        parents=[common],
-        help="list the devices",
-        description="Lists the devices, one a line: id, kind, table (or -), active or revoked, "
-        "and when they were registered (tab-separated). Never a token or its hash.",
-    )
-    devices.set_defaults(run=run_devices)
+    for name, positional, run, summary, description in CREDENTIAL_COMMANDS:
+        command = commands.add_parser(name, parents=[common], help=summary, description=description)
+        if positional:
+            command.add_argument(positional)
+        command.set_defaults(run=run)
 
 
 def _port(text: str) -> int:

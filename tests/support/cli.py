@@ -31,3 +31,21 @@ def hall_config(folder: Path, source: str, seed: int | None = None) -> Path:
     path = folder / "hall.toml"
     path.write_text(f'table_profiles_dir = "{REPO}/config/tables"\n{text}')
     return path
+
+
+STAFF_PASSWORD = "una clave muy larga"
+
+
+def add_staff(db: str, name: str, role: str = "jefe_de_sala", password: str = STAFF_PASSWORD):
+    """`bingo-hall user-add` on the store `db`; the test fails if it is refused."""
+    added = hall(
+        "user-add", name, "--role", role, "--password-stdin", "--db", db, stdin=password + "\n"
+    )
+    assert added.returncode == 0, added.stderr
+
+
+def add_device(db: str, device: str, kind: str = "monitor") -> str:
+    """`bingo-hall device-add` on the store `db`; returns the device's token."""
+    added = hall("device-add", device, "--kind", kind, "--db", db)
+    assert added.returncode == 0, added.stderr
+    return added.stdout.strip().rsplit(" ", 1)[-1]

@@ -122,6 +122,14 @@ async def running_hub(
         log.engine.dispose()
 
 
+async def auth_answer(url: str, **auth: str) -> dict:
+    """The hub's answer to one auth frame (`auth_ok` or `auth_invalid`) on a new connection."""
+    async with connect(url) as connection:
+        await connection.recv()
+        await connection.send(json.dumps({"type": "auth", **auth}))
+        return json.loads(await connection.recv())
+
+
 class Client:
     """A protocol client over the real `websockets` client."""
 

@@ -5,45 +5,15 @@ whatever authenticated with a credential that no longer stands."""
 from __future__ import annotations
 
 import asyncio
-import base64
-import json
-import signal
-import time
-import urllib.error
-import urllib.request
-
-from websockets.asyncio.client import connect
 
 from support.aio import run_async
-from support.cli import REPO, hall
-from support.hub import Client
-from support.serve import free_port, start_serve, wait_for_health
+from support.cli import REPO, add_device, add_staff, hall
+from support.hub import Client, auth_answer
+from support.serve import api_hall, serving
 
 OLD = "una clave muy larga"
 NEW = "otra clave aun mas larga"
 WITHDRAWN = 4003
-
-
-def _token(added) -> str:
-    assert added.returncode == 0, added.stderr
-    return added.stdout.strip().rsplit(" ", 1)[-1]
-
-
-def _api_status(port: int, user: str, password: str) -> int:
-    """The status of GET /api/hall with these credentials, once the hub has checked them."""
-    basic = base64.b64encode(f"{user}:{password}".encode()).decode()
-    request = urllib.request.Request(
-        f"http://127.0.0.1:{port}/api/hall", headers={"Authorization": f"Basic {basic}"}
-    )
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            status = urllib.request.urlopen(request).status
-        except urllib.error.HTTPError as error:
-            status = error.code
-        if status != 202 or time.monotonic() > deadline:
-            return status
-        time.sleep(0.05)
 
 
 async def _closed_with(client: Client, timeout: float = 15) -> int | None:
@@ -51,35 +21,18 @@ async def _closed_with(client: Client, timeout: float = 15) -> int | None:
     return client.connection.close_code
 
 
-async def _refused(url: str, **auth: str) -> dict:
-    async with connect(url) as connection:
-        await connection.recv()
-        await connection.send(json.dumps({"type": "auth", **auth}))
-        return json.loads(await connection.recv())
-
-
 def test_the_running_hub_cuts_a_revoked_device_a_disabled_user_and_a_changed_password(tmp_path):
     db = f"sqlite:///{tmp_path / 'hall.sqlite'}"
     for name in ("sala1", "sala2", "sala3"):
-        added = hall(
-            "user-add",
-            name,
-            "--role",
-            "jefe_de_sala",
-            "--password-stdin",
-            "--db",
-            db,
-            stdin=OLD + "\n",
-        )
-        assert added.returncode == 0, added.stderr
-    lost = _token(hall("device-add", "mon-1", "--kind", "monitor", "--db", db))
-    kept = _token(hall("device-add", "mon-2", "--kind", "monitor", "--db", db))
-    port = free_port()
-    url = f"ws://127.0.0.1:{port}/ws"
-    process = start_serve("--db", db, "--port", str(port))
-    try:
-        wait_for_health(port, process)
-        assert _api_status(port, "sala1", OLD) == 200  # remembered by the hub from now on
+        add_staff(db, name, password=OLD)
+    lost, kept = add_device(db, "mon-1"), add_device(db, "mon-2")
+    with serving("--db", db) as hub:
+        url = hub.url
+        assert api_hall(hub.port, "sala1", OLD)[0] == 200  # remembered by the hub from now on
+
+        async def console(*args: str, stdin: str | None = None) -> None:
+            done = await asyncio.to_thread(hall, *args, "--db", db, stdin=stdin)
+            assert done.returncode == 0, done.stderr
 
         async def scenario():
             async with (
@@ -89,29 +42,22 @@ def test_the_running_hub_cuts_a_revoked_device_a_disabled_user_and_a_changed_pas
                 Client.login(url, user="sala2", password=OLD) as leaving,
                 Client.login(url, user="sala3", password=OLD) as staying,
             ):
-                revoked = await asyncio.to_thread(hall, "device-revoke", "mon-1", "--db", db)
-                assert revoked.returncode == 0, revoked.stderr
+                await console("device-revoke", "mon-1")
                 assert await _closed_with(stolen) == WITHDRAWN
-                disabled = await asyncio.to_thread(hall, "user-disable", "sala2", "--db", db)
-                assert disabled.returncode == 0, disabled.stderr
+                await console("user-disable", "sala2")
                 assert await _closed_with(leaving) == WITHDRAWN
-                changed = await asyncio.to_thread(
-                    hall,
-                    "user-password",
-                    "sala1",
-                    "--password-stdin",
-                    "--db",
-                    db,
-                    stdin=NEW + "\n",
-                )
-                assert changed.returncode == 0, changed.stderr
+                await console("user-password", "sala1", "--password-stdin", stdin=NEW + "\n")
                 assert await _closed_with(leaked) == WITHDRAWN
                 # what still stands is not touched, and works
                 assert (await monitor.request({"type": "ping"}))["type"] == "pong"
                 assert (await staying.ok("register_ball_set", ball_set_id="JB-1")) is not None
-                assert (await _refused(url, token=lost))["type"] == "auth_invalid"
-                assert (await _refused(url, user="sala2", password=OLD))["type"] == "auth_invalid"
-                assert (await _refused(url, user="sala1", password=OLD))["type"] == "auth_invalid"
+                assert (await auth_answer(url, token=lost))["type"] == "auth_invalid"
+                assert (await auth_answer(url, user="sala2", password=OLD))[
+                    "type"
+                ] == "auth_invalid"
+                assert (await auth_answer(url, user="sala1", password=OLD))[
+                    "type"
+                ] == "auth_invalid"
                 async with Client.login(url, user="sala1", password=NEW) as again:
                     await asyncio.sleep(5)  # two checks of the store: the new login stands
                     assert (await again.request({"type": "ping"}))["type"] == "pong"
@@ -119,17 +65,13 @@ def test_the_running_hub_cuts_a_revoked_device_a_disabled_user_and_a_changed_pas
 
         run_async(scenario(), timeout=90)
         # the page data's remembered login went with the old password
-        assert _api_status(port, "sala1", OLD) == 401
-        assert _api_status(port, "sala1", NEW) == 200
-        assert _api_status(port, "sala2", OLD) == 401
+        assert api_hall(hub.port, "sala1", OLD)[0] == 401
+        assert api_hall(hub.port, "sala1", NEW)[0] == 200
+        assert api_hall(hub.port, "sala2", OLD)[0] == 401
         enabled = hall("user-enable", "sala2", "--db", db)
         assert enabled.returncode == 0, enabled.stderr
-        assert _api_status(port, "sala2", OLD) == 200
-    finally:
-        process.send_signal(signal.SIGTERM)
-        _, err = process.communicate(timeout=20)
-    assert process.returncode == 0, err
-    assert err.count("credential withdrawn") == 3
+        assert api_hall(hub.port, "sala2", OLD)[0] == 200
+    assert hub.err.count("credential withdrawn") == 3
 
 
 def _admin(capsys, *args: str, stdin: str | None = None) -> tuple[int, str, str]:

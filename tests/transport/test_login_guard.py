@@ -4,23 +4,17 @@ success clears its failures; other addresses go on; the checks queue only so far
 from __future__ import annotations
 
 import asyncio
-import base64
-import json
-import signal
 import threading
-import urllib.error
-import urllib.request
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from websockets.asyncio.client import connect
 
 from bingo_hall.transport.login_guard import LoginGuard, LoginRefused
 from support.aio import run_async
-from support.cli import hall
-from support.hub import Client
-from support.serve import free_port, start_serve, wait_for_health
+from support.cli import STAFF_PASSWORD, add_device, add_staff
+from support.hub import Client, auth_answer
+from support.serve import api_hall, serving
 
 
 class Clock:
@@ -100,71 +94,29 @@ def test_checks_wait_in_a_bounded_queue_on_the_guards_own_thread():
     assert threads and all(name.startswith("login-check") for name in threads)
 
 
-def _api(port: int, user: str, password: str) -> tuple[int, dict]:
-    basic = base64.b64encode(f"{user}:{password}".encode()).decode()
-    request = urllib.request.Request(
-        f"http://127.0.0.1:{port}/api/hall", headers={"Authorization": f"Basic {basic}"}
-    )
-    for _ in range(200):
-        try:
-            answer = urllib.request.urlopen(request)
-            status, body = answer.status, json.loads(answer.read())
-        except urllib.error.HTTPError as error:
-            status, body = error.code, json.loads(error.read())
-        if status != 202:
-            return status, body
-        threading.Event().wait(0.05)
-    raise AssertionError("the hub never answered")
-
-
 def test_the_hub_locks_an_address_that_guesses_on_the_websocket_and_the_pages(tmp_path):
     db = f"sqlite:///{tmp_path / 'hall.sqlite'}"
-    password = "una clave muy larga"
-    added = hall(
-        "user-add",
-        "sala1",
-        "--role",
-        "jefe_de_sala",
-        "--password-stdin",
-        "--db",
-        db,
-        stdin=password + "\n",
-    )
-    assert added.returncode == 0, added.stderr
-    token = hall("device-add", "mon-1", "--kind", "monitor", "--db", db).stdout.split()[-1]
-    port = free_port()
-    url = f"ws://127.0.0.1:{port}/ws"
-    process = start_serve("--db", db, "--port", str(port))
-    try:
-        wait_for_health(port, process)
-        assert _api(port, "sala1", password)[0] == 200  # remembered from now on
-
-        async def answer(**auth: str) -> dict:
-            async with connect(url) as connection:
-                await connection.recv()
-                await connection.send(json.dumps({"type": "auth", **auth}))
-                return json.loads(await connection.recv())
+    add_staff(db, "sala1")
+    token = add_device(db, "mon-1")
+    with serving("--db", db) as hub:
+        assert api_hall(hub.port, "sala1", STAFF_PASSWORD)[0] == 200  # remembered from now on
 
         async def scenario():
             for guess in range(5):
-                wrong = await answer(user="sala1", password=f"adivinanza-{guess}")
+                wrong = await auth_answer(hub.url, user="sala1", password=f"adivinanza-{guess}")
                 assert wrong == {
                     "type": "auth_invalid",
                     "message": "unknown user, password or token",
                 }
-            locked = await answer(user="sala1", password=password)
+            locked = await auth_answer(hub.url, user="sala1", password=STAFF_PASSWORD)
             assert locked["type"] == "auth_invalid"
             assert locked["message"].startswith("too many failed logins from this address")
-            async with Client.login(url, token=token) as monitor:  # devices are not locked out
+            async with Client.login(hub.url, token=token) as monitor:  # devices: not locked
                 assert (await monitor.request({"type": "ping"}))["type"] == "pong"
 
         run_async(scenario(), timeout=60)
-        status, body = _api(port, "sala1", "otra adivinanza")
+        status, body = api_hall(hub.port, "sala1", "otra adivinanza")
         assert status == 429 and body["error"]["code"] == "locked"
-        assert _api(port, "sala1", password)[0] == 200  # already verified: not checked again
-    finally:
-        process.send_signal(signal.SIGTERM)
-        _, err = process.communicate(timeout=20)
-    assert process.returncode == 0, err
-    assert err.count("failed login for 'sala1' from 127.0.0.1") == 5
-    assert "address locked for 60 s" in err and password not in err
+        assert api_hall(hub.port, "sala1", STAFF_PASSWORD)[0] == 200  # verified: not checked again
+    assert hub.err.count("failed login for 'sala1' from 127.0.0.1") == 5
+    assert "address locked for 60 s" in hub.err and STAFF_PASSWORD not in hub.err

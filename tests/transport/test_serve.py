@@ -6,9 +6,9 @@ import asyncio
 import signal
 
 from support.aio import run_async
-from support.cli import hall, hall_config
+from support.cli import STAFF_PASSWORD, add_device, add_staff, hall, hall_config
 from support.hub import Client
-from support.serve import free_port, start_serve, wait_for_health
+from support.serve import free_port, serving, start_serve, wait_for_health
 
 
 def test_serve_runs_the_hub_until_sigterm(tmp_path):
@@ -93,30 +93,16 @@ def test_a_series_imported_at_the_console_while_the_hub_runs_reaches_the_hub_and
     from card_generator.series import generate_series
 
     db = f"sqlite:///{tmp_path / 'hall.sqlite'}"
-    added = hall(
-        "user-add",
-        "sala1",
-        "--role",
-        "jefe_de_sala",
-        "--password-stdin",
-        "--db",
-        db,
-        stdin="una clave muy larga\n",
-    )
-    assert added.returncode == 0, added.stderr
-    token = hall("device-add", "mon-1", "--kind", "monitor", "--db", db).stdout.split()[-1]
+    add_staff(db, "sala1")
+    token = add_device(db, "mon-1")
     cards = tmp_path / "B7.jsonl"
     write_series(generate_series("B7", 60, Decimal("2.00"), seed=b"console"), cards)
-    port = free_port()
-    process = start_serve("--db", db, "--port", str(port))
-    try:
-        wait_for_health(port, process)
+    with serving("--db", db) as hub:
 
         async def scenario():
-            url = f"ws://127.0.0.1:{port}/ws"
             async with (
-                Client.login(url, token=token) as monitor,
-                Client.login(url, user="sala1", password="una clave muy larga") as staff,
+                Client.login(hub.url, token=token) as monitor,
+                Client.login(hub.url, user="sala1", password=STAFF_PASSWORD) as staff,
             ):
                 await monitor.request({"type": "subscribe", "after_seq": 0})
                 await staff.ok("register_ball_set", ball_set_id="JB-1")
@@ -132,8 +118,4 @@ def test_a_series_imported_at_the_console_while_the_hub_runs_reaches_the_hub_and
                 assert [e["seq"] for e in await monitor.events(1)] == [3]
 
         run_async(scenario(), timeout=60)
-        assert wait_for_health(port, process)["seq"] == 3
-    finally:
-        process.send_signal(signal.SIGTERM)
-        _, err = process.communicate(timeout=20)
-    assert process.returncode == 0, err
+        assert wait_for_health(hub.port, hub.process)["seq"] == 3
