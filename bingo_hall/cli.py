@@ -99,8 +99,8 @@ def _require_sqlite_file(url: str) -> None:
         parsed = sqlalchemy.engine.make_url(url)
     except sqlalchemy.exc.ArgumentError:
         return  # make_engine names the bad URL
-    in_memory = (parsed.database or "").startswith((":memory:", "file::memory:"))
-    if parsed.get_backend_name() == "sqlite" and parsed.database and not in_memory:
+    uri = (parsed.database or "").startswith((":memory:", "file:"))  # URI mode: SQLite's own
+    if parsed.get_backend_name() == "sqlite" and parsed.database and not uri:
         path = Path(parsed.database).expanduser()
         if not path.is_file():
             raise UserError(f"no store at {path}: check --db (or store.url in the configuration)")

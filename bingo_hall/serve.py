@@ -4,7 +4,7 @@ bridges when the configuration names a broker), until SIGINT or SIGTERM."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import logging
 import signal
 import sys
 
@@ -24,6 +24,8 @@ from bingo_hall.transport.mqtt_bridge import MqttBridge, StreamBridge
 from bingo_hall.transport.routes import http_routes
 from bingo_hall.transport.table_bridge import TableBridge
 from bingo_hall.transport.ws_server import HubServer
+
+logger = logging.getLogger(__name__)
 
 
 class ListenError(Exception):
@@ -110,9 +112,11 @@ async def serve(config: HallConfig, log: EventLog, port: int | None = None) -> N
     finally:
         for task in tasks:
             task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        for task, outcome in zip(
+            tasks, await asyncio.gather(*tasks, return_exceptions=True), strict=True
+        ):
+            if isinstance(outcome, Exception):  # it stopped before: say so, and shut down
+                logger.error("%s had stopped: %r", task.get_name(), outcome)
         ws_server.close()
         await ws_server.wait_closed()
         if ball_check is not None:

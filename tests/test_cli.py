@@ -119,6 +119,13 @@ def actas(demo_text) -> dict[str, Result]:
     return cli_many(
         {
             "session": ("acta", "--session", "1", *db),
+            "session uri": (  # SQLite's URI form, read only
+                "acta",
+                "--session",
+                "1",
+                "--db",
+                f"sqlite:///file:{demo_text.path}?mode=ro&uri=true",
+            ),
             "session json": ("acta", "--session", "1", *db, "--json"),
             "game 2": ("acta", "--game", "2", *db),
             "game 2 json": ("acta", "--game", "2", *db, "--json"),
@@ -298,6 +305,11 @@ def test_demo_on_postgresql_prints_its_acta_as_json():
 
 
 # --- acta -------------------------------------------------------------------------------------
+
+
+def test_acta_reads_a_store_named_in_sqlites_uri_form(actas):
+    assert actas["session uri"].code == 0, actas["session uri"].err
+    assert actas["session uri"].out == actas["session"].out
 
 
 def test_acta_of_the_session_reprints_the_demo_acta(demo_text, actas):

@@ -32,10 +32,11 @@ class CredentialWatch:
 
     def stands(self, principal: Principal, checked_at: float) -> bool:
         """Whether the credential `principal` authenticated with still authenticates: its user
-        active with the same password, or its device not revoked. `checked_at` is the
-        ``time.monotonic()`` at which its credential was checked against the store: one checked
-        after the last read began is newer than what that read saw, and stands. A principal
-        that does not come from the store (no stamp) always stands."""
+        active with the same password, or its device not revoked. `checked_at` is a
+        ``time.monotonic()`` by which its credential had been checked against the store (taken
+        when the check returned): one checked after the last read began may be newer than what
+        that read saw, and stands until the next read. A principal that does not come from the
+        store (no stamp) always stands."""
         if self._standing is None or principal.credential is None or checked_at >= self._read_at:
             return True
         return self._standing.get((principal.kind, principal.id)) == principal.credential

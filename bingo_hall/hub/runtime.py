@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -95,6 +96,8 @@ class HubRuntime:
         self.draw = CertifiedRandomDraw()
         self.ball_check = ball_check
         self.fanout = Fanout(service.log, service.hall_id, display_delay)
+        self.display_delay = display_delay
+        self._last_ball: tuple[int, float] | None = None  # (number, time.monotonic() told)
         self._lock = asyncio.Lock()
         self.references_ready: asyncio.Task | None = None  # the set's references being made
 
@@ -109,7 +112,27 @@ class HubRuntime:
         self.service.subscribe(
             lambda envelope: loop.call_soon_threadsafe(self.fanout.publish, envelope)
         )
+        self.service.subscribe(self._note_ball)
         self._prepare_references()
+
+    def _note_ball(self, envelope: EventEnvelope) -> None:
+        if envelope.type == "ball_drawn":
+            self._last_ball = (envelope.payload["number"], time.monotonic())
+
+    def _shown_calls(self, game: Game) -> tuple[int, ...]:
+        """The balls the panels show now: the last one only once the display delay has passed
+        since it was announced. A terminal marks its cards, and takes claims, with these: it
+        must not tell its player a ball before the hall's panels do."""
+        calls = tuple(game.calls)
+        last = self._last_ball
+        if (
+            calls
+            and last
+            and calls[-1] == last[0]
+            and time.monotonic() < last[1] + self.display_delay
+        ):
+            return calls[:-1]
+        return calls
 
     def _prepare_references(self) -> None:
         """Make the references of the set in service from its kept frames now, in a worker
@@ -375,7 +398,7 @@ class HubRuntime:
         the draw for nothing, and a terminal could do so for every card after every ball."""
         game = self.service.state.game
         grid = command.grid  # type: ignore[attr-defined]
-        marking = _marking(grid, game) if game else None
+        marking = _marking(grid, self._shown_calls(game)) if game else None
         needs = None if marking is None else marking[f"{command.kind}_needs"]  # type: ignore[attr-defined]
         if needs:
             raise CommandFailed(
@@ -390,13 +413,19 @@ class HubRuntime:
         with their grids, and how many."""
         state = self.service.state
         game = state.game or state.ended_game
+        shown = self._shown_calls(game) if game else ()
         cards = []
         for buyer, series_id, first, last in game.holdings if game else ():
             if buyer.startswith(f"{principal.id}/"):
                 grids = self.cards.grids(series_id, first, last)
                 player = buyer.split("/", 1)[1]
                 cards += [
-                    {"series": series_id, "number": n, "player": player, **_marking(grids[n], game)}
+                    {
+                        "series": series_id,
+                        "number": n,
+                        "player": player,
+                        **_marking(grids[n], shown),
+                    }
                     for n in range(first, last + 1)
                 ]
         return {"game": game.game_id if game else None, "count": len(cards), "cards": cards}
@@ -474,10 +503,10 @@ def _only_known_args(name: str, args: dict[str, Any]) -> None:
         raise CommandFailed("invalid_args", f"{name}: unknown argument {min(unknown)!r}")
 
 
-def _marking(grid: tuple[tuple[int, ...], ...], game: Game) -> dict[str, Any]:
-    """A card as a terminal shows it: marked automatically with the balls called so far, and
+def _marking(grid: tuple[tuple[int, ...], ...], calls: Sequence[int]) -> dict[str, Any]:
+    """A card as a terminal shows it: marked automatically with the balls shown so far, and
     what it still needs for a line (the closest row) and for bingo."""
-    called = set(game.calls)
+    called = set(calls)
     rows = [{n for n in row if n} for row in grid]
     return {
         "grid": [list(row) for row in grid],

@@ -15,7 +15,13 @@ from bingo_hall.domain.commands import Command
 from bingo_hall.domain.errors import RuleError
 from bingo_hall.domain.events import Event, SessionClosed, event_from_payload
 from bingo_hall.domain.phases import Phase
-from bingo_hall.store.eventlog import ConcurrentAppend, EventEnvelope, EventLog, NewEvent
+from bingo_hall.store.eventlog import (
+    ConcurrentAppend,
+    EventEnvelope,
+    EventLog,
+    NewEvent,
+    StoreError,
+)
 
 Listener = Callable[[EventEnvelope], None]
 
@@ -38,7 +44,11 @@ def decided_again(
         except ConcurrentAppend:
             catch_up()
         except RuleError:
-            if not catch_up():
+            try:
+                caught = catch_up()
+            except StoreError:  # the refusal stands on what was known: say why it was refused
+                caught = []
+            if not caught:
                 raise
     return run()
 

@@ -8,6 +8,7 @@ with :func:`write_transaction`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -68,9 +69,11 @@ def write_transaction(conn: sqlalchemy.Connection) -> Iterator[sqlalchemy.Connec
 def _parse(url: str) -> URL:
     try:
         return make_url(url)
-    except ArgumentError as exc:
+    except (ArgumentError, ValueError):
+        shown = re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", url)  # never print a password
         raise StoreError(
-            f"unsupported database URL {url!r} ({exc}): use sqlite:/// or postgresql+psycopg://"
+            f"unsupported database URL {shown!r} (it cannot be parsed): use sqlite:/// or "
+            "postgresql+psycopg://"
         ) from None
 
 

@@ -88,8 +88,10 @@ def audience_payload(event_type: str, payload: dict, audience: Audience) -> dict
 
 def event_frame(envelope: EventEnvelope, audience: Audience = "staff") -> str:
     """The `event` message of an envelope, as sent on the wire to an audience. An event of a
-    table's stream names its hall and its table."""
+    table's stream names its hall and its table. A payload a device sees in part goes without
+    its hash, which covers the whole payload: a device could test guesses against it."""
     hall, table = split_stream(envelope.hall_id)
+    redacted = audience == "device" and envelope.type in DEVICE_FIELDS
     where = {"hall": hall} if table is None else {"hall": hall, "table": table}
     return json.dumps(
         {
@@ -102,7 +104,7 @@ def event_frame(envelope: EventEnvelope, audience: Audience = "staff") -> str:
             "payload": audience_payload(envelope.type, envelope.payload, audience),
             "time": envelope.time.isoformat(),
             "actor": envelope.actor,
-            "hash": envelope.hash,
+            "hash": None if redacted else envelope.hash,
         },
         ensure_ascii=False,
         separators=(",", ":"),

@@ -44,7 +44,7 @@ class LoginRefused(Exception):
 
 @dataclass
 class _Source:
-    failures: deque[float] = field(default_factory=deque)
+    failures: deque[tuple[float, str]] = field(default_factory=deque)  # (when, which user)
     locked_until: float = 0.0
     locks: int = 0  # locks earned so far (each doubles the next)
 
@@ -83,17 +83,19 @@ class LoginGuard:
         return None
 
     def record(self, source: str, user: str, ok: bool) -> None:
-        """The outcome of a checked login: a success clears the address's failures."""
+        """The outcome of a checked login. A success clears the address's failures for that
+        user only: logging in to one's own account between guesses at another's clears
+        nothing of them."""
         now = self._clock()
         with self._lock:
             entry = self._sources.pop(source, None) or _Source()
             if ok:
-                entry.failures.clear()
+                entry.failures = deque(f for f in entry.failures if f[1] != user)
                 self._sources[source] = entry  # its locks so far still double the next one
                 return
-            while entry.failures and entry.failures[0] <= now - self.window:
+            while entry.failures and entry.failures[0][0] <= now - self.window:
                 entry.failures.popleft()
-            entry.failures.append(now)
+            entry.failures.append((now, user))
             if len(entry.failures) >= self.failures_allowed:
                 lock = min(self.first_lock * 2**entry.locks, self.max_lock)
                 entry.locked_until, entry.locks = now + lock, entry.locks + 1

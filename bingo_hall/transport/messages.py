@@ -117,8 +117,10 @@ class AuthInvalid(_Message):
 class Event(_Message):
     """One fact of the hall's log; sent only once it is durable. An event of a table's stream
     carries `table`; its `seq` is the table's, `session` the table's session, `game` the coup.
-    Monitors and terminals get some payloads with fewer fields: a camera hold's, and a casino
-    table's public view (see "Casino tables"); never fewer events."""
+    Monitors and terminals get some payloads with fewer fields: a camera hold's, a sale's, and a
+    casino table's public view (see "Casino tables"); never fewer events. Such a frame carries
+    no `hash` (null): the hash covers the whole payload, and would let a device test guesses at
+    what was left out (the player who bought, the ball held)."""
 
     type: Literal["event"] = "event"
     hall: str
@@ -130,7 +132,7 @@ class Event(_Message):
     payload: dict[str, Any]
     time: str
     actor: str
-    hash: str
+    hash: str | None
 
 
 class ErrorBody(_Message):

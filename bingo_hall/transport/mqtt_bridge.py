@@ -192,6 +192,7 @@ class StreamBridge:
         self.position_key = f"{self.broker.hostname}:{self.broker.port} {base}"
         self._positions = PublishedPositions(self.log.engine) if self._resume_stored else None
         self._saved_seq: int | None = None
+        self._position_loaded = False
         self.notified_seq = self.published_seq  # last seq the hub told us about
         self.connected = asyncio.Event()  # set while connected and subscribed
         self.connections = 0  # successful connections so far
@@ -257,12 +258,6 @@ class StreamBridge:
     async def run(self) -> None:
         """Connect, publish, answer replays; reconnect after any loss, until cancelled."""
         self.attach()
-        if self._positions is not None and self._saved_seq is None:
-            stored = await asyncio.to_thread(self._positions.get, self.position_key)
-            if stored is not None:  # a log restored from an older copy: never past its head
-                self.published_seq = self.notified_seq = min(stored, self.service.seq)
-            self._saved_seq = stored
-            await self._save_position()  # a bridge new to the log: from its head, from now on
         self._running = True
         if self.service.seq > self._snapshot[0]:  # commands ran since the bridge was made
             self._snapshot = self._capture()
@@ -294,7 +289,20 @@ class StreamBridge:
             self.connected.clear()
             self._running = False
 
+    async def _load_position(self) -> None:
+        """Where this bridge last left off (once; a failed read is tried again with the
+        connection)."""
+        if self._positions is None or self._position_loaded:
+            return
+        stored = await asyncio.to_thread(self._positions.get, self.position_key)
+        if stored is not None:  # a log restored from an older copy: never past its head
+            self.published_seq = self.notified_seq = min(stored, self.service.seq)
+        self._saved_seq = stored
+        await self._save_position()  # a bridge new to the log: from its head, from now on
+        self._position_loaded = True
+
     async def _connection(self) -> None:
+        await self._load_position()
         client = aiomqtt.Client(
             self.broker.hostname,
             self.broker.port,

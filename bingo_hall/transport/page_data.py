@@ -206,16 +206,19 @@ class _StaffGate:
         user, password = credentials
         key = hmac.new(self._key, f"{user}\0{password}".encode(), "sha256").digest()
 
-        def check() -> tuple[Principal | None, float]:
+        def check() -> tuple[Principal | None, float, LoginRefused | None]:
             from bingo_hall.store.credentials import CredentialStore
 
             if self._store is None:
                 self._store = CredentialStore(runtime.service.log.engine)
-            checked_at = time.monotonic()
             store = self._store
-            return self._guard.check_now(
-                source, user, lambda: store.check_password(user, password)
-            ), checked_at
+            try:
+                principal = self._guard.check_now(
+                    source, user, lambda: store.check_password(user, password)
+                )
+            except LoginRefused as refused:  # locked while it waited: not remembered
+                return None, time.monotonic(), refused
+            return principal, time.monotonic(), None  # checked by then
 
         refused = self._guard.refusal(source)
         if refused is not None and not self._jobs.done(("staff", key)):
@@ -224,7 +227,10 @@ class _StaffGate:
         done, answer = self._jobs.result(("staff", key), check, CREDENTIAL_TTL)
         if not done:
             return WAIT
-        principal, checked_at = answer
+        principal, checked_at, refused = answer
+        if refused is not None:
+            self._jobs.forget(("staff", key), 0)
+            raise refused
         if principal is not None and self._watch and not self._watch.stands(principal, checked_at):
             principal = None  # disabled, or its password changed, since it was remembered
         if principal is None:  # refused: remembered only briefly

@@ -44,8 +44,9 @@ whose frames the ball set's own prints (kept at its commissioning) show as anoth
    cannot go on serving (its store failing) is closed with 1011 and resumes alike. Channel
    `panel` (display panels) receives each `ball_drawn` a configured interval after it was
    announced, also when it catches up from the log just after a ball; `caller` (the sound
-   channel, the control screen) at once. A terminal may subscribe to `panel` only (`forbidden`
-   otherwise): its player sees each ball when the hall's panels show it, not before.
+   channel, the control screen) at once. A terminal subscribes to the hall's stream on `panel`
+   only (`forbidden` otherwise): its player sees each ball when the hall's panels show it, not
+   before; its `my_cards` marks a ball, and its claims count it, from then on too.
 3. `command` runs a command of the rules engine by name (`args` as in the command's schema
    below). The answer is a `result` with the same `id`: `success` and the events it produced,
    or an `error` with a `code` (`forbidden`, `wrong_phase`, `rule_error`, `invalid_card`,

@@ -168,13 +168,19 @@ class HubServer:
     async def cut_withdrawn(self, watch: CredentialWatch) -> None:
         """Close every connection whose credential no longer stands (a device revoked, a user
         disabled, a password changed): it must log in again, and cannot."""
-        for session in list(self.sessions):
-            if not watch.stands(session.principal, session.checked_at):
-                logger.warning("closing %s's connection: credential withdrawn", session.principal)
-                with contextlib.suppress(ConnectionClosed):
-                    await session.connection.close(
-                        m.CLOSE_CREDENTIAL_WITHDRAWN, "credential withdrawn: log in again"
-                    )
+        fallen = [s for s in self.sessions if not watch.stands(s.principal, s.checked_at)]
+        for session in fallen:
+            logger.warning("closing %s's connection: credential withdrawn", session.principal)
+        # all at once: one client slow to answer the close does not keep the others open
+        await asyncio.gather(
+            *(
+                s.connection.close(
+                    m.CLOSE_CREDENTIAL_WITHDRAWN, "credential withdrawn: log in again"
+                )
+                for s in fallen
+            ),
+            return_exceptions=True,
+        )
 
     async def _authenticate(self, connection: ServerConnection) -> tuple[Principal, float] | None:
         """The principal of the connection's auth frame, and the time.monotonic() at which
@@ -193,9 +199,9 @@ class HubServer:
             await connection.send(_dump(m.AuthInvalid(message=message)))
             await connection.close(m.CLOSE_AUTH_FAILED, "bad auth frame")
             return None
-        checked_at = time.monotonic()
         try:
             principal = await self._check(connection, auth)
+            checked_at = time.monotonic()  # the store was read by then
         except LoginRefused as refused:
             await connection.send(_dump(m.AuthInvalid(message=refused.message)))
             await connection.close(m.CLOSE_AUTH_FAILED, refused.code)
@@ -308,7 +314,8 @@ class _Session:
                 _failure(message.id, "already_subscribed", f"this connection is {what}")
             )
             return
-        if message.channel == "caller" and self.principal.role is Role.TERMINAL:
+        early = message.channel == "caller" and message.stream == "hall"
+        if early and self.principal.role is Role.TERMINAL:
             await self.connection.send(
                 _failure(
                     message.id,

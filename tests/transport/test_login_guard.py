@@ -25,6 +25,16 @@ class Clock:
         return self.now
 
 
+def test_logging_in_to_ones_own_account_between_guesses_clears_none_of_them():
+    guard = LoginGuard(Clock(), failures_allowed=5)
+    for _ in range(2):
+        for _guess in range(2):
+            guard.record("10.0.0.9", "sala", ok=False)
+        guard.record("10.0.0.9", "caja", ok=True)  # the guesser's own account
+    guard.record("10.0.0.9", "sala", ok=False)
+    assert guard.refusal("10.0.0.9") is not None
+
+
 def test_failures_lock_the_address_for_a_time_that_doubles_and_a_success_clears_them():
     clock = Clock()
     guard = LoginGuard(clock, failures_allowed=3, window=300, first_lock=60, max_lock=200)
@@ -120,3 +130,53 @@ def test_the_hub_locks_an_address_that_guesses_on_the_websocket_and_the_pages(tm
         assert api_hall(hub.port, "sala1", STAFF_PASSWORD)[0] == 200  # verified: not checked again
     assert hub.err.count("failed login for 'sala1' from 127.0.0.1") == 5
     assert "address locked for 60 s" in hub.err and STAFF_PASSWORD not in hub.err
+
+
+def test_a_page_login_whose_address_is_locked_while_it_waits_is_refused_not_remembered(tmp_path):
+    """The pages check a password on their own workers: if the address is locked while the
+    check waits its turn, the answer is the lock (429), and once the lock is over the right
+    password is checked again and let in, not a remembered failure."""
+    import base64
+    from concurrent.futures import ThreadPoolExecutor
+    from types import SimpleNamespace
+
+    from sqlalchemy import create_engine
+
+    from bingo_hall.store.credentials import CredentialStore
+    from bingo_hall.transport.page_data import WAIT, _Jobs, _StaffGate
+
+    engine = create_engine(f"sqlite:///{tmp_path / 'hall.sqlite'}")
+    CredentialStore(engine).add_user("sala1", "jefe_de_sala", "una clave muy larga")
+    runtime = SimpleNamespace(service=SimpleNamespace(log=SimpleNamespace(engine=engine)))
+    clock = Clock()
+    guard = LoginGuard(clock, failures_allowed=1, first_lock=60)
+    jobs = _Jobs()
+    jobs._pool = ThreadPoolExecutor(1)  # one worker, held busy below
+    release = threading.Event()
+    jobs._pool.submit(release.wait, 10)
+    gate = _StaffGate(jobs, guard=guard)
+    header = "Basic " + base64.b64encode(b"sala1:una clave muy larga").decode()
+
+    def ask():
+        return gate.principal(runtime, header, "10.0.0.9")
+
+    assert ask() is WAIT  # queued behind the busy worker
+    guard.record("10.0.0.9", "sala1", ok=False)  # meanwhile the address is locked
+    release.set()
+    for _ in range(200):
+        try:
+            answer = ask()
+        except LoginRefused as refused:
+            assert refused.code == "locked"
+            break
+        assert answer is WAIT
+        threading.Event().wait(0.02)
+    else:
+        raise AssertionError("the queued check never answered")
+    clock.now += 61  # the lock is over: checked again, and let in
+    for _ in range(200):
+        answer = ask()
+        if answer is not WAIT:
+            break
+        threading.Event().wait(0.02)
+    assert answer is not None and answer.id == "sala1"

@@ -327,6 +327,35 @@ def test_events_the_broker_never_acknowledged_are_published_after_a_hub_restart(
         broker.stop()
 
 
+def test_a_store_that_fails_when_the_bridge_starts_is_tried_again(store, broker, caplog):
+    """Where the bridge left off is read from the store with the connection: a read that fails
+    is logged and tried again, and the bridge comes up once the store answers."""
+    from sqlalchemy import text
+
+    caplog.set_level(logging.ERROR, logger="bingo_hall.transport.mqtt_bridge")
+
+    async def scenario():
+        async with running_hub(*store) as hub:
+            bridge = MqttBridge(hub.runtime, MqttConfig(url=broker.url), backoff_max=0.2)
+            engine = hub.runtime.service.log.engine
+            with engine.begin() as conn:  # the table the position lives in, gone for a while
+                conn.execute(text("ALTER TABLE mqtt_published RENAME TO mqtt_published_away"))
+            task = asyncio.create_task(bridge.run())
+            try:
+                await until(lambda: "MQTT bridge failed" in caplog.text)
+                assert not bridge.connected.is_set() and not task.done()
+                with engine.begin() as conn:
+                    conn.execute(text("ALTER TABLE mqtt_published_away RENAME TO mqtt_published"))
+                await asyncio.wait_for(bridge.connected.wait(), 10)
+                assert bridge.published_seq == hub.runtime.service.seq
+            finally:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+
+    run(scenario())
+
+
 def test_the_acl_keeps_each_client_to_its_topics(store, tmp_path):
     users = {name: f"clave-de-{name}" for name in ("hub", "monitor", "term-01", "term-02")}
     broker = example_broker(tmp_path, users)

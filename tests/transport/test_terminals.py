@@ -4,6 +4,8 @@ category's cap on terminals."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from bingo_hall.hub.auth import Principal, Role
@@ -31,7 +33,7 @@ async def _sales(url: str, count: int, **auth: str) -> list[dict]:
     """The first `count` sale_recorded events of the log, as these credentials see them."""
     sales: list[dict] = []
     async with Client.login(url, **auth) as client:
-        await client.request({"type": "subscribe", "after_seq": 0})
+        await client.request({"type": "subscribe", "after_seq": 0, "channel": "panel"})
         while len(sales) < count:
             sales += [e for e in await client.events(1) if e["event"] == "sale_recorded"]
     return sales
@@ -87,6 +89,8 @@ def test_a_terminal_buys_blocks_sees_its_cards_and_claims_only_with_them(store):
             assert [e["payload"]["buyer"] for e in sales] == ["term-1/ana"] * 6 + ["term-2/eva"]
             assert [e["payload"] for e in seen] == [{"sale": e["payload"]["sale"]} for e in sales]
             assert [e["actor"] for e in seen] == ["term-1"] * 6 + ["term-2"]
+            # nor can they test guesses at it against the hash of the whole payload
+            assert all(e["hash"] for e in sales) and all(e["hash"] is None for e in seen)
             await staff.ok("close_sale")
             await staff.ok("announce_prizes")
             await staff.ok("start_draw")
@@ -196,5 +200,40 @@ def test_a_terminal_sees_each_ball_when_the_panels_do(store):
                 {"type": "subscribe", "after_seq": 0, "channel": "caller"}
             )
             assert sound["success"]  # a monitor speaks each number before the panels show it
+
+    run(scenario())
+
+
+def test_a_terminal_marks_a_ball_only_once_the_panels_show_it(store):
+    """`my_cards` and the claims a terminal makes go by the balls the panels show: the last
+    one only after the display delay, as the panel channel gets it."""
+    url, token, series, tokens = store
+    delay = 2.0
+
+    async def scenario():
+        async with (
+            running_hub(url, token, series, profile="basque", display_delay=delay) as hub,
+            Client.login(hub.url, user="sala", password=PASSWORD) as staff,
+            Client.login(hub.url, token=tokens["term-1"]) as terminal,
+        ):
+            await open_sale(staff)
+            for _ in range(6):
+                await terminal.ok("buy_cards", player="ana", series_id="A1")
+            for command in ("close_sale", "announce_prizes", "start_draw"):
+                await staff.ok(command)
+            locutor = Principal("locutor", Role.VENDEDOR_LOCUTOR, "staff")
+            while True:  # a ball on one of the terminal's cards
+                await hub.runtime.execute(locutor, "draw_ball", {})
+                ball = hub.runtime.service.state.game.calls[-1]
+                early = (await terminal.ok("my_cards"))["cards"]
+                holding = [c for c in early if ball in {n for row in c["grid"] for n in row}]
+                if holding:
+                    break
+                await asyncio.sleep(delay)
+            assert not [c for c in early if ball in c["marked"]]  # not yet on the panels
+            await asyncio.sleep(delay)
+            later = (await terminal.ok("my_cards"))["cards"]
+            marked = [c["number"] for c in later if ball in c["marked"]]
+            assert marked == [c["number"] for c in holding]
 
     run(scenario())
