@@ -67,8 +67,11 @@ REFERENCE_EVENTS = frozenset({"ball_set_commissioned", "ball_set_changed"})
 
 
 def store_failure(error: Exception) -> str:
-    logger.error("the store refused a command: %s", error)
-    return f"the hall's store did not record the command ({error}): try again"
+    logger.error("the store failed a command: %s", error)
+    return (
+        f"the hall's store failed while recording the command ({error}): look at the hall's "
+        "state before giving it again"
+    )
 
 
 @dataclass(frozen=True)
