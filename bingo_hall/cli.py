@@ -21,6 +21,7 @@ from bingo_hall.hub.ball_check import BallCheck
 from bingo_hall.hub.commissioning import SHOWINGS_PER_BALL
 from bingo_hall.hub.service import HallService, utc_now
 from bingo_hall.store import EventLog, StoreError, make_engine
+from bingo_hall.store.eventlog import EventEnvelope
 from bingo_hall.store.projections import PROJECTORS, create_projection_tables
 from bingo_hall.tables.cli import add_tables_parser
 from bingo_hall.threads import use_one_blas_thread
@@ -108,13 +109,23 @@ def _require_sqlite_file(url: str) -> None:
 
 def _demo_camera(config: HallConfig, log: EventLog) -> BallCheck:
     """The demo's ball exit: the simulated camera (frames kept in the store), whatever the
-    hall's configured camera, since the simulated staff decide which ball comes out."""
+    hall's configured camera, since the simulated staff decide which ball comes out. Without a
+    configured seed, its set is printed from the hash of the first ball set registered in the
+    log: a demo killed and started again shows the camera the very set it commissioned."""
     from bingo_hall.store.frames import FrameStore
     from bingo_hall.vision.camera import simulated_exit
     from bingo_hall.vision.recognise import BallReader
 
-    camera = simulated_exit(config.camera.seed, config.camera.typeface)
+    seed = config.camera.seed
+    if seed is None:
+        registered = _first_ball_set(log, config.hall_id)
+        seed = int(registered.hash[:16], 16) if registered is not None else None
+    camera = simulated_exit(seed, config.camera.typeface)
     return BallCheck(camera, BallReader(), FrameStore(log.engine), config.camera.frames_per_ball)
+
+
+def _first_ball_set(log: EventLog, hall_id: str) -> EventEnvelope | None:
+    return next((e for e in log.iter_all(hall_id) if e.type == "ball_set_registered"), None)
 
 
 def run_demo(args: argparse.Namespace) -> int:
@@ -139,9 +150,12 @@ def run_demo(args: argparse.Namespace) -> int:
         config.machine.kind,
         clock,
         trace=print_trace if args.trace else (lambda line: None),
-        ball_check=None if args.no_camera else _demo_camera(config, log),
         call_witness_floor=config.camera.call_witness_floor,
     )
+    if not args.no_camera:
+        if config.camera.seed is None and _first_ball_set(log, config.hall_id) is None:
+            demo.step()  # the demo registers its ball set: the set's print follows from it
+        demo.ball_check = _demo_camera(config, log)
     session_id = demo.run()
     acta = build_acta(
         config.hall_id,

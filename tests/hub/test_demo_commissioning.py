@@ -66,3 +66,36 @@ def test_a_demo_stopped_while_it_shows_its_set_goes_on_from_the_next_ball(tmp_pa
         assert judged.fit
     finally:
         log.engine.dispose()
+
+
+def test_the_demo_camera_prints_the_set_the_log_registered_in_every_process(tmp_path):
+    """Without a configured seed, the demo's simulated set is printed from the first ball set
+    registered in the log: a demo killed and started again shows the camera the set it was
+    commissioning (any other set would fail its own commissioning), and another hall's log
+    another set."""
+    import numpy as np
+
+    from bingo_hall.cli import _demo_camera
+    from bingo_hall.config import load_config
+    from bingo_hall.domain import commands as c
+    from support.cli import REPO
+
+    config = load_config(REPO / "config" / "hall.toml")
+    assert config.camera.seed is None
+
+    def first_frame(log: EventLog) -> np.ndarray:
+        camera = _demo_camera(config, log).camera
+        camera.present(68)
+        return camera.frames(1)[0]
+
+    frames = []
+    for name in ("a", "b"):
+        log = open_log(f"sqlite:///{tmp_path / name}.sqlite")
+        try:
+            HallService(log, config.hall_id).execute(c.RegisterBallSet(ball_set_id="JB-001"))
+            once, again = first_frame(log), first_frame(log)  # two processes on one log
+            assert np.array_equal(once, again)
+            frames.append(once)
+        finally:
+            log.engine.dispose()
+    assert not np.array_equal(*frames)
