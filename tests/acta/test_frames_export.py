@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -80,10 +81,13 @@ def test_a_missing_or_changed_frame_is_reported_and_not_written(tmp_path):
 
 
 def test_the_frames_go_in_a_new_or_empty_directory(tmp_path):
-    require_empty_directory(tmp_path / "new")
-    require_empty_directory(tmp_path)
+    require_empty_directory(tmp_path / "new" / "frames")  # made now, before anything is printed
+    assert (tmp_path / "new" / "frames").is_dir()
+    require_empty_directory(tmp_path / "new" / "frames")  # empty: still fine
     (tmp_path / "kept.txt").write_text("other files")
     with pytest.raises(ValueError, match="is not an empty directory"):
         require_empty_directory(tmp_path)
     with pytest.raises(ValueError, match="is not an empty directory"):
         require_empty_directory(tmp_path / "kept.txt")
+    with pytest.raises(ValueError, match="cannot write the frames in /proc/frames"):
+        require_empty_directory(Path("/proc/frames"))

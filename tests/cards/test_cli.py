@@ -294,7 +294,7 @@ def test_malformed_lines_and_absurd_amounts_are_named_not_a_traceback(tmp_path):
     )
     assert huge.returncode == 2
     assert (
-        huge.stderr.strip() == "bingo-cards: error: face value 1E+400 is over the maximum, 1000.00"
+        huge.stderr.strip() == "bingo-cards: error: face value 1E+400 is over the maximum, 10000.00"
     )
     assert not (tmp_path / "z.jsonl").exists()
 
