@@ -5,7 +5,9 @@ whatever authenticated with a credential that no longer stands."""
 from __future__ import annotations
 
 import asyncio
+import time
 
+from bingo_hall.transport.page_data import REFUSAL_TTL
 from support.aio import run_async
 from support.cli import REPO, add_device, add_staff, hall
 from support.hub import Client, auth_answer
@@ -70,6 +72,7 @@ def test_the_running_hub_cuts_a_revoked_device_a_disabled_user_and_a_changed_pas
         assert api_hall(hub.port, "sala2", OLD)[0] == 401
         enabled = hall("user-enable", "sala2", "--db", db)
         assert enabled.returncode == 0, enabled.stderr
+        time.sleep(REFUSAL_TTL)  # the pages answer a refused login from memory this long
         assert api_hall(hub.port, "sala2", OLD)[0] == 200
     assert hub.err.count("credential withdrawn") == 3
 
