@@ -13,17 +13,7 @@ from support.serve import free_port, serving, start_serve, wait_for_health
 
 def test_serve_runs_the_hub_until_sigterm(tmp_path):
     db = f"sqlite:///{tmp_path / 'hall.sqlite'}"
-    added = hall(
-        "user-add",
-        "sala1",
-        "--role",
-        "jefe_de_sala",
-        "--password-stdin",
-        "--db",
-        db,
-        stdin="una clave muy larga\n",
-    )
-    assert added.returncode == 0, added.stderr
+    add_staff(db, "sala1")
     short = hall(
         "user-add",
         "sala2",
@@ -35,8 +25,7 @@ def test_serve_runs_the_hub_until_sigterm(tmp_path):
         stdin="corta\n",
     )
     assert short.returncode == 2 and "password" in short.stderr and "corta" not in short.stderr
-    device = hall("device-add", "mon-1", "--kind", "monitor", "--db", db)
-    token = device.stdout.strip().rsplit(" ", 1)[-1]
+    token = add_device(db, "mon-1")
     assert token.startswith("mon-1.")
     port = free_port()
     process = start_serve("--db", db, "--port", str(port))
@@ -49,7 +38,7 @@ def test_serve_runs_the_hub_until_sigterm(tmp_path):
             url = f"ws://127.0.0.1:{port}/ws"
             async with (
                 Client.login(url, token=token) as monitor,
-                Client.login(url, user="sala1", password="una clave muy larga") as staff,
+                Client.login(url, user="sala1", password=STAFF_PASSWORD) as staff,
             ):
                 await monitor.request({"type": "subscribe", "after_seq": 0})
                 await staff.ok("register_ball_set", ball_set_id="JB-1")
