@@ -18,6 +18,8 @@ from bingo_hall.domain.events import (
 from bingo_hall.domain.phases import BETWEEN_GAMES, GAME_PHASES, SESSION_OPEN_PHASES, Phase
 from bingo_hall.domain.profiles import RuleProfile, VoidReason
 
+PURCHASE_PATTERN = r"^[A-Za-z0-9_-]{8,64}$"
+
 
 class Command(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -131,6 +133,9 @@ class RecordSale(Command):
     first: int
     last: int
     buyer: str | None = Field(default=None, max_length=100)  # "terminal/player" at a machine
+    # A terminal's own name for this purchase: sent again after a lost answer, it finds the
+    # sale already recorded instead of buying a second block.
+    purchase: str | None = Field(default=None, pattern=PURCHASE_PATTERN)
 
 
 class CloseSale(Command):

@@ -301,7 +301,7 @@ def _record_sale(state: HallState, cmd: c.RecordSale, now: datetime) -> list[e.E
     sale = e.SoldRange(
         series_id=cmd.series_id, first=cmd.first, last=cmd.last, face_value=series.face_value
     )
-    return [e.SaleRecorded(sale=sale, buyer=cmd.buyer)]
+    return [e.SaleRecorded(sale=sale, buyer=cmd.buyer, purchase=cmd.purchase)]
 
 
 def _check_terminal_purchase(state: HallState, game: Game, cmd: c.RecordSale) -> None:
@@ -316,7 +316,9 @@ def _check_terminal_purchase(state: HallState, game: Game, cmd: c.RecordSale) ->
     if cmd.last - cmd.first + 1 != block:
         raise RuleError(f"a terminal buys whole blocks of {block} cards")
     machine = cmd.buyer.split("/", 1)[0] if cmd.buyer else ""
-    bought = sum(1 for buyer, *_ in game.holdings if buyer.split("/", 1)[0] == machine)
+    if cmd.purchase is not None and game.purchase_of(machine, cmd.purchase):
+        raise RuleError(f"terminal {machine} already made purchase {cmd.purchase} in this game")
+    bought = sum(1 for holding in game.holdings if holding.terminal == machine)
     if bought >= profile.max_series_per_terminal_player:
         raise RuleError(
             f"terminal {machine} already plays {bought} series in this game; the limit per "

@@ -125,6 +125,7 @@ class SaleRecorded(Event):
     type = "sale_recorded"
     sale: SoldRange
     buyer: str | None = None  # an auxiliary terminal and its player: "terminal/player"
+    purchase: str | None = None  # the terminal's name for the purchase (RecordSale.purchase)
 
 
 class SaleClosed(Event):

@@ -16,6 +16,7 @@ from bingo_hall.domain.state import (
     Claim,
     Game,
     HallState,
+    Holding,
     Series,
     ShowingsInProgress,
 )
@@ -190,7 +191,8 @@ def _(state: HallState, ev: e.SaleRecorded, time: datetime) -> HallState:
     )
     holdings = state.game.holdings
     if ev.buyer is not None:
-        holdings = (*holdings, (ev.buyer, sale.series_id, sale.first, sale.last))
+        holding = Holding(ev.buyer, sale.series_id, sale.first, sale.last, ev.purchase)
+        holdings = (*holdings, holding)
     return _with_game(
         state, sales=tuple(sales), takings=state.game.takings + sale.amount, holdings=holdings
     )

@@ -90,12 +90,31 @@ class Award:
 
 
 @dataclass(frozen=True, slots=True)
+class Holding:
+    """Cards an auxiliary terminal bought in a game: a whole block of one series."""
+
+    buyer: str  # "terminal/player"
+    series_id: str
+    first: int
+    last: int
+    purchase: str | None = None  # the terminal's name for the purchase, if it gave one
+
+    @property
+    def terminal(self) -> str:
+        return self.buyer.split("/", 1)[0]
+
+    @property
+    def player(self) -> str:
+        return self.buyer.split("/", 1)[1]
+
+
+@dataclass(frozen=True, slots=True)
 class Game:
     game_id: int
     series: tuple[str, ...]
     last_game: bool = False
     sales: tuple[SoldRange, ...] = ()
-    holdings: tuple[tuple[str, str, int, int], ...] = ()  # (buyer, series, first, last)
+    holdings: tuple[Holding, ...] = ()
     takings: Decimal = Decimal(0)
     line_prize: Decimal = Decimal(0)
     bingo_prize: Decimal = Decimal(0)
@@ -120,9 +139,16 @@ class Game:
 
     def buyer_of(self, series_id: str, card_number: int) -> str | None:
         """The terminal/player that bought a card in this game, if a terminal did."""
-        for buyer, series, first, last in self.holdings:
-            if series == series_id and first <= card_number <= last:
-                return buyer
+        for holding in self.holdings:
+            if holding.series_id == series_id and holding.first <= card_number <= holding.last:
+                return holding.buyer
+        return None
+
+    def purchase_of(self, terminal: str, purchase: str) -> Holding | None:
+        """The block a terminal bought under its name for the purchase, if it did."""
+        for holding in self.holdings:
+            if holding.purchase == purchase and holding.terminal == terminal:
+                return holding
         return None
 
     def unsettled(self, claim: Claim) -> bool:

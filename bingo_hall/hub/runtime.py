@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,11 +22,13 @@ from bingo_hall.config import HallConfig
 from bingo_hall.domain import RuleError
 from bingo_hall.domain.commands import (
     COMMAND_TYPES,
+    PURCHASE_PATTERN,
     AnnounceSeries,
     Command,
     CommissionBallSet,
     DiscardBallShowings,
     DrawBall,
+    RecordSale,
     ShowBallToCamera,
 )
 from bingo_hall.domain.commissioning import require_commissionable, require_showable
@@ -181,6 +184,9 @@ class HubRuntime:
             if name in SHOWING_COMMANDS:
                 return await self._showings(principal, name, args)
             if name == BUY_CARDS:
+                repeated = self._repeated_purchase(principal, args)
+                if repeated is not None:
+                    return repeated
                 command = self._purchase(principal, args)
             elif name == "draw_ball":
                 command = await self._draw(args)
@@ -191,8 +197,9 @@ class HubRuntime:
                     raise CommandFailed("invalid_args", "resolve_hold: resolved_by is who sends it")
                 command = self._build(name, {**args, "resolved_by": principal.id})
             else:
-                if name == "record_sale" and "buyer" in args:
-                    why = "record_sale: the buyer is the terminal that buys (buy_cards)"
+                if name == "record_sale" and {"buyer", "purchase"} & set(args):
+                    field = min({"buyer", "purchase"} & set(args))
+                    why = f"record_sale: {field} is for a terminal's own purchase (buy_cards)"
                     raise CommandFailed("invalid_args", why)
                 command = self._build(name, args)
                 if name == "call_claim" and principal.kind == "device":
@@ -203,6 +210,9 @@ class HubRuntime:
             envelopes = await self._run(command, principal)
         if name in ("commission_ball_set", "change_ball_set"):
             self._prepare_references()
+        if name == BUY_CARDS:
+            assert isinstance(command, RecordSale)
+            return {"events": _listed(envelopes), "sale": _bought(command), "repeated": False}
         return {"events": _listed(envelopes)}
 
     async def _run(self, command: Command, principal: Principal) -> list[EventEnvelope]:
@@ -364,6 +374,25 @@ class HubRuntime:
         reading = await asyncio.to_thread(check.check, number, ALL_BALLS)
         return ShowBallToCamera(ball_set_id=ball_set_id, number=number, camera=reading)
 
+    def _repeated_purchase(self, principal: Principal, args: dict[str, Any]) -> dict | None:
+        """The answer to a purchase sent again under the name the terminal gave it (its answer
+        was lost with the connection): the block it bought then, and no second block."""
+        purchase = args.get("purchase")
+        game = self.service.state.game
+        if not isinstance(purchase, str) or game is None:
+            return None
+        holding = game.purchase_of(principal.id, purchase)
+        if holding is None:
+            return None
+        if (holding.player, holding.series_id) != (args.get("player"), args.get("series_id")):
+            raise CommandFailed(
+                "invalid_args",
+                f"buy_cards: purchase {purchase} bought series {holding.series_id} for "
+                f"{holding.player}; a new purchase needs a new name",
+            )
+        sale = {"series_id": holding.series_id, "first": holding.first, "last": holding.last}
+        return {"events": [], "sale": {**sale, "player": holding.player}, "repeated": True}
+
     def _purchase(self, principal: Principal, args: dict[str, Any]) -> Command:
         """A terminal's purchase: the next whole block of a series on sale, for its player."""
         player, series_id = args.get("player"), args.get("series_id")
@@ -372,6 +401,13 @@ class HubRuntime:
         series = self.service.state.series.get(series_id) if isinstance(series_id, str) else None
         if series is None:
             raise CommandFailed("invalid_args", f"buy_cards: no series {series_id!r} in this hall")
+        purchase = args.get("purchase")
+        if purchase is not None and not (
+            isinstance(purchase, str) and re.fullmatch(PURCHASE_PATTERN, purchase)
+        ):
+            raise CommandFailed(
+                "invalid_args", "buy_cards: purchase must be 8-64 letters, digits, '-' or '_'"
+            )
         block = self.profile.terminal_block_size
         return self._build(
             "record_sale",
@@ -380,6 +416,7 @@ class HubRuntime:
                 "first": series.next_number,
                 "last": series.next_number + block - 1,
                 "buyer": f"{principal.id}/{player}",
+                **({"purchase": args["purchase"]} if "purchase" in args else {}),
             },
         )
 
@@ -418,18 +455,17 @@ class HubRuntime:
         game = state.game or state.ended_game
         shown = self._shown_calls(game) if game else ()
         cards = []
-        for buyer, series_id, first, last in game.holdings if game else ():
-            if buyer.startswith(f"{principal.id}/"):
-                grids = self.cards.grids(series_id, first, last)
-                player = buyer.split("/", 1)[1]
+        for holding in game.holdings if game else ():
+            if holding.terminal == principal.id:
+                grids = self.cards.grids(holding.series_id, holding.first, holding.last)
                 cards += [
                     {
-                        "series": series_id,
+                        "series": holding.series_id,
                         "number": n,
-                        "player": player,
+                        "player": holding.player,
                         **_marking(grids[n], shown),
                     }
-                    for n in range(first, last + 1)
+                    for n in range(holding.first, holding.last + 1)
                 ]
         return {"game": game.game_id if game else None, "count": len(cards), "cards": cards}
 
@@ -466,7 +502,7 @@ class HubRuntime:
 # The arguments of the hub's own commands (the rules engine's commands check theirs).
 HUB_COMMAND_ARGS: dict[str, frozenset[str]] = {
     MY_CARDS: frozenset(),
-    BUY_CARDS: frozenset({"player", "series_id"}),
+    BUY_CARDS: frozenset({"player", "series_id", "purchase"}),
     BALL_SHOWINGS: frozenset(),
     DISCARD_BALL_SHOWINGS: frozenset(),
     SHOW_BALL_TO_CAMERA: frozenset({"ball_set_id", "number"}),
@@ -491,7 +527,10 @@ HUB_FILLED_ARGS: dict[str, dict[str, str]] = {
         "showings": "the hub's readings of the balls shown",
         "cross_readings": "the hub's readings of the balls shown",
     },
-    "record_sale": {"buyer": "only a terminal's purchase names one (`buy_cards`)"},
+    "record_sale": {
+        "buyer": "only a terminal's purchase names one (`buy_cards`)",
+        "purchase": "only a terminal's purchase names one (`buy_cards`)",
+    },
     "show_ball_to_camera": {"camera": "the hub's reading of the ball at the exit"},
 }
 """The arguments of a command's model that the hub fills in itself and refuses from a client
@@ -516,6 +555,17 @@ def _marking(grid: tuple[tuple[int, ...], ...], calls: Sequence[int]) -> dict[st
         "marked": sorted(n for row in rows for n in row if n in called),
         "line_needs": min(len(row - called) for row in rows),
         "bingo_needs": sum(len(row - called) for row in rows),
+    }
+
+
+def _bought(command: RecordSale) -> dict[str, Any]:
+    """What a terminal's purchase bought, as `buy_cards` answers it."""
+    player = command.buyer.split("/", 1)[1] if command.buyer else None
+    return {
+        "series_id": command.series_id,
+        "first": command.first,
+        "last": command.last,
+        "player": player,
     }
 
 

@@ -133,6 +133,24 @@ class TestSale:
             hall.run(c.RecordSale(series_id="A1", first=1, last=0))
         assert hall.state == before
 
+    def test_a_terminal_names_each_purchase_once_in_a_game(self):
+        """The name a terminal gives a purchase finds it again after a lost answer; used
+        twice by one machine in a game it would be a second block, and is refused."""
+        hall = Hall(profile("basque")).open_ready()
+        hall.run(c.AnnounceSeries(series=("A1",)))
+        hall.run(c.StartSale())
+        buy = {"series_id": "A1", "purchase": "purchase-1"}
+        (sold,) = hall.run(c.RecordSale(first=1, last=6, buyer="term-1/ana", **buy))
+        assert isinstance(sold, e.SaleRecorded) and sold.purchase == "purchase-1"
+        before = hall.state
+        with pytest.raises(RuleError, match="terminal term-1 already made purchase purchase-1"):
+            hall.run(c.RecordSale(first=7, last=12, buyer="term-1/luis", **buy))
+        assert hall.state == before
+        hall.run(c.RecordSale(first=7, last=12, buyer="term-2/eva", **buy))
+        assert hall.state.game.purchase_of("term-1", "purchase-1").buyer == "term-1/ana"
+        assert hall.state.game.purchase_of("term-2", "purchase-1").first == 7
+        assert hall.state.game.purchase_of("term-3", "purchase-1") is None
+
     def test_closing_a_sale_with_nothing_sold_is_refused(self):
         hall = Hall(profile("1979")).open_ready()
         hall.run(c.AnnounceSeries(series=("A1",)))

@@ -5,6 +5,7 @@ category's cap on terminals."""
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
@@ -75,7 +76,7 @@ def test_a_terminal_buys_blocks_sees_its_cards_and_claims_only_with_them(store):
             )
             assert posing["error"] == {
                 "code": "invalid_args",
-                "message": "record_sale: the buyer is the terminal that buys (buy_cards)",
+                "message": "record_sale: buyer is for a terminal's own purchase (buy_cards)",
             }
             mine = await one.ok("my_cards")
             assert mine["count"] == 36
@@ -140,6 +141,88 @@ def test_a_terminal_buys_blocks_sees_its_cards_and_claims_only_with_them(store):
             assert await one.ok("my_cards") == {"game": 2, "count": 0, "cards": []}
 
     run(scenario())
+
+
+def test_a_purchase_sent_again_after_its_answer_was_lost_buys_one_block(store):
+    """A terminal names each purchase; the answer lost with the connection (the hub had
+    already recorded the sale), the purchase sent again, even to a hub started anew, is
+    answered with the block bought then, and the player pays once."""
+    url, token, series, tokens = store
+    purchase = "f3a9c1d2e4b5a6c7"
+
+    async def buy_and_drop(hub_url: str) -> None:
+        async with Client.login(hub_url, token=tokens["term-1"]) as terminal:
+            body = {"type": "command", "command": "buy_cards", "id": 1}
+            args = {"player": "ana", "series_id": "A1", "purchase": purchase}
+            await terminal.connection.send(json.dumps({**body, "args": args}))
+        # closed without reading the answer
+
+    async def first_hub():
+        async with (
+            running_hub(url, token, series, profile="basque") as hub,
+            Client.login(hub.url, user="sala", password=PASSWORD) as staff,
+        ):
+            await open_sale(staff)
+            await buy_and_drop(hub.url)
+            while not hub.runtime.service.state.game.holdings:
+                await asyncio.sleep(0.05)
+            async with Client.login(hub.url, token=tokens["term-1"]) as terminal:
+                again = await terminal.ok(
+                    "buy_cards", player="ana", series_id="A1", purchase=purchase
+                )
+                assert again == {
+                    "events": [],
+                    "sale": {"series_id": "A1", "first": 1, "last": 6, "player": "ana"},
+                    "repeated": True,
+                }
+                assert (await terminal.ok("my_cards"))["count"] == 6
+
+    async def second_hub():
+        async with (
+            running_hub(url, token, series, profile="basque") as hub,
+            Client.login(hub.url, token=tokens["term-1"]) as one,
+            Client.login(hub.url, token=tokens["term-2"]) as two,
+            Client.login(hub.url, user="locutor", password=PASSWORD) as seller,
+        ):
+            # the name is kept in the log: a hub started anew knows the purchase
+            again = await one.ok("buy_cards", player="ana", series_id="A1", purchase=purchase)
+            assert again["repeated"] and again["sale"]["first"] == 1
+            # the name is the machine's: another terminal's purchase of that name is its own
+            theirs = await two.ok("buy_cards", player="eva", series_id="A1", purchase=purchase)
+            assert theirs["repeated"] is False
+            assert theirs["sale"] == {"series_id": "A1", "first": 7, "last": 12, "player": "eva"}
+            # one name, one purchase: sent for another series or player it is refused
+            other = await one.command("buy_cards", player="luis", series_id="A1", purchase=purchase)
+            assert other["error"] == {
+                "code": "invalid_args",
+                "message": "buy_cards: purchase f3a9c1d2e4b5a6c7 bought series A1 for ana; a new "
+                "purchase needs a new name",
+            }
+            for bad in ("short", "a" * 65, "spaces in it", 12345678):
+                refused = await one.command("buy_cards", player="ana", series_id="A1", purchase=bad)
+                assert refused["error"] == {
+                    "code": "invalid_args",
+                    "message": "buy_cards: purchase must be 8-64 letters, digits, '-' or '_'",
+                }
+            fresh = await one.ok("buy_cards", player="ana", series_id="A1", purchase="second-one")
+            assert fresh["sale"]["first"] == 13 and fresh["repeated"] is False
+            # a staff sale names no purchase
+            posing = await seller.command(
+                "record_sale", series_id="A1", first=19, last=24, purchase="staff-sale-1"
+            )
+            assert posing["error"]["message"] == (
+                "record_sale: purchase is for a terminal's own purchase (buy_cards)"
+            )
+            state = hub.runtime.service.state
+            assert [(h.buyer, h.first, h.purchase) for h in state.game.holdings] == [
+                ("term-1/ana", 1, purchase),
+                ("term-2/eva", 7, purchase),
+                ("term-1/ana", 13, "second-one"),
+            ]
+            assert state.game.takings == 18 * state.series["A1"].face_value
+
+    run(first_hub())
+    run(second_hub())
 
 
 def test_terminals_need_a_profile_with_auxiliary_machines(store):

@@ -8,7 +8,7 @@
 import { awaitStart, Hub } from './hub.js';
 import { applyTranslations, initialLanguage, languagePicker, money, setLanguage, t } from './i18n.js';
 import { apply, called, lastBall, marking, newModel, winners } from './model.js';
-import { $, cardGrid, connectionStatus, deviceToken, el, runCommand, scheduler } from './ui.js';
+import { $, cardGrid, connectionStatus, deviceToken, el, errorText, runCommand, scheduler } from './ui.js';
 
 const STORE = 'bingo.terminal';
 
@@ -41,6 +41,57 @@ function message(text, ok = false) {
 
 function run(command, args, sourceId) {
   return runCommand(hub, command, args, { busy, source: sourceId, changed: rerender, show: message });
+}
+
+// A purchase is named when the player presses and keeps its name until the hub answers: sent
+// again after a lost answer (the connection back, or the player pressing again), the hub finds
+// the block it recorded then rather than selling a second one.
+const PURCHASE = `${STORE}.purchase`;
+
+function pendingPurchase() {
+  try {
+    return JSON.parse(localStorage.getItem(PURCHASE));
+  } catch {
+    return null;
+  }
+}
+
+function purchaseFor(game, series, name) {
+  const pending = pendingPurchase();
+  if (pending && pending.game === game && pending.series === series && pending.player === name) return pending;
+  const bytes = crypto.getRandomValues(new Uint8Array(12)); // crypto.randomUUID needs https
+  const id = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+  const purchase = { id, game, series, player: name };
+  localStorage.setItem(PURCHASE, JSON.stringify(purchase));
+  return purchase;
+}
+
+async function buy(series, name) {
+  const purchase = purchaseFor(model.game ? model.game.id : null, series, name);
+  const failed = (error) => {
+    if (error.code === 'disconnected') {
+      message(t('terminal.buy_pending'));
+    } else {
+      localStorage.removeItem(PURCHASE);
+      message(errorText('buy_cards', error));
+    }
+  };
+  const args = { player: name, series_id: series, purchase: purchase.id };
+  const result = await runCommand(hub, 'buy_cards', args, { busy, source: 'buy', changed: rerender, failed });
+  if (result) {
+    localStorage.removeItem(PURCHASE);
+    message(t('terminal.bought', { size: blockSize() }), true);
+    refreshCards(0);
+  }
+}
+
+// Back online with a purchase whose answer was lost: it is completed (or found) at once, while
+// its game is still selling.
+function completePurchase() {
+  const pending = pendingPurchase();
+  if (pending && model.game && pending.game === model.game.id && model.phase === 'selling' && !busy.has('buy')) {
+    buy(pending.series, pending.player);
+  }
 }
 
 let cardsTimer = null;
@@ -213,13 +264,7 @@ async function main() {
     rerender();
   });
   $('#t-message').addEventListener('click', () => ($('#t-message').hidden = true));
-  $('#t-buy').addEventListener('click', async () => {
-    const result = await run('buy_cards', { player: player(), series_id: $('#t-series').value }, 'buy');
-    if (result) {
-      message(t('terminal.bought', { size: blockSize() }), true);
-      refreshCards(0);
-    }
-  });
+  $('#t-buy').addEventListener('click', () => buy($('#t-series').value, player()));
   const token = deviceToken(`${STORE}.token`);
   if (!token) {
     $('#t-login').hidden = false;
@@ -235,7 +280,10 @@ async function main() {
     onEvent,
     onStatus: (state, text) => {
       onStatus(state, text);
-      if (state === 'live') refreshCards(0);
+      if (state === 'live') {
+        refreshCards(0);
+        completePurchase();
+      }
     },
   });
   hub.start();

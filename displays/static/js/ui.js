@@ -119,14 +119,16 @@ export function connectionStatus(selector, onAuthFailed = () => {}) {
 
 // A command given from one of the page's controls: the control (`source`, an id in the page's
 // `busy` set) is busy until the hub answers, `changed()` redraws, and a refusal is shown in
-// words with `show(text)`. Resolves with the command's result, or null when it was refused.
-export async function runCommand(hub, command, args, { busy, source, changed, show }) {
+// words with `show(text)` (or `failed(error)`, when given). Resolves with the command's result,
+// or null when it was refused.
+export async function runCommand(hub, command, args, { busy, source, changed, show, failed }) {
   busy.add(source);
   changed();
   try {
     return await hub.command(command, args);
   } catch (error) {
-    show(errorText(command, error));
+    if (failed) failed(error);
+    else show(errorText(command, error));
     return null;
   } finally {
     busy.delete(source);
