@@ -279,5 +279,8 @@ ERROR_CODES = frozenset(
 CLOSE_AUTH_FAILED = 4001
 CLOSE_AUTH_TIMEOUT = 4002
 CLOSE_CREDENTIAL_WITHDRAWN = 4003  # its device revoked, its user disabled or password changed
+# A terminal's token logged in on another connection: one screen per terminal, so a copied
+# token shows (the page stops reconnecting and says so)
+CLOSE_REPLACED = 4009
 CLOSE_TOO_SLOW = 4008  # the client fell behind: reconnect and resume from the last seq seen
 CLOSE_STREAM_FAILED = 1011  # the hub could not go on serving a subscription: reconnect, resume

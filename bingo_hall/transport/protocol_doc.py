@@ -36,7 +36,10 @@ whose frames the ball set's own prints (kept at its commissioning) show as anoth
    auxiliary terminals) or a staff user's name and password. The hub answers `auth_ok` (with the
    commands the role may give) or `auth_invalid` and closes with 4001; no auth frame within 10 s
    closes with 4002. A connection whose credential is withdrawn while it is open (its device
-   revoked, its user disabled, its password changed) is closed with 4003 within seconds.
+   revoked, its user disabled, its password changed) is closed with 4003 within seconds. A
+   terminal works from one connection: its token logging in again closes the one it had with
+   4009 (a copied token shows; the page so closed says so and does not reconnect on its own).
+   Monitors, staff and table devices may be connected more than once.
 2. `subscribe` with `after_seq` (0 for everything): the hub sends every event with a greater seq
    from the log, in order, then each new event once it is durable — no gap, no duplicate, also
    across a reconnect or a hub restart. A subscriber whose queue overflows (it reads too slowly)

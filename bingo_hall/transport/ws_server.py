@@ -54,6 +54,13 @@ HttpHandler = Callable[[ServerConnection, Request, str], Response | None]
 HttpRoute = tuple[str, HttpHandler]
 
 
+SINGLE_CONNECTION_ROLES = frozenset({Role.TERMINAL})
+
+
+def _address(connection: ServerConnection) -> str:
+    return str(connection.remote_address[0]) if connection.remote_address else "?"
+
+
 def _dump(message: m.BaseModel) -> str:
     return message.model_dump_json(exclude_none=True)
 
@@ -88,6 +95,7 @@ class HubServer:
         self.auth_timeout = auth_timeout
         self.sessions: set[_Session] = set()  # the authenticated connections
         self._pushing = asyncio.Lock()  # one push at a time: none overtakes a later state
+        self._closing: set[asyncio.Task[None]] = set()  # connections being closed (_replace)
 
     async def start(self, host: str, port: int) -> Server:
         self.runtime.attach()
@@ -138,6 +146,8 @@ class HubServer:
             return
         principal, checked_at = authenticated
         session = _Session(self, connection, principal, checked_at)
+        if principal.role in SINGLE_CONNECTION_ROLES:
+            self._replace(session)
         self.sessions.add(session)
         try:
             await session.run()
@@ -162,8 +172,31 @@ class HubServer:
         password through the login guard (its own thread, and a lock on guessing addresses)."""
         if auth.token is not None or auth.user is None:
             return await asyncio.to_thread(self.authenticate, auth)
-        source = str(connection.remote_address[0]) if connection.remote_address else "?"
+        source = _address(connection)
         return await self.login_guard.check(source, auth.user, lambda: self.authenticate(auth))
+
+    def _replace(self, session: _Session) -> None:
+        """A terminal works from one screen: its token logged in again closes the connection
+        it had, so that a copied token is noticed (the page it cut says so and stops) rather
+        than buying and claiming unseen beside the real one. A table device is the hall's own
+        equipment, which may be a touch screen and the wheel's reader at once."""
+        principal = session.principal
+        older = [s for s in self.sessions if s.principal.id == principal.id]
+        for replaced in older:
+            logger.warning(
+                "device %s logged in from %s: closing its connection from %s",
+                principal.id,
+                _address(session.connection),
+                _address(replaced.connection),
+            )
+            self.sessions.discard(replaced)
+            # closed in the background: the new login does not wait for the old screen's
+            # answer to the close
+            closing = asyncio.create_task(
+                replaced.connection.close(m.CLOSE_REPLACED, "opened on another screen")
+            )
+            self._closing.add(closing)
+            closing.add_done_callback(self._closing.discard)
 
     async def cut_withdrawn(self, watch: CredentialWatch) -> None:
         """Close every connection whose credential no longer stands (a device revoked, a user

@@ -45,6 +45,7 @@ class RunningHub:
     runtime: HubRuntime
     series: object
     tables: TableRuntime | None = None
+    server: HubServer | None = None
 
 
 def prepare_store(url: str) -> tuple[str, object]:
@@ -113,6 +114,7 @@ async def running_hub(
             runtime,
             series,
             table_runtime,
+            server,
         )
     finally:
         ws_server.close()

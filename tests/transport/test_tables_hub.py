@@ -61,7 +61,8 @@ PRIVATE_KEYS = {
 
 def table_store(tmp_path: Path) -> tuple[str, str, object, dict[str, str]]:
     """A store with the hub's users and monitor, the tables' staff, one device per table and a
-    terminal: (url, monitor token, series, {table or "terminal": its device's token})."""
+    terminal, and a second one: (url, monitor token, series, {table, "terminal" or "terminal-2":
+    its device's token})."""
     url = f"sqlite:///{tmp_path / 'hub.sqlite'}"
     token, series = prepare_store(url)
     log = open_log(url)
@@ -71,6 +72,8 @@ def table_store(tmp_path: Path) -> tuple[str, str, object, dict[str, str]]:
             credentials.add_user(user, role, PASSWORD)
         devices = {t: credentials.add_device(f"mesa-{t.lower()}", "table", t) for t in ("R1", "R2")}
         devices["terminal"] = credentials.add_device("term-01", "terminal")
+        # a terminal works from one connection: a second one to ask beside the first
+        devices["terminal-2"] = credentials.add_device("term-02", "terminal")
     finally:
         log.engine.dispose()
     return url, token, series, devices
@@ -553,7 +556,7 @@ def test_monitors_and_terminals_get_a_tables_public_view_and_staff_and_its_devic
             await ok(device, "R1", "settle")
 
             # settled, not paid: the bets and the settlement are in the full state only
-            for auth in ({"token": hub.monitor_token}, {"token": store[3]["terminal"]}):
+            for auth in ({"token": hub.monitor_token}, {"token": store[3]["terminal-2"]}):
                 public = await state_as(hub, "R1", **auth)
                 assert (public["phase"], public["outcome"], public["coup"]) == ("settled", "0", 1)
                 assert public["bets"] == [] and public["settlement"] is None

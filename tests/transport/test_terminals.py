@@ -8,9 +8,11 @@ import asyncio
 import json
 
 import pytest
+from websockets.exceptions import ConnectionClosed
 
 from bingo_hall.hub.auth import Principal, Role
 from bingo_hall.store.credentials import CredentialStore
+from bingo_hall.transport.messages import CLOSE_REPLACED
 from support.aio import run_async as run
 from support.cli import REPO, hall
 from support.demo import open_log
@@ -24,7 +26,10 @@ def store(tmp_path):
     log = open_log(url)
     try:
         credentials = CredentialStore(log.engine)
-        tokens = {name: credentials.add_device(name, "terminal") for name in ("term-1", "term-2")}
+        tokens = {
+            name: credentials.add_device(name, "terminal")
+            for name in ("term-1", "term-2", "term-3")
+        }
     finally:
         log.engine.dispose()
     return url, token, series, tokens
@@ -86,7 +91,7 @@ def test_a_terminal_buys_blocks_sees_its_cards_and_claims_only_with_them(store):
             assert (await two.ok("my_cards"))["count"] == 6
             # who bought is the staff's to see, not another terminal's (or a monitor's)
             sales = await _sales(hub.url, 7, user="sala", password=PASSWORD)
-            seen = await _sales(hub.url, 7, token=tokens["term-2"])
+            seen = await _sales(hub.url, 7, token=tokens["term-3"])  # a terminal: one link
             assert [e["payload"]["buyer"] for e in sales] == ["term-1/ana"] * 6 + ["term-2/eva"]
             assert [e["payload"] for e in seen] == [{"sale": e["payload"]["sale"]} for e in sales]
             assert [e["actor"] for e in seen] == ["term-1"] * 6 + ["term-2"]
@@ -223,6 +228,45 @@ def test_a_purchase_sent_again_after_its_answer_was_lost_buys_one_block(store):
 
     run(first_hub())
     run(second_hub())
+
+
+def test_a_terminal_works_from_one_connection_and_a_new_login_closes_the_old(store):
+    """A copied terminal token shows: its login closes the connection the terminal had (4009),
+    where a monitor or a staff user may be open on several screens."""
+    url, token, series, tokens = store
+
+    async def closed_with(client: Client) -> int | None:
+        try:
+            while True:
+                await asyncio.wait_for(client.connection.recv(), 5)
+        except ConnectionClosed as closed:
+            return closed.rcvd.code if closed.rcvd else None
+
+    async def scenario():
+        async with (
+            running_hub(url, token, series, profile="basque") as hub,
+            Client.login(hub.url, token=tokens["term-1"]) as first,
+            Client.login(hub.url, token=token) as panel,
+            Client.login(hub.url, user="sala", password=PASSWORD) as sala,
+            # then each logs in again
+            Client.login(hub.url, token=tokens["term-1"]) as second,
+            Client.login(hub.url, token=token) as other_panel,
+            Client.login(hub.url, user="sala", password=PASSWORD) as other_sala,
+        ):
+            assert await closed_with(first) == CLOSE_REPLACED
+            assert (await second.ok("my_cards"))["count"] == 0
+            for client in (panel, other_panel, sala, other_sala):
+                answer = await client.request({"type": "ping"})
+                assert answer["type"] == "pong"
+            assert hub.server is not None
+            live = sorted(s.principal.id for s in hub.server.sessions)
+            assert live == ["mon-1", "mon-1", "sala", "sala", "term-1"]
+            # another terminal is another device
+            async with Client.login(hub.url, token=tokens["term-2"]) as two:
+                assert (await two.ok("my_cards"))["count"] == 0
+                assert (await second.ok("my_cards"))["count"] == 0
+
+    run(scenario())
 
 
 def test_terminals_need_a_profile_with_auxiliary_machines(store):

@@ -6,6 +6,9 @@
 // stream, resumed the same way from the last seq seen of that table.
 
 const PING_EVERY_MS = 10000;
+// The hub closed the connection because this device logged in on another screen
+// (transport/messages.py CLOSE_REPLACED): reconnecting would cut that one in turn.
+const CLOSE_REPLACED = 4009;
 
 export class CommandError extends Error {
   constructor(code, message) {
@@ -99,7 +102,7 @@ export class Hub {
     const ws = new WebSocket(this.url);
     this.ws = ws;
     ws.onmessage = (message) => this.receive(ws, message.data);
-    ws.onclose = () => this.closed(ws);
+    ws.onclose = (event) => this.closed(ws, event.code);
     ws.onerror = () => {};
     this.lastPong = Date.now();
     clearInterval(this.pinger);
@@ -214,7 +217,7 @@ export class Hub {
     this.onTableEvent(message);
   }
 
-  closed(ws) {
+  closed(ws, code) {
     if (ws !== this.ws) return;
     this.ws = null;
     clearInterval(this.pinger);
@@ -222,6 +225,11 @@ export class Hub {
       waiting.reject(new CommandError('disconnected', 'disconnected'));
     }
     this.pending.clear();
+    if (code === CLOSE_REPLACED) {
+      this.stopped = true; // until the page is told to take the device back (start())
+      this.onStatus('replaced');
+      return;
+    }
     if (this.stopped) return;
     this.scheduleReconnect();
   }

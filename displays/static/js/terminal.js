@@ -280,12 +280,14 @@ async function main() {
     onEvent,
     onStatus: (state, text) => {
       onStatus(state, text);
+      $('#t-replaced').hidden = state !== 'replaced';
       if (state === 'live') {
         refreshCards(0);
         completePurchase();
       }
     },
   });
+  $('#t-take-back').addEventListener('click', () => hub.start());
   hub.start();
   render();
   window.bingoTerminal.ready = true;

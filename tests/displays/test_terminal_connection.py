@@ -1,6 +1,7 @@
-"""A terminal's purchase whose answer is lost on the way (the hub recorded the sale, the
-connection died before the page heard so) is completed when the page is back online, and the
-player is sold one block, not two."""
+"""The terminal page and its connection: a purchase whose answer is lost on the way (the hub
+recorded the sale, the connection died before the page heard so) is completed when the page is
+back online, and the player is sold one block, not two; a terminal opened on a second screen
+closes the first, which says so and does not fight back."""
 
 from __future__ import annotations
 
@@ -79,5 +80,40 @@ def test_a_purchase_whose_answer_was_lost_is_completed_once_back_online(tmp_path
             log.engine.dispose()
         assert [(h.buyer, h.first, h.last) for h in game.holdings] == [("term-1/ana", 1, 6)]
         assert game.takings == Decimal("9.00")  # six cards at 1.50
+    finally:
+        hub.stop()
+
+
+def test_a_terminal_opened_on_another_screen_is_closed_here_and_says_so(tmp_path):
+    hall = PreparedHall(tmp_path, draw="certified_random", display_delay=0)
+    hall.prepare()
+    hub = HubProcess(hall)
+    hub.start()
+    try:
+        address = f"{hub.base}/terminal#token={hall.tokens['term-1']}"
+        with chromium() as browser:
+            _, first = page_in(browser, 1280, 900)
+            first.goto(address)
+            expect(first.locator("#t-conn")).to_have_attribute("data-state", "live")
+            expect(first.locator("#t-replaced")).to_be_hidden()
+            _, second = page_in(browser, 1280, 900)
+            second.goto(address)
+            expect(second.locator("#t-conn")).to_have_attribute("data-state", "live")
+            expect(first.locator("#t-conn")).to_have_text("Abierto en otra pantalla")
+            expect(first.locator("#t-replaced")).to_contain_text(
+                "Este terminal se ha abierto en otra pantalla"
+            )
+            # the first screen does not reconnect (which would cut the second in turn)
+            first.wait_for_timeout(3000)
+            expect(second.locator("#t-conn")).to_have_attribute("data-state", "live")
+            expect(first.locator("#t-conn")).to_have_attribute("data-state", "replaced")
+            # until it is told to take the terminal back
+            first.click("#t-take-back")
+            expect(first.locator("#t-conn")).to_have_attribute("data-state", "live")
+            expect(first.locator("#t-replaced")).to_be_hidden()
+            expect(second.locator("#t-conn")).to_have_attribute("data-state", "replaced")
+            expect(second.locator("#t-replaced")).to_be_visible()
+            assert first.errors == second.errors == []  # type: ignore[attr-defined]
+        assert "device term-1 logged in from 127.0.0.1: closing its connection" in hub.log_tail()
     finally:
         hub.stop()
