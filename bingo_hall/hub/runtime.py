@@ -177,6 +177,7 @@ class HubRuntime:
             authorise(principal, name)
         except Denied as denied:
             raise CommandFailed("forbidden", str(denied)) from None
+        _no_hub_filled_args(name, args)
         _only_known_args(name, args)
         if name == MY_CARDS:
             return await asyncio.to_thread(self._my_cards, principal)
@@ -193,14 +194,8 @@ class HubRuntime:
             elif name == "commission_ball_set":
                 command = await self._commission(args)
             elif name == "resolve_hold":
-                if "resolved_by" in args:
-                    raise CommandFailed("invalid_args", "resolve_hold: resolved_by is who sends it")
                 command = self._build(name, {**args, "resolved_by": principal.id})
             else:
-                if name == "record_sale" and {"buyer", "purchase"} & set(args):
-                    field = min({"buyer", "purchase"} & set(args))
-                    why = f"record_sale: {field} is for a terminal's own purchase (buy_cards)"
-                    raise CommandFailed("invalid_args", why)
                 command = self._build(name, args)
                 if name == "call_claim" and principal.kind == "device":
                     self._check_owner(principal, command)
@@ -232,23 +227,14 @@ class HubRuntime:
             raise CommandFailed("unknown_command", f"there is no command {name!r}")
         args = dict(args)
         if name == "open_session":
-            settings = {
+            args |= {
                 "machine_id": self.config.machine.id,
                 "machine_kind": self.config.machine.kind,
                 "profile": self.profile,
                 "call_witness_floor": self.config.camera.call_witness_floor,
             }
-            for setting in settings:
-                if setting in args:
-                    raise CommandFailed(
-                        "invalid_args", f"open_session: {setting} comes from the hall's config"
-                    )
-            args |= settings
         elif name == "call_claim":
-            if "grid" in args:
-                raise CommandFailed("invalid_args", "the master card comes from the hall's store")
-            grid = self._master_card(args)
-            args["grid"] = grid
+            args["grid"] = self._master_card(args)
         try:
             return command_type.model_validate(args)
         except ValidationError as error:
@@ -259,11 +245,7 @@ class HubRuntime:
     async def _draw(self, args: dict[str, Any]) -> Command:
         """The next ball: from the certified random draw, or as the caller keyed it from the
         blower; then checked by the camera, and held if the camera does not agree."""
-        if "camera" in args:
-            raise CommandFailed("invalid_args", "draw_ball: the camera reading comes from the hub")
-        if "source" in args:  # the log and the acta say where each ball came from
-            raise CommandFailed("invalid_args", "draw_ball: source comes from the hall's config")
-        args = {**args, "source": self.config.machine.draw}
+        args = {**args, "source": self.config.machine.draw}  # the acta says where each came from
         state = self.service.state
         calls = state.game.calls if state.game else ()
         if self.config.machine.draw == "certified_random":
@@ -293,10 +275,6 @@ class HubRuntime:
     async def _commission(self, args: dict[str, Any]) -> Command:
         """The balls the staff showed the camera (`show_ball_to_camera`) judged; with a
         simulated camera and none shown, the hub shows it every ball itself."""
-        if {"showings", "cross_readings"} & set(args):
-            raise CommandFailed(
-                "invalid_args", "commission_ball_set: the camera readings come from the hub"
-            )
         ball_set_id = self._commissionable(args.get("ball_set_id"), "commission_ball_set")
         if self.showings is not None and self.showings.ball_set_id == ball_set_id:
             if "showings_per_ball" in args:
@@ -528,13 +506,20 @@ HUB_FILLED_ARGS: dict[str, dict[str, str]] = {
         "cross_readings": "the hub's readings of the balls shown",
     },
     "record_sale": {
-        "buyer": "only a terminal's purchase names one (`buy_cards`)",
-        "purchase": "only a terminal's purchase names one (`buy_cards`)",
+        "buyer": "only a terminal's purchase (buy_cards) names one",
+        "purchase": "only a terminal's purchase (buy_cards) names one",
     },
     "show_ball_to_camera": {"camera": "the hub's reading of the ball at the exit"},
 }
 """The arguments of a command's model that the hub fills in itself and refuses from a client
 (docs/protocol.md lists the rest as the command's `args`)."""
+
+
+def _no_hub_filled_args(name: str, args: dict[str, Any]) -> None:
+    """A client may not send what the hub fills in itself (HUB_FILLED_ARGS)."""
+    for field, why in HUB_FILLED_ARGS.get(name, {}).items():
+        if field in args:
+            raise CommandFailed("invalid_args", f"{name}: {field}: {why}")
 
 
 def _only_known_args(name: str, args: dict[str, Any]) -> None:

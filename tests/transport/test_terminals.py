@@ -81,7 +81,7 @@ def test_a_terminal_buys_blocks_sees_its_cards_and_claims_only_with_them(store):
             )
             assert posing["error"] == {
                 "code": "invalid_args",
-                "message": "record_sale: buyer is for a terminal's own purchase (buy_cards)",
+                "message": "record_sale: buyer: only a terminal's purchase (buy_cards) names one",
             }
             mine = await one.ok("my_cards")
             assert mine["count"] == 36
@@ -216,7 +216,7 @@ def test_a_purchase_sent_again_after_its_answer_was_lost_buys_one_block(store):
                 "record_sale", series_id="A1", first=19, last=24, purchase="staff-sale-1"
             )
             assert posing["error"]["message"] == (
-                "record_sale: purchase is for a terminal's own purchase (buy_cards)"
+                "record_sale: purchase: only a terminal's purchase (buy_cards) names one"
             )
             state = hub.runtime.service.state
             assert [(h.buyer, h.first, h.purchase) for h in state.game.holdings] == [
