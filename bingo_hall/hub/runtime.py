@@ -207,7 +207,9 @@ class HubRuntime:
             self._prepare_references()
         if name == BUY_CARDS:
             assert isinstance(command, RecordSale)
-            return {"events": _listed(envelopes), "sale": _bought(command), "repeated": False}
+            game = self.service.state.game
+            sale = _bought(command, game.game_id if game else None)
+            return {"events": _listed(envelopes), "sale": sale, "repeated": False}
         return {"events": _listed(envelopes)}
 
     async def _run(self, command: Command, principal: Principal) -> list[EventEnvelope]:
@@ -356,20 +358,24 @@ class HubRuntime:
         """The answer to a purchase sent again under the name the terminal gave it (its answer
         was lost with the connection): the block it bought then, and no second block."""
         purchase = args.get("purchase")
-        game = self.service.state.game
-        if not isinstance(purchase, str) or game is None:
+        if not isinstance(purchase, str):
             return None
-        holding = game.purchase_of(principal.id, purchase)
-        if holding is None:
-            return None
-        if (holding.player, holding.series_id) != (args.get("player"), args.get("series_id")):
-            raise CommandFailed(
-                "invalid_args",
-                f"buy_cards: purchase {purchase} bought series {holding.series_id} for "
-                f"{holding.player}; a new purchase needs a new name",
-            )
-        sale = {"series_id": holding.series_id, "first": holding.first, "last": holding.last}
-        return {"events": [], "sale": {**sale, "player": holding.player}, "repeated": True}
+        state = self.service.state
+        # the game on sale, or the one that ended since (the answer lost, then the bingo)
+        for game in (state.game, state.ended_game):
+            holding = game.purchase_of(principal.id, purchase) if game else None
+            if game is None or holding is None:
+                continue
+            if (holding.player, holding.series_id) != (args.get("player"), args.get("series_id")):
+                raise CommandFailed(
+                    "invalid_args",
+                    f"buy_cards: purchase {purchase} bought series {holding.series_id} for "
+                    f"{holding.player}; a new purchase needs a new name",
+                )
+            sale = {"series_id": holding.series_id, "first": holding.first, "last": holding.last}
+            sale |= {"player": holding.player, "game": game.game_id}
+            return {"events": [], "sale": sale, "repeated": True}
+        return None
 
     def _purchase(self, principal: Principal, args: dict[str, Any]) -> Command:
         """A terminal's purchase: the next whole block of a series on sale, for its player."""
@@ -379,6 +385,12 @@ class HubRuntime:
         series = self.service.state.series.get(series_id) if isinstance(series_id, str) else None
         if series is None:
             raise CommandFailed("invalid_args", f"buy_cards: no series {series_id!r} in this hall")
+        game, on_sale = args.get("game"), self.service.state.game
+        if "game" in args and (on_sale is None or game != on_sale.game_id or game is True):
+            now = f"game {on_sale.game_id}" if on_sale else "no game"
+            raise CommandFailed(
+                "invalid_args", f"buy_cards: game {game!r} is not the game on sale ({now})"
+            )
         purchase = args.get("purchase")
         if purchase is not None and not (
             isinstance(purchase, str) and re.fullmatch(PURCHASE_PATTERN, purchase)
@@ -480,7 +492,7 @@ class HubRuntime:
 # The arguments of the hub's own commands (the rules engine's commands check theirs).
 HUB_COMMAND_ARGS: dict[str, frozenset[str]] = {
     MY_CARDS: frozenset(),
-    BUY_CARDS: frozenset({"player", "series_id", "purchase"}),
+    BUY_CARDS: frozenset({"player", "series_id", "purchase", "game"}),
     BALL_SHOWINGS: frozenset(),
     DISCARD_BALL_SHOWINGS: frozenset(),
     SHOW_BALL_TO_CAMERA: frozenset({"ball_set_id", "number"}),
@@ -543,7 +555,7 @@ def _marking(grid: tuple[tuple[int, ...], ...], calls: Sequence[int]) -> dict[st
     }
 
 
-def _bought(command: RecordSale) -> dict[str, Any]:
+def _bought(command: RecordSale, game: int | None) -> dict[str, Any]:
     """What a terminal's purchase bought, as `buy_cards` answers it."""
     player = command.buyer.split("/", 1)[1] if command.buyer else None
     return {
@@ -551,6 +563,7 @@ def _bought(command: RecordSale) -> dict[str, Any]:
         "first": command.first,
         "last": command.last,
         "player": player,
+        "game": game,
     }
 
 

@@ -196,12 +196,13 @@ EXTRA_ARGS = {
 HUB_COMMANDS = {
     "buy_cards": "A terminal buys the next whole block of a series on sale for its player: "
     '`{"player": "<1-32 characters, no />", "series_id": "A1", "purchase": "<8-64 of '
-    'A-Z a-z 0-9 - _>"}`; the hub records the sale with the terminal as buyer and answers '
-    '`{"events": [...], "sale": {"series_id", "first", "last", "player"}, "repeated": '
-    "false}`. `purchase` (optional) is the terminal's name for this purchase, new for each: "
-    "sent again in the same game (its answer lost with the connection), it buys nothing more "
-    "and is answered with the block bought then and `repeated: true`; a name already used "
-    "for another series or player is refused.",
+    'A-Z a-z 0-9 - _>", "game": 1}`; the hub records the sale with the terminal as buyer and '
+    'answers `{"events": [...], "sale": {"series_id", "first", "last", "player", "game"}, '
+    '"repeated": false}`. `purchase` (optional) is the terminal\'s name for this purchase, new '
+    "for each: sent again (its answer lost with the connection) while its game is on sale or "
+    "is the last one ended, it buys nothing more and is answered with the block bought then "
+    "and `repeated: true`; a name already used for another series or player is refused. "
+    "`game` (optional) is the game the purchase is for: another game's sale does not take it.",
     "my_cards": "A terminal's cards in the current game (or the one that just ended, until "
     'another begins), no `args`: `{"game": 1, "count": 6, "cards": [{"series", "number", '
     '"player", "grid", "marked", "line_needs", "bingo_needs"}, …]}`.',

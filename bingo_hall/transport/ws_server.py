@@ -147,8 +147,13 @@ class HubServer:
         principal, checked_at = authenticated
         session = _Session(self, connection, principal, checked_at)
         if principal.role in SINGLE_CONNECTION_ROLES:
-            self._replace(session)
+            self._replace(session)  # before auth_ok: the old screen gives nothing after it
         self.sessions.add(session)
+        try:
+            await connection.send(_welcome(principal))
+        except ConnectionClosed:
+            self.sessions.discard(session)
+            return
         try:
             await session.run()
         finally:
@@ -181,7 +186,11 @@ class HubServer:
         than buying and claiming unseen beside the real one. A table device is the hall's own
         equipment, which may be a touch screen and the wheel's reader at once."""
         principal = session.principal
-        older = [s for s in self.sessions if s.principal.id == principal.id]
+        older = [
+            s
+            for s in self.sessions
+            if (s.principal.kind, s.principal.id) == (principal.kind, principal.id)
+        ]
         for replaced in older:
             logger.warning(
                 "device %s logged in from %s: closing its connection from %s",
@@ -190,6 +199,7 @@ class HubServer:
                 _address(replaced.connection),
             )
             self.sessions.discard(replaced)
+            replaced.replaced = True
             # closed in the background: the new login does not wait for the old screen's
             # answer to the close
             closing = asyncio.create_task(
@@ -243,22 +253,24 @@ class HubServer:
             await connection.send(_dump(m.AuthInvalid(message="unknown user, password or token")))
             await connection.close(m.CLOSE_AUTH_FAILED, "authentication failed")
             return None
-        commands = sorted(name for name in _command_names() if principal.may(name))
-        table_commands = sorted(
-            name for name in TABLE_COMMANDS if principal.may_at_table(name, principal.table or "")
-        )
-        await connection.send(
-            _dump(
-                m.AuthOk(
-                    principal=principal.id,
-                    role=principal.role.value,
-                    commands=commands,
-                    table_commands=table_commands or None,
-                    table=principal.table,
-                )
-            )
-        )
         return principal, checked_at
+
+
+def _welcome(principal: Principal) -> str:
+    """The `auth_ok` frame: who the connection is and what it may command."""
+    commands = sorted(name for name in _command_names() if principal.may(name))
+    table_commands = sorted(
+        name for name in TABLE_COMMANDS if principal.may_at_table(name, principal.table or "")
+    )
+    return _dump(
+        m.AuthOk(
+            principal=principal.id,
+            role=principal.role.value,
+            commands=commands,
+            table_commands=table_commands or None,
+            table=principal.table,
+        )
+    )
 
 
 def audience(principal: Principal, stream: str) -> Audience:
@@ -293,6 +305,7 @@ class _Session:
         self.principal = principal
         self.checked_at = checked_at  # when its credential was checked (time.monotonic())
         self.subscriptions: dict[str, asyncio.Task[None]] = {}  # by stream
+        self.replaced = False  # its device logged in on another connection: being closed
 
     async def run(self) -> None:
         try:
@@ -406,6 +419,8 @@ class _Session:
             await self.connection.close(m.CLOSE_STREAM_FAILED, "the stream failed: resume")
 
     async def command(self, message: m.Command) -> None:
+        if self.replaced:  # a frame that came in before the close: the other screen has it
+            return
         try:
             if message.table is None:
                 result = await self.server.runtime.execute(

@@ -5,6 +5,7 @@ category's cap on terminals."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 
 import pytest
@@ -177,7 +178,7 @@ def test_a_purchase_sent_again_after_its_answer_was_lost_buys_one_block(store):
                 )
                 assert again == {
                     "events": [],
-                    "sale": {"series_id": "A1", "first": 1, "last": 6, "player": "ana"},
+                    "sale": {"series_id": "A1", "first": 1, "last": 6, "player": "ana", "game": 1},
                     "repeated": True,
                 }
                 assert (await terminal.ok("my_cards"))["count"] == 6
@@ -195,7 +196,13 @@ def test_a_purchase_sent_again_after_its_answer_was_lost_buys_one_block(store):
             # the name is the machine's: another terminal's purchase of that name is its own
             theirs = await two.ok("buy_cards", player="eva", series_id="A1", purchase=purchase)
             assert theirs["repeated"] is False
-            assert theirs["sale"] == {"series_id": "A1", "first": 7, "last": 12, "player": "eva"}
+            assert theirs["sale"] == {
+                "series_id": "A1",
+                "first": 7,
+                "last": 12,
+                "player": "eva",
+                "game": 1,
+            }
             # one name, one purchase: sent for another series or player it is refused
             other = await one.command("buy_cards", player="luis", series_id="A1", purchase=purchase)
             assert other["error"] == {
@@ -209,8 +216,19 @@ def test_a_purchase_sent_again_after_its_answer_was_lost_buys_one_block(store):
                     "code": "invalid_args",
                     "message": "buy_cards: purchase must be 8-64 letters, digits, '-' or '_'",
                 }
-            fresh = await one.ok("buy_cards", player="ana", series_id="A1", purchase="second-one")
+            fresh = await one.ok(
+                "buy_cards", player="ana", series_id="A1", purchase="second-one", game=1
+            )
             assert fresh["sale"]["first"] == 13 and fresh["repeated"] is False
+            # a purchase names the game it is for: one the hub never got is not made in another
+            for game in (2, True, "1"):
+                late = await one.command(
+                    "buy_cards", player="ana", series_id="A1", purchase="never-got", game=game
+                )
+                assert late["error"] == {
+                    "code": "invalid_args",
+                    "message": f"buy_cards: game {game!r} is not the game on sale (game 1)",
+                }
             # a staff sale names no purchase
             posing = await seller.command(
                 "record_sale", series_id="A1", first=19, last=24, purchase="staff-sale-1"
@@ -226,8 +244,32 @@ def test_a_purchase_sent_again_after_its_answer_was_lost_buys_one_block(store):
             ]
             assert state.game.takings == 18 * state.series["A1"].face_value
 
+    async def next_game():
+        async with (
+            running_hub(url, token, series, profile="basque") as hub,
+            Client.login(hub.url, token=tokens["term-1"]) as one,
+            Client.login(hub.url, user="sala", password=PASSWORD) as staff,
+        ):
+            await staff.ok("close_sale")
+            await staff.ok("void_game", reason="announcement_error", note="prueba")
+            await staff.ok("announce_series", series=["A1"])
+            await staff.ok("start_sale")
+            # game 1's purchase, its answer lost, found in the game that ended: not bought again
+            again = await one.ok(
+                "buy_cards", player="ana", series_id="A1", purchase=purchase, game=1
+            )
+            assert again["repeated"] and again["sale"]["game"] == 1
+            assert hub.runtime.service.state.game.holdings == ()
+            lost = await one.command(
+                "buy_cards", player="ana", series_id="A1", purchase="never-got", game=1
+            )
+            assert lost["error"]["message"] == (
+                "buy_cards: game 1 is not the game on sale (game 2)"
+            )
+
     run(first_hub())
     run(second_hub())
+    run(next_game())
 
 
 def test_a_terminal_works_from_one_connection_and_a_new_login_closes_the_old(store):
@@ -242,9 +284,16 @@ def test_a_terminal_works_from_one_connection_and_a_new_login_closes_the_old(sto
         except ConnectionClosed as closed:
             return closed.rcvd.code if closed.rcvd else None
 
+    log = open_log(url)
+    try:  # a staff user named like a terminal is someone else
+        CredentialStore(log.engine).add_user("term-1", "auxiliar_de_sala", PASSWORD)
+    finally:
+        log.engine.dispose()
+
     async def scenario():
         async with (
             running_hub(url, token, series, profile="basque") as hub,
+            Client.login(hub.url, user="term-1", password=PASSWORD) as namesake,
             Client.login(hub.url, token=tokens["term-1"]) as first,
             Client.login(hub.url, token=token) as panel,
             Client.login(hub.url, user="sala", password=PASSWORD) as sala,
@@ -253,14 +302,21 @@ def test_a_terminal_works_from_one_connection_and_a_new_login_closes_the_old(sto
             Client.login(hub.url, token=token) as other_panel,
             Client.login(hub.url, user="sala", password=PASSWORD) as other_sala,
         ):
+            # the old screen gives nothing once the new one is in: its purchase is not made
+            await open_sale(sala)
+            buy = {"player": "ana", "series_id": "A1"}
+            frame = {"type": "command", "id": 99, "command": "buy_cards", "args": buy}
+            with contextlib.suppress(ConnectionClosed):
+                await first.connection.send(json.dumps(frame))
             assert await closed_with(first) == CLOSE_REPLACED
+            assert hub.runtime.service.state.game.holdings == ()
             assert (await second.ok("my_cards"))["count"] == 0
-            for client in (panel, other_panel, sala, other_sala):
+            for client in (panel, other_panel, sala, other_sala, namesake):
                 answer = await client.request({"type": "ping"})
                 assert answer["type"] == "pong"
             assert hub.server is not None
             live = sorted(s.principal.id for s in hub.server.sessions)
-            assert live == ["mon-1", "mon-1", "sala", "sala", "term-1"]
+            assert live == ["mon-1", "mon-1", "sala", "sala", "term-1", "term-1"]
             # another terminal is another device
             async with Client.login(hub.url, token=tokens["term-2"]) as two:
                 assert (await two.ok("my_cards"))["count"] == 0

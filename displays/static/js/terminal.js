@@ -45,7 +45,8 @@ function run(command, args, sourceId) {
 
 // A purchase is named when the player presses and keeps its name until the hub answers: sent
 // again after a lost answer (the connection back, or the player pressing again), the hub finds
-// the block it recorded then rather than selling a second one.
+// the block it recorded then rather than selling a second one. It names its game too, so that
+// a purchase the hub never received is not made in a later game.
 const PURCHASE = `${STORE}.purchase`;
 
 function pendingPurchase() {
@@ -66,17 +67,18 @@ function purchaseFor(game, series, name) {
   return purchase;
 }
 
-async function buy(series, name) {
-  const purchase = purchaseFor(model.game ? model.game.id : null, series, name);
+// `resent`: a purchase from before the connection was lost, sent again by the page itself.
+async function buy(purchase, resent = false) {
   const failed = (error) => {
     if (error.code === 'disconnected') {
       message(t('terminal.buy_pending'));
-    } else {
-      localStorage.removeItem(PURCHASE);
-      message(errorText('buy_cards', error));
+      return;
     }
+    localStorage.removeItem(PURCHASE);
+    message(resent ? t('terminal.buy_not_made', { reason: errorText('buy_cards', error) }) : errorText('buy_cards', error));
   };
-  const args = { player: name, series_id: series, purchase: purchase.id };
+  const args = { player: purchase.player, series_id: purchase.series, purchase: purchase.id };
+  if (purchase.game !== null) args.game = purchase.game;
   const result = await runCommand(hub, 'buy_cards', args, { busy, source: 'buy', changed: rerender, failed });
   if (result) {
     localStorage.removeItem(PURCHASE);
@@ -85,13 +87,16 @@ async function buy(series, name) {
   }
 }
 
-// Back online with a purchase whose answer was lost: it is completed (or found) at once, while
-// its game is still selling.
+// Back online with a purchase whose answer was lost, once the page has caught up with the log
+// (before that its game and phase are those from before the outage): sent again, the hub
+// answers with the block it recorded, or buys it if the sale it was meant for is still open,
+// or says why not.
+let purchaseChecked = true;
 function completePurchase() {
+  if (purchaseChecked || !hub || hub.lastSeq < hub.headSeq || busy.has('buy')) return;
+  purchaseChecked = true;
   const pending = pendingPurchase();
-  if (pending && model.game && pending.game === model.game.id && model.phase === 'selling' && !busy.has('buy')) {
-    buy(pending.series, pending.player);
-  }
+  if (pending) buy(pending, true);
 }
 
 let cardsTimer = null;
@@ -244,6 +249,7 @@ function onEvent(envelope) {
   }
   if (envelope.event === 'sale_recorded' && me && envelope.actor === me) refreshCards();
   rerender();
+  completePurchase();
 }
 
 const onStatus = connectionStatus('#t-conn', (text) => {
@@ -264,7 +270,7 @@ async function main() {
     rerender();
   });
   $('#t-message').addEventListener('click', () => ($('#t-message').hidden = true));
-  $('#t-buy').addEventListener('click', () => buy($('#t-series').value, player()));
+  $('#t-buy').addEventListener('click', () => buy(purchaseFor(model.game ? model.game.id : null, $('#t-series').value, player())));
   const token = deviceToken(`${STORE}.token`);
   if (!token) {
     $('#t-login').hidden = false;
@@ -283,6 +289,7 @@ async function main() {
       $('#t-replaced').hidden = state !== 'replaced';
       if (state === 'live') {
         refreshCards(0);
+        purchaseChecked = false;
         completePurchase();
       }
     },
