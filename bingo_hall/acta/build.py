@@ -104,15 +104,19 @@ class _ActaBuilder:
         self.session(env)["last_game_announced_at"] = at
 
     def _on_session_closed(self, env: EventEnvelope, p: Json, at: str) -> None:
+        """What the hall still owes at the close: every prize won so far and not paid, of this
+        session's games and of earlier sessions' (a prize is owed until paid); a voided game's
+        prizes only where the void left them standing (no restitution under the profile)."""
         session = self.session(env)
         session["closed_at"], session["close_reason"] = at, p["reason"]
-        for game in session["games"]:
-            if game["status"] == "voided":
+        for game in self.games.values():
+            if game["status"] == "voided" and game["void"]["awards_withdrawn"]:
                 continue
             paid = {payment["claim_id"] for payment in game["payments"]}
             session["unpaid_at_close"] += [
                 {
                     "game_id": game["game_id"],
+                    "session_id": game["session_id"],
                     "claim_id": winner["claim_id"],
                     "kind": prize["kind"],
                     "series_id": winner["series_id"],
@@ -367,6 +371,9 @@ def _build(
             raise LookupError(f"hall {hall_id} has no game {game_id}")
         session = dict(builder.sessions[game["session_id"]])
         session["games"] = [game]
+        # of the session's money lines, this game's alone
+        for lines in ("prizes_paid_for_earlier_sessions", "unpaid_at_close"):
+            session[lines] = [line for line in session[lines] if line["game_id"] == game_id]
     else:
         if session_id not in builder.sessions:
             raise LookupError(f"hall {hall_id} has no session {session_id}")

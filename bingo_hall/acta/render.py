@@ -255,8 +255,10 @@ def render_text(acta: Json) -> str:
     if session["closed_at"] and session.get("unpaid_at_close"):
         lines.append("Premios pendientes de pago al cierre de la sesión:")
         for unpaid in session["unpaid_at_close"]:
+            earlier = unpaid.get("session_id", session["session_id"]) != session["session_id"]
+            of_session = f" de la sesión {unpaid['session_id']}" if earlier else ""
             lines.append(
-                f"  partida {unpaid['game_id']}, {CLAIM_KINDS[unpaid['kind']]}, cartón "
+                f"  partida {unpaid['game_id']}{of_session}, {CLAIM_KINDS[unpaid['kind']]}, cartón "
                 f"{unpaid['series_id']} nº {unpaid['card_number']} (reclamación "
                 f"{unpaid['claim_id']}): {euros(unpaid['amount'], currency)}"
             )

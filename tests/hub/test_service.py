@@ -555,3 +555,87 @@ def test_a_command_the_other_writers_event_made_illegal_is_refused_and_writes_no
         service.execute(c.AnnounceSeries(series=("A1",)))
     assert log.head(HALL) == head and service.seq == head[0]
     assert service.state == HallService(log, HALL, clock).state
+
+
+def test_a_games_acta_keeps_to_its_game_and_a_session_lists_what_it_still_owes(log, service, clock):
+    open_session(service)
+    start_game(service)
+    win_line_and_bingo(service, clock, card=1)
+    run(service, c.PayPrize(game_id=1, claim_id=1), c.CloseSession())  # game 1's bingo unpaid
+    run(
+        service,
+        c.OpenSession(machine_id="EXT-1", machine_kind="pneumatic", profile=profile("1979")),
+        c.RecordEquipmentCheck(ok=True),
+        c.LoadBalls(),
+    )
+    start_game(service, first=101, last=200)
+    win_line_and_bingo(service, clock, card=101)
+    run(service, c.PayPrize(game_id=2, claim_id=1), c.PayPrize(game_id=1, claim_id=2))
+    run(service, c.CloseSession())  # game 2's bingo unpaid; game 1's paid in this session
+    owed_then = "  partida 1, bingo, cartón A1 nº 1 (reclamación 2): 90,00 €"
+    assert owed_then in session_acta(log, 1)
+    closing = session_acta(log, 2)
+    assert "  partida 2, bingo, cartón A1 nº 101 (reclamación 2): 90,00 €" in closing
+    assert "partida 1 de la sesión 1" not in closing  # paid before this close
+
+    def game_acta(game_id: int) -> str:
+        chain = log.verify_chain(HALL)
+        return render_text(build_acta(HALL, log.iter_all(HALL), chain, game_id=game_id))
+
+    # a game's acta prints the money of that game only
+    second = game_acta(2)
+    assert "partida 2, bingo, cartón A1 nº 101" in second
+    assert "partida 1," not in second and "Pago de un premio de la sesión 1" not in second
+    first = game_acta(1)
+    assert owed_then in first and "partida 2," not in first
+
+
+def test_a_prize_owed_at_one_close_is_listed_again_at_the_next_until_it_is_paid(
+    log, service, clock
+):
+    open_session(service)
+    start_game(service)
+    win_line_and_bingo(service, clock, card=1)
+    run(service, c.CloseSession())
+    run(
+        service,
+        c.OpenSession(machine_id="EXT-1", machine_kind="pneumatic", profile=profile("1979")),
+        c.RecordEquipmentCheck(ok=True),
+        c.LoadBalls(),
+        c.CloseSession(),
+    )
+    closing = session_acta(log, 2)
+    assert "Premios pendientes de pago al cierre de la sesión:" in closing
+    assert "  partida 1 de la sesión 1, línea, cartón A1 nº 1 (reclamación 1): 15,00 €" in closing
+    assert "  partida 1 de la sesión 1, bingo, cartón A1 nº 1 (reclamación 2): 90,00 €" in closing
+
+
+def test_prizes_a_void_leaves_standing_are_owed_at_the_close(log, service, clock):
+    """Under a profile without restitution on void, the prizes of a voided game stand and are
+    paid (docs/rules.md): unpaid at the close, the acta lists them."""
+    run(
+        service,
+        c.RegisterBallSet(ball_set_id="JB-1"),
+        c.OpenSession(
+            machine_id="EXT-1",
+            machine_kind="pneumatic",
+            profile=profile("1979", restitution_on_void=False),
+        ),
+        c.RecordEquipmentCheck(ok=True),
+        c.ChangeBallSet(ball_set_id="JB-1", reason="puesta en servicio"),
+        c.LoadBalls(),
+        c.RegisterSeries(series_id="A1", face_value=Decimal("1.50"), size=300),
+    )
+    start_game(service)
+    run(service, *(c.DrawBall(number=n) for n in (*BLANKS, *ROW0)))
+    run(
+        service,
+        c.CallClaim(kind="line", series_id="A1", card_number=1, grid=CARD),
+        c.VerifyClaims(),
+    )
+    clock.advance(10)
+    run(service, c.GiveOrder())
+    run(service, c.VoidGame(reason=VoidReason.ANNOUNCEMENT_ERROR, note="error de anuncio"))
+    assert service.state.awards  # the line stands
+    run(service, c.CloseSession())
+    assert "  partida 1, línea, cartón A1 nº 1 (reclamación 1): 15,00 €" in session_acta(log, 1)
