@@ -24,7 +24,7 @@ from bingo_hall.tables.catalogue import (
     canonical_type,
 )
 from bingo_hall.tables.limits import ResolvedLimits
-from bingo_hall.tables.money import halve, is_multiple
+from bingo_hall.tables.money import halve, is_multiple, plus
 from bingo_hall.tables.profiles import (
     BouleRules,
     FortuneRules,
@@ -85,6 +85,10 @@ class Bet(Model):
     def value(self) -> Decimal:
         """What the bet is worth now: S, or S/2^(k-1) after k zeros in prison (spec §2.5)."""
         return halve(self.amount, max(self.prison - 1, 0))
+
+    def worth(self, chip: Chip) -> Decimal:
+        """What one of its chips is worth now: halved as the bet is in prison."""
+        return halve(chip.amount, max(self.prison - 1, 0))
 
     @property
     def covers(self) -> frozenset[str]:
@@ -494,21 +498,29 @@ def check_positions(bets: Iterable[Bet], limits: ResolvedLimits) -> None:
     zero trio bet as a trio or as a street, the first four as a corner, the 0-00 split as a
     split, and a sector's chips on them are one position.
 
+    A bet in prison counts at its value now, S/2^(k-1) (§2.5): it is still the player's stake
+    on that position, freed to him if the chance comes up (docs/tables.md, choice 4).
     Bets without a player are checked one by one (already done by check_bet).
     """
     totals: dict[tuple[str, str, frozenset[str]], Decimal] = {}
+    imprisoned: dict[tuple[str, str, frozenset[str]], list[str]] = {}
     for bet in bets:
         if bet.player is None:
             continue
         for chip in bet.chips:
             group = LIMIT_GROUP[chip.kind]
             key = (bet.player, group, frozenset(chip.covers))
-            totals[key] = totals.get(key, Decimal(0)) + chip.amount
+            totals[key] = plus(totals.get(key, Decimal(0)), bet.worth(chip))
+            if bet.prison:
+                imprisoned.setdefault(key, []).append(
+                    f"{bet.id} in prison worth {bet.worth(chip):f}"
+                )
             maximum = limits.of(group).maximum
             if totals[key] > maximum:
+                held = f" ({', '.join(imprisoned[key])})" if key in imprisoned else ""
                 raise RuleError(
                     f"bet {bet.id}: player {bet.player} has {totals[key]} on {group} "
-                    f"{_show(chip.covers)}, above its maximum {maximum}"
+                    f"{_show(chip.covers)}{held}, above its maximum {maximum}"
                 )
 
 

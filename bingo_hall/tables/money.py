@@ -31,6 +31,14 @@ def times(amount: Decimal, factor: Decimal) -> Decimal:
         return amount * factor
 
 
+def plus(a: Decimal, b: Decimal) -> Decimal:
+    """a + b, exactly (a value halved in prison has more digits than the default context)."""
+    with localcontext() as context:
+        context.prec = _EXACT_DIGITS
+        context.traps[Inexact] = True
+        return a + b
+
+
 def is_multiple(amount: Decimal, unit: Decimal) -> bool:
     """Exactly, whatever the amount's size (a Decimal remainder would need more digits than
     its context has for a stake of 10²⁸ units)."""

@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
-from decimal import Decimal
+import re
+from decimal import ROUND_FLOOR, Decimal
 from itertools import combinations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tables_support import GAMES, PROFILES, bet, limits, table
 
 from bingo_hall.domain.errors import RuleError
-from bingo_hall.tables.bets import BetRequest, check_bet, check_positions, request_from_json
+from bingo_hall.tables.bets import (
+    MAX_PRISON,
+    BetRequest,
+    check_bet,
+    check_positions,
+    request_from_json,
+)
 from bingo_hall.tables.catalogue import canonical_type
+from bingo_hall.tables.money import halve
 
 R = "french-roulette"
 A = "american-roulette"
@@ -325,6 +335,34 @@ def test_one_players_chips_on_one_position_add_up_against_its_maximum():
     check_positions([first, other], lim)  # per player: no cap across players (N79 L444)
     with pytest.raises(RuleError, match="player ana has 40 on straight 7, above its maximum 30"):
         check_positions([first, other, second], lim)
+
+
+CENT = Decimal("0.01")
+
+
+@settings(max_examples=150)
+@given(
+    stake=st.integers(100, 54_000).map(lambda cents: cents * CENT),
+    zeros=st.integers(1, MAX_PRISON),
+)
+def test_a_bet_in_prison_counts_at_its_value_now_against_the_maximum(stake, zeros):
+    """§2.5: after its k-th zero a stake S is worth S/2^(k-1); §2.6: the maximum is per player
+    per position. Beside it the player may put exactly what the maximum leaves, not a cent
+    more (1979: minimum 1, even chances at most 540)."""
+    t = table("1979", R)
+    lim = limits(t)
+    maximum = lim.of("even_chance").maximum
+    held = bet(t, "red", (), str(stake), lim, id="held", player="ana", prison=zeros)
+    value = halve(stake, zeros - 1)
+    minimum = lim.of("even_chance").minimum
+    room = ((maximum - value) / CENT).to_integral_value(rounding=ROUND_FLOOR) * CENT
+    if room >= minimum:
+        check_positions([held, bet(t, "red", (), str(room), lim, id="f", player="ana")], lim)
+    over = bet(t, "red", (), str(max(room + CENT, minimum)), lim, id="g", player="ana")
+    held_note = re.escape(f"(held in prison worth {value:f}), above its maximum 540")
+    with pytest.raises(RuleError, match=f"bet g: player ana has .* {held_note}"):
+        check_positions([held, over], lim)
+    check_positions([held, over.model_copy(update={"player": "eva"})], lim)
 
 
 @pytest.mark.parametrize(

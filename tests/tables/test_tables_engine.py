@@ -386,6 +386,22 @@ def test_one_players_bets_on_one_position_are_capped_together():
         table_.do(c.PlaceBet(bet=request("c", "straight", (7,), "20", player="ana")))
 
 
+def test_a_bet_in_prison_takes_its_halved_value_of_the_players_maximum():
+    """§2.5, §2.6: 540 on red (1979, minimum 1: the maximum) meets two zeros and is worth 270
+    in prison; its player may put a fresh 270 on red beside it, not 270.01."""
+    table_ = french()
+    table_.coup("0", request("r", "red", amount="540", player="ana"))
+    table_.coup("0")
+    assert table_.state.bets["r"].value == 270
+    table_.do(c.OpenBets())
+    before = table_.state
+    with pytest.raises(RuleError, match=r"player ana has 540\.01 on even_chance .*\(r in prison"):
+        table_.do(c.PlaceBet(bet=request("over", "red", amount="270.01", player="ana")))
+    assert table_.state == before
+    table_.do(c.PlaceBet(bet=request("fresh", "red", amount="270", player="ana")))
+    assert set(table_.state.bets) == {"r", "fresh"}
+
+
 # --- replay -------------------------------------------------------------------------------
 
 
