@@ -94,8 +94,8 @@ class TableSpec:
 
 
 def load_tables(config: HallConfig) -> list[TableSpec]:
-    """The configured tables, each checked (its profile has the game, the limits resolve);
-    a one-line RuleError naming the table otherwise."""
+    """The configured tables, each checked (its profile is for live tables and has the game,
+    the limits resolve); a one-line RuleError naming the table otherwise."""
     directory = config.base_dir / config.table_profiles_dir
     specs = []
     for table in config.tables:
@@ -112,7 +112,13 @@ def load_tables(config: HallConfig) -> list[TableSpec]:
 
 
 def _spec(table: TableConfig, directory: Any) -> TableSpec:
-    game = table_game(find_table_profile(table.profile, directory), table.game)
+    profile = find_table_profile(table.profile, directory)
+    if not profile.live:
+        raise RuleError(
+            f"profile {profile.id} is not for a live table: its catalogue was replaced, and "
+            "it is kept for comparison only (spec §0.3)"
+        )
+    game = table_game(profile, table.game)
     resolve_limits(game.rules, table.limits)
     return TableSpec(table.id, table.name or table.id, game, table.limits)
 

@@ -233,6 +233,7 @@ class TableProfile(Model):
 
     id: str
     title: str
+    live: bool = True  # false: a replaced catalogue, for comparison only (spec §0.3)
     currency: str = "EUR"
     rounding_unit: Decimal = Field(default=Decimal("0.01"), gt=0)
     games: dict[GameName, GameRules]

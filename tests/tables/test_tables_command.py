@@ -51,6 +51,15 @@ def settle_main(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     return settle_
 
 
+def test_the_1977_profile_settles_though_no_hall_table_plays_by_it(settle_main):
+    """N77 has no below-minimum clause: at minimum 10, a red of 10 in prison (worth 5) meeting
+    its second zero may still take the half, 2.50 (N79 L169 would keep it in prison)."""
+    red = [{"id": "r", "type": "red", "amount": "10", "prison": 1, "zero_choice": "half"}]
+    for profile, status, returns in (("1977", "half_back", "2.50"), ("1979", "prison", "0.00")):
+        out = settle_main("french-roulette", profile, red, "--outcome", "0", "--minimum", "10")
+        assert (out["bets"]["r"]["status"], out["bets"]["r"]["returns"]) == (status, returns)
+
+
 def test_help_describes_the_command():
     done = run("settle", "--help")
     assert done.returncode == 0

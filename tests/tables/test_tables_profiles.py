@@ -29,6 +29,11 @@ def test_the_shipped_profiles_and_their_games():
     }
 
 
+def test_only_the_replaced_1977_catalogue_is_not_for_live_tables():
+    """Spec §0.3: ES-1977 is kept for comparison; N79 replaced it (N79 L82)."""
+    assert {p for p, profile in PROFILES.items() if not profile.live} == {"1977"}
+
+
 def rule(profile: str, game: str, name: str):
     return getattr(PROFILES[profile].rules(game), name)
 

@@ -137,11 +137,13 @@ def test_tables_are_read_from_the_hall_file_and_checked(tmp_path: Path) -> None:
         ('profile = "wof-003"', "table W1: unknown table profile 'nada'"),
         ('game = "wheel-of-fortune"', "table W1: profile wof-003 has no boule"),
         ('maximum = "100"', "table W1: a wheel-of-fortune table needs its maximum"),
+        ('profile = "basque"', "^configuration: table R1: profile 1977 is not for a live table"),
     ):
         replacement = {
             'profile = "wof-003"': 'profile = "nada"',
             'game = "wheel-of-fortune"': 'game = "boule"',
             'maximum = "100"': "layout_minimum = 1",
+            'profile = "basque"': 'profile = "1977"',  # replaced by 1979's (spec §0.3)
         }[wrong]
         config = load_config(hall_file(tmp_path, TWO_TABLES.replace(wrong, replacement)))
         with pytest.raises(RuleError, match=reason):
