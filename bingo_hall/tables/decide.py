@@ -116,6 +116,7 @@ def _change(state: TableState, cmd: c.ChangeLimits, now: datetime) -> list[e.Tab
         ]
     if state.pending_limits is not None:
         raise RuleError("a change of limits is already announced: its last balls are not over")
+    _check_floor(table.label, state.authorised, cmd.limits)
     return [
         e.LimitsChangeAnnounced(
             choice=cmd.limits,
@@ -133,6 +134,16 @@ def _check_raised(label: str, current: LimitChoice | None, new: LimitChoice) -> 
         raise RuleError(
             f"{label}: under this profile a table's minimum may only be raised (N77 L277-291), "
             f"not changed from {current.minimum} to {new.minimum}"
+        )
+
+
+def _check_floor(label: str, authorised: LimitChoice | None, new: LimitChoice) -> None:
+    """The licence sets the table minimum (N79 L177, EUS L290): a change may raise it, or bring
+    it back to it, never below. (N77's changes only raise it: `_check_raised`.)"""
+    if authorised is not None and new.minimum < authorised.minimum:
+        raise RuleError(
+            f"{label}: a change may not take the minimum below the authorised "
+            f"{authorised.minimum} (the licence sets it, EUS L290), not to {new.minimum}"
         )
 
 

@@ -41,6 +41,7 @@ def _(state: TableState, ev: e.TableOpened) -> TableState:
         table=ev.table,
         choice=ev.choice,
         limits=ev.limits,
+        authorised=ev.choice,
     )
 
 

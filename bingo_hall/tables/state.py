@@ -40,6 +40,7 @@ class TableState:
     table: TableGame | None = None
     choice: LimitChoice | None = None
     limits: ResolvedLimits | None = None
+    authorised: LimitChoice | None = None  # the limits it opened with: its authorisation's
     coup: int = 0  # the current coup (or the last one) of the session; voids do not count
     last_coup: bool = False  # the current coup is the last of the session
     last_coups_left: int | None = None  # announced last coups not yet played; None: none

@@ -7,6 +7,8 @@ import json
 from decimal import Decimal
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tables_support import NOW, Table, default_choice, request, table
 
 from bingo_hall.domain.errors import PhaseError, RuleError
@@ -355,6 +357,44 @@ def test_basque_new_limits_apply_after_the_last_three_balls_at_the_old_ones():
     assert table_.state.limits.table_minimum == 5 and table_.state.pending_limits is None
     with pytest.raises(RuleError, match="below the minimum 5"):
         table_.coup("4", request("d", "straight", (4,), "1"))
+
+
+def test_basque_limit_changes_never_go_below_the_authorised_minimum():
+    """EUS L290: the licence sets the minimum; L300-308 let the director change the limit
+    during the session. A table opened at 5 may be raised to 10 and brought back to 5, never
+    taken below 5."""
+    t = table("basque", "french-roulette")
+    table_ = Table(t, default_choice(t, "5"))
+    for below in ("1", "4.99"):
+        before = table_.state
+        with pytest.raises(RuleError, match=f"below the authorised 5 .*EUS L290.*not to {below}"):
+            table_.do(c.ChangeLimits(limits=default_choice(t, below), requested_by="director"))
+        assert table_.state == before
+    table_.do(c.ChangeLimits(limits=default_choice(t, "10"), requested_by="director"))
+    for outcome in ("7", "8", "9"):
+        table_.coup(outcome)
+    assert table_.state.limits.table_minimum == 10
+    with pytest.raises(RuleError, match="below the authorised 5"):
+        table_.do(c.ChangeLimits(limits=default_choice(t, "4"), requested_by="director"))
+    table_.do(c.ChangeLimits(limits=default_choice(t, "5"), requested_by="director"))
+    assert table_.state.pending_limits.limits.table_minimum == 5
+
+
+@settings(max_examples=60)
+@given(authorised=st.integers(1, 10_000), asked=st.integers(1, 10_000))
+def test_a_basque_change_is_announced_exactly_when_it_keeps_the_authorised_minimum(
+    authorised, asked
+):
+    t = table("basque", "french-roulette")
+    cents = Decimal("0.01")
+    table_ = Table(t, default_choice(t, str(authorised * cents)))
+    change = c.ChangeLimits(limits=default_choice(t, str(asked * cents)), requested_by="d")
+    if asked >= authorised:
+        (announced,) = decide(table_.state, change, NOW)
+        assert announced.limits.table_minimum == asked * cents
+    else:
+        with pytest.raises(RuleError, match="below the authorised"):
+            decide(table_.state, change, NOW)
 
 
 def test_colour_chips_are_issued_to_a_player_and_value_his_bets():
