@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
+from decimal import Decimal
 
 from bingo_hall.domain.errors import RuleError, require_legal_phase
 from bingo_hall.registry import registrar
@@ -66,6 +67,8 @@ def _colours(state: TableState, cmd: c.IssueColourChips, now: datetime) -> list[
         raise RuleError(f"colour {cmd.colour} is already {held.player}'s")
     value = cmd.unit_value if cmd.unit_value is not None else limits.table_minimum
     check_colour_value(limits, cmd.colour, value, table.rounding_unit)
+    if held is not None and value != held.unit_value:
+        _check_colour_unplayed(state, cmd.colour, held.unit_value, value)
     return [
         e.ColourChipsIssued(
             colour=cmd.colour,
@@ -74,6 +77,18 @@ def _colours(state: TableState, cmd: c.IssueColourChips, now: datetime) -> list[
             chosen=cmd.unit_value is not None,
         )
     ]
+
+
+def _check_colour_unplayed(state: TableState, colour: str, value: Decimal, new: Decimal) -> None:
+    """A colour's value is fixed when its stack is received (N79 L270), and the marker at the
+    wheel shows the value of every bet in it (§3.3): no new value while one is on the layout."""
+    played = [bet.id for bet in state.bets.values() if bet.colour == colour]
+    if played:
+        raise RuleError(
+            f"colour {colour}: its chips are worth {value} and bets in it are on the layout "
+            f"({', '.join(played)}); its value is fixed when the stack is received (N79 L270), "
+            f"so it cannot become {new} before they are settled"
+        )
 
 
 @_handles(c.AnnounceLastCoups)

@@ -417,6 +417,50 @@ def test_colour_chips_are_issued_to_a_player_and_value_his_bets():
         french_table.do(c.IssueColourChips(colour="green", player="ana"))
 
 
+def american(minimum: str = "1") -> Table:
+    t = table("1979", "american-roulette")
+    return Table(t, default_choice(t, minimum))
+
+
+def test_a_colours_value_cannot_change_while_bets_in_it_are_on_the_layout():
+    """§3.3 (N79 L246, L270): the value is fixed when the player receives the stack, and every
+    bet in the colour is valued at it: the marker may not show 2 beside chips bet at 1."""
+    table_ = american()
+    table_.do(c.IssueColourChips(colour="green", player="ana", unit_value=Decimal("1")))
+    table_.do(c.OpenBets())
+    green = request("g1", "straight", (17,), amount=None, colour="green", chips=10)
+    table_.do(c.PlaceBet(bet=green))
+    before = table_.state
+    with pytest.raises(RuleError, match=r"colour green: its chips are worth 1 .*\(g1\).*become 2"):
+        table_.do(c.IssueColourChips(colour="green", player="ana", unit_value=Decimal("2")))
+    assert table_.state == before
+    table_.do(c.IssueColourChips(colour="green", player="ana", unit_value=Decimal("1.00")))
+    table_.do(c.IssueColourChips(colour="green", player="ana"))  # not chosen: the minimum, 1
+    table_.do(c.CallNoMoreBets())
+    table_.do(c.RecordOutcome(outcome="17"))
+    (result,) = table_.do(c.Settle())[0].settlement.results
+    assert result.returns == 360
+    table_.do(c.PayCoup())
+    table_.do(c.IssueColourChips(colour="green", player="ana", unit_value=Decimal("2")))
+    assert table_.state.colours["green"].unit_value == 2
+
+
+@settings(max_examples=60)
+@given(value=st.integers(100, 2000), new=st.integers(100, 2000))
+def test_a_colour_in_play_is_issued_again_only_at_its_value(value, new):
+    cents = Decimal("0.01")
+    table_ = american()
+    table_.do(c.IssueColourChips(colour="blue", player="eva", unit_value=value * cents))
+    table_.do(c.OpenBets())
+    table_.do(c.PlaceBet(bet=request("b", "red", amount=None, colour="blue", chips=2)))
+    again = c.IssueColourChips(colour="blue", player="eva", unit_value=new * cents)
+    if new == value:
+        assert decide(table_.state, again, NOW)[0].unit_value == value * cents
+    else:
+        with pytest.raises(RuleError, match="colour blue: its chips are worth"):
+            decide(table_.state, again, NOW)
+
+
 def test_one_players_bets_on_one_position_are_capped_together():
     table_ = french()
     table_.do(c.OpenBets())
