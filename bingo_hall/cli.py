@@ -46,7 +46,8 @@ def _config(args: argparse.Namespace) -> HallConfig:
 
 
 class TamperedLog(Exception):
-    """A command that appends refused a log whose hash chain does not verify (exit status 1)."""
+    """A command that appends refused a log it cannot trust (exit status 1): its hash chain does
+    not verify, or the MQTT broker saw events past its head."""
 
 
 def _open_log(
@@ -371,6 +372,7 @@ def run_serve(args: argparse.Namespace) -> int:
     import asyncio
 
     from bingo_hall.serve import ListenError, serve
+    from bingo_hall.transport.mqtt_witness import LogBehindBroker
     from bingo_hall.vision.camera import CameraError
 
     config = _config(args)
@@ -380,6 +382,8 @@ def run_serve(args: argparse.Namespace) -> int:
         raise UserError(f"{error}: check camera.source in the hall configuration") from None
     except ListenError as error:
         raise UserError(f"{error}: check --port (or server.host and server.port)") from None
+    except LogBehindBroker as error:
+        raise TamperedLog(str(error)) from None
     return 0
 
 

@@ -8,6 +8,8 @@ import logging
 import signal
 import sys
 
+import aiomqtt
+
 from bingo_hall.config import HallConfig
 from bingo_hall.hub.ball_check import ball_check_from_config
 from bingo_hall.hub.credential_watch import CredentialWatch
@@ -45,6 +47,23 @@ def authenticator(credentials: CredentialStore):
     return check
 
 
+async def _check_witnesses(bridges: list[StreamBridge]) -> None:
+    """Before the hub serves: LogBehindBroker when the broker saw a stream past its log's head
+    (transport/mqtt_witness.py). A broker that does not answer now is checked by each bridge
+    when it connects, before it publishes."""
+    for bridge in bridges:
+        try:
+            await bridge.check_witness()
+        except (aiomqtt.MqttError, OSError) as error:
+            logger.warning(
+                "could not read %s from the MQTT broker now (%s): the bridge checks it when "
+                "it connects",
+                bridge.state_topic,
+                error,
+            )
+            return
+
+
 async def serve(config: HallConfig, log: EventLog, port: int | None = None) -> None:
     specs = load_tables(config)  # a bad [[tables]] entry stops here, in one line
     service = await asyncio.to_thread(HallService, log, config.hall_id)
@@ -71,6 +90,11 @@ async def serve(config: HallConfig, log: EventLog, port: int | None = None) -> N
         tables=tables,
         login_guard=guard,
     )
+    bridges: list[StreamBridge] = []
+    if config.mqtt.url is not None:
+        bridges = [MqttBridge(runtime, config.mqtt)]
+        bridges += [TableBridge(table, config.mqtt) for table in tables.tables.values()]
+        await _check_witnesses(bridges)
     stop = asyncio.get_running_loop().create_future()
     for signum in (signal.SIGINT, signal.SIGTERM):
         asyncio.get_running_loop().add_signal_handler(
@@ -97,14 +121,11 @@ async def serve(config: HallConfig, log: EventLog, port: int | None = None) -> N
         asyncio.create_task(watch.run(server.cut_withdrawn), name="credentials"),
         asyncio.create_task(runtime.follow_log(), name="follow-log"),
     ]
-    if config.mqtt.url is not None:
-        bridge = MqttBridge(runtime, config.mqtt)
-        bridges: list[StreamBridge] = [bridge]
-        bridges += [TableBridge(table, config.mqtt) for table in tables.tables.values()]
+    if bridges:
         tasks += [asyncio.create_task(b.run(), name=f"mqtt-{b.identifier}") for b in bridges]
         print(
             f"hall {config.hall_id}: MQTT bridge to {config.mqtt.url} "
-            f"(topics {bridge.events_topic.rsplit('/', 1)[0]}/...)",
+            f"(topics {bridges[0].events_topic.rsplit('/', 1)[0]}/...)",
             flush=True,
         )
     try:

@@ -42,6 +42,7 @@ from bingo_hall.hub.service import Listener
 from bingo_hall.store.eventlog import EventEnvelope, EventLog
 from bingo_hall.store.positions import PublishedPositions
 from bingo_hall.transport.fanout import event_frame
+from bingo_hall.transport.mqtt_witness import LogBehindBroker, retained_seq
 
 logger = logging.getLogger(__name__)
 
@@ -200,6 +201,7 @@ class StreamBridge:
         self.events_sent = 0  # publishes acknowledged on `events`, first sends and resends
         self.replays_done = 0
         self.state_seq: int | None = None  # seq of the state last retained on this connection
+        self.halted: LogBehindBroker | None = None  # the broker saw past the log: stopped
 
         self._wake = asyncio.Event()
         # The latest committed envelopes, as the service handed them over: the next events to
@@ -267,6 +269,10 @@ class StreamBridge:
                 connections = self.connections
                 try:
                     await self._connection()
+                except LogBehindBroker as error:
+                    logger.critical("%s", error)
+                    self.halted = error
+                    return
                 except Exception as error:
                     self.connected.clear()
                     if self.connections > connections:  # it was up: start the backoff again
@@ -301,7 +307,22 @@ class StreamBridge:
         await self._save_position()  # a bridge new to the log: from its head, from now on
         self._position_loaded = True
 
+    async def check_witness(self) -> None:
+        """LogBehindBroker when the broker's retained state reflects a seq past the log's head
+        (mqtt_witness.py); aiomqtt.MqttError when the broker cannot be reached."""
+        witnessed = await retained_seq(
+            self.broker.hostname,
+            self.broker.port,
+            self.config,
+            self.state_topic,
+            f"{self.identifier}-witness",
+        )
+        head = self.service.seq
+        if witnessed is not None and witnessed > head:
+            raise LogBehindBroker(self.state_topic, witnessed, head)
+
     async def _connection(self) -> None:
+        await self.check_witness()  # before anything is published over the broker's record
         await self._load_position()
         client = aiomqtt.Client(
             self.broker.hostname,

@@ -559,6 +559,84 @@ def test_serve_starts_the_bridge_when_the_config_names_a_broker(tmp_path, broker
     assert "stopped at seq 0" in err
 
 
+def retained_state(broker) -> dict | None:
+    """The state the broker keeps retained for the hall, read by Mosquitto's own client."""
+    read = subprocess.run(
+        ["mosquitto_sub", "-p", str(broker.port), "-t", STATE, "-C", "1", "-W", "2"],
+        capture_output=True,
+        text=True,
+    )
+    return json.loads(read.stdout) if read.stdout.strip() else None
+
+
+def retain(broker, payload: str) -> None:
+    """Publish `payload` retained on the hall's state topic ("": clear it)."""
+    command = ["mosquitto_pub", "-p", str(broker.port), "-t", STATE, "-r", "-q", "1"]
+    command += ["-m", payload] if payload else ["-n"]
+    subprocess.run(command, check=True, timeout=10)
+
+
+def test_serve_refuses_a_log_that_ends_before_what_the_broker_saw(tmp_path, broker):
+    """The broker retains the state of seq 40; the hall's log (restored from an older copy)
+    ends at 0: serve says so and stops, status 1, and the broker's record is left as it was.
+    Once that record is cleared, as the message says, the hub starts on the older log."""
+    config = tmp_path / "hall.toml"
+    config.write_text(
+        'hall_id = "sala-1"\nprofile = "1979"\n'
+        f'profiles_dir = "{REPO / "config" / "profiles"}"\n'
+        f'[mqtt]\nurl = "{broker.url}"\ntopic_prefix = "bingo"\n',
+        encoding="utf-8",
+    )
+    witnessed = json.dumps({"seq": 40, "phase": "drawing"})
+    retain(broker, witnessed)
+    db = f"sqlite:///{tmp_path / 'hall.sqlite'}"
+    serve = [sys.executable, "-m", "bingo_hall.cli", "serve", "--config", str(config)]
+    serve += ["--db", db, "--port", str(free_port())]
+    refused = subprocess.run(serve, cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 1, refused.stderr
+    assert (
+        f"the MQTT broker's retained {STATE} reflects seq 40, but the log ends at seq 0: the "
+        "log has lost events it had published"
+    ) in refused.stderr
+    assert f"mosquitto_pub -r -n -t {STATE}" in refused.stderr
+    assert "Traceback" not in refused.stderr and "serving on" not in refused.stdout
+    assert retained_state(broker) == json.loads(witnessed)  # the evidence stays
+
+    retain(broker, "")
+    process = subprocess.Popen(serve, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        run_async(until(lambda: (retained_state(broker) or {}).get("seq") == 0, timeout=30))
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.communicate(timeout=20)
+    assert process.returncode == 0
+
+
+def test_a_bridge_that_finds_the_broker_past_its_log_publishes_nothing(store, broker, caplog):
+    """The broker was not there when the hub started; when the bridge reaches it, it finds the
+    state of a seq past the log: it stops before publishing anything over that record."""
+    retain(broker, json.dumps({"seq": 40, "phase": "drawing"}))
+
+    async def scenario():
+        async with running_hub(*store) as hub:
+            bridge = MqttBridge(hub.runtime, MqttConfig(url=broker.url))
+            with caplog.at_level(logging.CRITICAL, "bingo_hall.transport.mqtt_bridge"):
+                await asyncio.wait_for(bridge.run(), 20)  # returns: halted
+            assert bridge.halted is not None and bridge.halted.witnessed == 40
+            assert bridge.connections == 0 and bridge.events_sent == 0
+            return hub.runtime.service.seq
+
+    head = run(scenario())
+    assert retained_state(broker) == {"seq": 40, "phase": "drawing"}
+    critical = [r.getMessage() for r in caplog.records if r.levelno == logging.CRITICAL]
+    assert critical == [
+        f"the MQTT broker's retained {STATE} reflects seq 40, but the log ends at seq {head}: "
+        "the log has lost events it had published (restored from an older copy?). Nothing more "
+        f"is published on it. If the older log is meant, clear the broker's record first "
+        f"(mosquitto_pub -r -n -t {STATE})"
+    ]
+
+
 def test_docs_hold_the_current_schemas():
     doc = (REPO / "docs" / "mqtt.md").read_text(encoding="utf-8")
     for model in (HallStateMessage, ReplayRequest, ReplayDone):

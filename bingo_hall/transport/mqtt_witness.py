@@ -1,0 +1,75 @@
+"""The broker as a witness of the log's head.
+
+The broker keeps each stream's `state` retained, with the seq it reflects, in its own store.
+A log that ends before that seq lost events it had committed and published (restored from an
+older copy, a database failed over to a replica that lagged): the events are facts the panels,
+terminals and MQTT clients were told, and the hub must not go on writing other events under
+their numbers, nor overwrite the broker's record of them. A bridge reads the retained state on a
+connection of its own before it publishes anything (its own connection keeps a persistent
+session whose queued requests must not be consumed here)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+
+import aiomqtt
+
+from bingo_hall.config import MqttConfig
+
+logger = logging.getLogger(__name__)
+
+
+class LogBehindBroker(Exception):
+    """The broker's retained state reflects events the log no longer holds."""
+
+    def __init__(self, topic: str, witnessed: int, head: int) -> None:
+        self.topic, self.witnessed, self.head = topic, witnessed, head
+        super().__init__(
+            f"the MQTT broker's retained {topic} reflects seq {witnessed}, but the log ends at "
+            f"seq {head}: the log has lost events it had published (restored from an older "
+            "copy?). Nothing more is published on it. If the older log is meant, clear the "
+            f"broker's record first (mosquitto_pub -r -n -t {topic})"
+        )
+
+
+async def retained_seq(
+    hostname: str,
+    port: int,
+    config: MqttConfig,
+    topic: str,
+    identifier: str,
+    wait: float = 1.0,
+) -> int | None:
+    """The seq of the state retained on `topic`, or None when there is none (or it names no
+    seq). A retained message is sent right after the subscription is granted, so `wait` is
+    only for the network. aiomqtt.MqttError when the broker cannot be reached."""
+    client = aiomqtt.Client(
+        hostname,
+        port,
+        username=config.username,
+        password=config.password,
+        identifier=identifier,
+        clean_session=True,
+        timeout=5.0,
+    )
+    async with client:
+        await client.subscribe(topic, qos=1)
+        try:
+            async with asyncio.timeout(wait):
+                async for message in client.messages:
+                    if message.retain:
+                        return _seq_of(message.payload)
+        except TimeoutError:
+            return None
+    return None
+
+
+def _seq_of(payload: object) -> int | None:
+    try:
+        seq = json.loads(payload) if isinstance(payload, bytes | bytearray | str) else None
+    except ValueError:
+        return None
+    seq = seq.get("seq") if isinstance(seq, dict) else None
+    return seq if isinstance(seq, int) and not isinstance(seq, bool) else None
