@@ -106,9 +106,7 @@ class Demo:
                 return (
                     60,
                     "jefe-de-sala",
-                    c.RegisterBallSet(
-                        ball_set_id=self._new_ball_set_id(), homologation="CNJ-BOLAS-0001"
-                    ),
+                    self._register_ball_set(),
                 )
             self.started = True
             return (
@@ -161,13 +159,17 @@ class Demo:
                 return ball_set.ball_set_id
         return None
 
-    def _new_ball_set_id(self) -> str:
-        return f"JB-{len(self.state.ball_sets) + 1:03d}"
+    def _register_ball_set(self) -> c.RegisterBallSet:
+        """The hall's next ball set, with its homologation reference."""
+        number = len(self.state.ball_sets) + 1
+        return c.RegisterBallSet(
+            ball_set_id=f"JB-{number:03d}", homologation=f"CNJ-BOLAS-{number:04d}"
+        )
 
     def _load_step(self) -> tuple[float, str, c.Command]:
         fit = self._fit_ball_set()
         if fit is None:
-            return 30, "jefe-de-sala", c.RegisterBallSet(ball_set_id=self._new_ball_set_id())
+            return 30, "jefe-de-sala", self._register_ball_set()
         if self.state.ball_set_in_service != fit:
             reason = (
                 "puesta en servicio" if self.state.ball_set_in_service is None else "sustitución"

@@ -27,7 +27,9 @@ def store_with_a_set(folder: Path) -> str:
     url = f"sqlite:///{folder / 'hall.sqlite'}"
     log = open_log(url)
     try:
-        HallService(log, HALL_ID).execute(RegisterBallSet(ball_set_id="JB-1"), actor="sala")
+        HallService(log, HALL_ID).execute(
+            RegisterBallSet(ball_set_id="JB-1", homologation="CNJ-BOLAS-0001"), actor="sala"
+        )
     finally:
         log.engine.dispose()
     return url

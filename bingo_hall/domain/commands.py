@@ -47,7 +47,9 @@ class RegisterBallSet(Command):
     name = "register_ball_set"
     legal_in = BETWEEN_GAMES
     ball_set_id: str = Field(min_length=1)
-    homologation: str = ""
+    # Only homologated balls may be used (S79 L1194, spec §4 E5): the set's homologation
+    # reference is recorded with it, and a set without one is not registered.
+    homologation: str = Field(min_length=1, max_length=100, pattern=r"\S")
 
 
 class ChangeBallSet(Command):

@@ -226,6 +226,13 @@ def _close_session(state: HallState, cmd: c.CloseSession, now: datetime) -> list
             f"profile {profile.id} requires the last game to be announced aloud before the "
             "session closes: announce the last game first"
         )
+    if profile.last_game_announcement_required and not state.last_game_played:
+        # the warning is given «cuando vaya a comenzar la última jugada» (S77 L2498-2500):
+        # the game so announced is the session's last, played or voided, before the close
+        raise RuleError(
+            f"profile {profile.id}: the last game was announced aloud and has not been played: "
+            "announce its series (or void it) before the session closes"
+        )
     return [e.SessionClosed(session_id=state.session_id, reason="closed")]
 
 

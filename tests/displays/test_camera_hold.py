@@ -339,7 +339,7 @@ def test_a_ball_keyed_before_the_last_draw_is_answered_is_kept(browser, tmp_path
 
 async def register_ball_set(url: str) -> None:
     async with Client.login(url, user="sala", password=PASSWORD) as sala:
-        await sala.ok("register_ball_set", ball_set_id="JB-1")
+        await sala.ok("register_ball_set", ball_set_id="JB-1", homologation="CNJ-BOLAS-0001")
 
 
 async def play_on_the_set(url: str) -> None:

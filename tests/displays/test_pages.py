@@ -201,7 +201,9 @@ def test_staff_data_needs_a_staff_password_and_the_acta_a_jefe(store):
                 Client.login(url, user="sala", password=PASSWORD) as staff,
                 Client.login(url, user="locutor", password=PASSWORD) as locutor,
             ):
-                await staff.ok("register_ball_set", ball_set_id="JB-0")
+                await staff.ok(
+                    "register_ball_set", ball_set_id="JB-0", homologation="CNJ-BOLAS-0001"
+                )
                 await open_game(staff, locutor)
             assert (await aget(port, "/api/hall"))[0] == 401
             refused = await staff_get(port, "/api/hall", "mesa", "not the password")

@@ -122,7 +122,7 @@ def test_every_ball_must_be_shown_and_a_short_showing_changes_nothing():
 
 def test_a_retired_set_cannot_be_commissioned():
     hall = ready()
-    hall.run(c.RegisterBallSet(ball_set_id="JB-2"))
+    hall.run(c.RegisterBallSet(ball_set_id="JB-2", homologation="CNJ-BOLAS-0001"))
     hall.run(c.ChangeBallSet(ball_set_id="JB-2", reason="sustitución"))
     with pytest.raises(RuleError, match="JB-1 was retired"):
         hall.run(c.CommissionBallSet(ball_set_id="JB-1", showings=READ_RIGHT))
@@ -329,7 +329,7 @@ def test_balls_shown_one_by_one_are_facts_kept_until_a_commissioning_judges_them
 
 def test_showing_a_ball_refuses_another_sets_turn_an_eleventh_showing_and_a_game_phase():
     hall = ready()
-    hall.run(c.RegisterBallSet(ball_set_id="JB-2"))
+    hall.run(c.RegisterBallSet(ball_set_id="JB-2", homologation="CNJ-BOLAS-0001"))
     for _ in range(10):
         show(hall, shown(5))
     before = hall.state
@@ -354,22 +354,22 @@ def test_discarded_showings_are_recorded_with_their_misreadings_and_set_aside():
     (event,) = hall.run(c.DiscardBallShowings())
     assert (event.ball_set_id, event.showings, event.misread) == ("JB-1", 4, [3, 81])
     assert hall.state.showings is None
-    hall.run(c.RegisterBallSet(ball_set_id="JB-2"))
+    hall.run(c.RegisterBallSet(ball_set_id="JB-2", homologation="CNJ-BOLAS-0001"))
     show(hall, shown(6), "JB-2")  # another set's turn now
     assert replay(hall.log) == hall.state
 
 
 def test_a_set_retired_while_shown_leaves_its_showings_in_the_log_only():
     hall = ready()
-    hall.run(c.RegisterBallSet(ball_set_id="JB-2"))
-    hall.run(c.RegisterBallSet(ball_set_id="JB-3"))
+    hall.run(c.RegisterBallSet(ball_set_id="JB-2", homologation="CNJ-BOLAS-0001"))
+    hall.run(c.RegisterBallSet(ball_set_id="JB-3", homologation="CNJ-BOLAS-0001"))
     hall.run(c.ChangeBallSet(ball_set_id="JB-2", reason="sustitución"))
     show(hall, shown(7), "JB-3")  # not the set retired: kept
     hall.run(c.ChangeBallSet(ball_set_id="JB-3", reason="sustitución"))  # JB-2 retired
     assert hall.state.showings.ball_set_id == "JB-3"
     hall.run(c.DiscardBallShowings())
     show(hall, shown(7), "JB-3")
-    hall.run(c.RegisterBallSet(ball_set_id="JB-4"))
+    hall.run(c.RegisterBallSet(ball_set_id="JB-4", homologation="CNJ-BOLAS-0001"))
     hall.run(c.ChangeBallSet(ball_set_id="JB-4", reason="sustitución"))  # JB-3 retired
     assert hall.state.showings is None
     show(hall, shown(8), "JB-4")
@@ -388,7 +388,7 @@ def test_the_showings_kept_are_exactly_those_shown_since_the_last_discarding_or_
     counts them and names the misread balls; a judgement takes them (and, with balls missing,
     is refused and keeps them). Every refusal changes nothing; replay rebuilds the state."""
     hall = ready()
-    hall.run(c.RegisterBallSet(ball_set_id="JB-2"))
+    hall.run(c.RegisterBallSet(ball_set_id="JB-2", homologation="CNJ-BOLAS-0001"))
     kept_set, kept = None, []
     for step in steps:
         before = hall.state

@@ -5,6 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
+from pydantic import ValidationError
 
 from bingo_hall.domain import Phase, PhaseError, RuleError, decide
 from bingo_hall.domain import commands as c
@@ -30,7 +31,7 @@ def test_every_command_in_a_wrong_phase_is_refused_naming_phase_and_allowed_comm
     samples = {
         "open_session": c.OpenSession(machine_id="M", machine_kind="drum", profile=hall.rules),
         "record_equipment_check": c.RecordEquipmentCheck(ok=True),
-        "register_ball_set": c.RegisterBallSet(ball_set_id="X"),
+        "register_ball_set": c.RegisterBallSet(ball_set_id="X", homologation="CNJ-BOLAS-0001"),
         "change_ball_set": c.ChangeBallSet(ball_set_id="X", reason="r"),
         "show_ball_to_camera": c.ShowBallToCamera(ball_set_id="X", number=5, camera=UNSURE),
         "discard_ball_showings": c.DiscardBallShowings(),
@@ -78,7 +79,7 @@ def test_every_command_in_a_wrong_phase_is_refused_naming_phase_and_allowed_comm
 
 def test_session_walks_through_the_procedure_of_section_5():
     hall = Hall(profile("1979"))
-    hall.run(c.RegisterBallSet(ball_set_id="JB-1"))
+    hall.run(c.RegisterBallSet(ball_set_id="JB-1", homologation="CNJ-BOLAS-0001"))
     hall.run(c.OpenSession(machine_id="EXT-1", machine_kind="pneumatic", profile=hall.rules))
     assert hall.state.phase is Phase.EQUIPMENT_CHECK
     hall.run(c.RecordEquipmentCheck(ok=True))
@@ -452,6 +453,10 @@ class TestSessionRules:
         with pytest.raises(RuleError, match="last game to be announced"):
             hall.run(c.CloseSession())
         hall.run(c.AnnounceLastGame())
+        before = hall.state
+        with pytest.raises(RuleError, match="last game was announced aloud and has not been"):
+            hall.run(c.CloseSession())  # the game so announced is the session's last: played
+        assert hall.state == before
         hall.game_drawing()
         assert hall.state.game.last_game
         hall.run(c.VoidGame(reason=VoidReason.ANNOUNCEMENT_ERROR, note="x"))
@@ -469,7 +474,7 @@ class TestSessionRules:
             hall.run(c.VoidGame(reason=VoidReason.EQUIPMENT_BREAKDOWN, note="x"))
         with pytest.raises(RuleError, match="has played 3 games"):
             hall.run(c.AnnounceSeries(series=("A1",)))
-        hall.run(c.RegisterBallSet(ball_set_id="JB-2"))
+        hall.run(c.RegisterBallSet(ball_set_id="JB-2", homologation="CNJ-BOLAS-0001"))
         changed = hall.run(c.ChangeBallSet(ball_set_id="JB-2", reason="1.000 partidas"))[0]
         assert changed.previous == "JB-1" and changed.previous_games == 3
         assert hall.state.phase is Phase.BALL_LOADING
@@ -501,3 +506,18 @@ class TestSessionRules:
             command = {"series_id": "C5", "face_value": Decimal(1), "size": 10, **kwargs}
             with pytest.raises(RuleError, match=message):
                 hall.run(c.RegisterSeries(**command))
+
+
+@pytest.mark.parametrize("homologation", ["", "   "])
+def test_a_ball_set_without_its_homologation_is_not_registered(homologation):
+    """Only homologated balls may be used (S79 L1194): a set is registered with its
+    homologation reference, and one without is refused, naming the field."""
+    with pytest.raises(ValidationError) as refused:
+        c.RegisterBallSet(ball_set_id="JB-9", homologation=homologation)
+    assert refused.value.errors()[0]["loc"] == ("homologation",)
+    with pytest.raises(ValidationError):
+        c.RegisterBallSet(ball_set_id="JB-9")
+    registered = Hall(profile("1979")).run(
+        c.RegisterBallSet(ball_set_id="JB-9", homologation="CNJ-B-0009")
+    )
+    assert [(ev.ball_set_id, ev.homologation) for ev in registered] == [("JB-9", "CNJ-B-0009")]

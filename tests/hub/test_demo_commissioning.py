@@ -92,7 +92,9 @@ def test_the_demo_camera_prints_the_set_the_log_registered_in_every_process(tmp_
     for name in ("a", "b"):
         log = open_log(f"sqlite:///{tmp_path / name}.sqlite")
         try:
-            HallService(log, config.hall_id).execute(c.RegisterBallSet(ball_set_id="JB-001"))
+            HallService(log, config.hall_id).execute(
+                c.RegisterBallSet(ball_set_id="JB-001", homologation="CNJ-BOLAS-0001")
+            )
             once, again = first_frame(log), first_frame(log)  # two processes on one log
             assert np.array_equal(once, again)
             frames.append(once)

@@ -60,13 +60,13 @@ def test_a_second_writer_on_the_same_hall_cannot_decide_on_a_stale_state(store_u
     log = open_log(store_url)
     try:
         first, second = HallService(log, HALL), HallService(log, HALL)
-        first.execute(c.RegisterBallSet(ball_set_id="JB-1"))
+        first.execute(c.RegisterBallSet(ball_set_id="JB-1", homologation="CNJ-BOLAS-0001"))
         head = log.head(HALL)
         with pytest.raises(RuleError, match="JB-1 is already registered"):
-            second.execute(c.RegisterBallSet(ball_set_id="JB-1"))
+            second.execute(c.RegisterBallSet(ball_set_id="JB-1", homologation="CNJ-BOLAS-0001"))
         assert log.head(HALL) == head
         assert second.state == first.state and second.seq == head[0]
-        second.execute(c.RegisterBallSet(ball_set_id="JB-2"))
+        second.execute(c.RegisterBallSet(ball_set_id="JB-2", homologation="CNJ-BOLAS-0001"))
         assert log.head(HALL)[0] == 2
     finally:
         log.engine.dispose()

@@ -73,7 +73,7 @@ def open_session(service: HallService, rules: str = "1979") -> list[EventEnvelop
     """Ball set registered, session open, material checked, balls loaded, series A1 ready."""
     return run(
         service,
-        c.RegisterBallSet(ball_set_id="JB-1"),
+        c.RegisterBallSet(ball_set_id="JB-1", homologation="CNJ-BOLAS-0001"),
         c.OpenSession(machine_id="EXT-1", machine_kind="pneumatic", profile=profile(rules)),
         c.RecordEquipmentCheck(ok=True),
         c.ChangeBallSet(ball_set_id="JB-1", reason="puesta en servicio"),
@@ -216,7 +216,7 @@ def test_listeners_are_told_in_order_after_the_state_changed(log, service):
     service.subscribe(second.append)
     run(
         service,
-        c.RegisterBallSet(ball_set_id="JB-1"),
+        c.RegisterBallSet(ball_set_id="JB-1", homologation="CNJ-BOLAS-0001"),
         c.OpenSession(machine_id="EXT-1", machine_kind="drum", profile=profile("1979")),
     )
     # one command, two events: a failed material check closes the session at once
@@ -287,7 +287,7 @@ def test_envelopes_carry_session_and_game(log, service, clock):
     between = run(
         service,
         c.RegisterSeries(series_id="B1", face_value=Decimal("3.00"), size=300),
-        c.RegisterBallSet(ball_set_id="JB-2"),
+        c.RegisterBallSet(ball_set_id="JB-2", homologation="CNJ-BOLAS-0001"),
     )
     assert ids(between) == [("series_registered", 1, None), ("ball_set_registered", 1, None)]
 
@@ -301,7 +301,7 @@ def test_envelopes_carry_session_and_game(log, service, clock):
     closing = run(service, c.CloseSession())
     assert ids(closing) == [("session_closed", 1, None)]
 
-    after = run(service, c.RegisterBallSet(ball_set_id="JB-3"))
+    after = run(service, c.RegisterBallSet(ball_set_id="JB-3", homologation="CNJ-BOLAS-0001"))
     assert ids(after) == [("ball_set_registered", None, None)]  # outside a session
 
     again = run(
@@ -615,7 +615,7 @@ def test_prizes_a_void_leaves_standing_are_owed_at_the_close(log, service, clock
     paid (docs/rules.md): unpaid at the close, the acta lists them."""
     run(
         service,
-        c.RegisterBallSet(ball_set_id="JB-1"),
+        c.RegisterBallSet(ball_set_id="JB-1", homologation="CNJ-BOLAS-0001"),
         c.OpenSession(
             machine_id="EXT-1",
             machine_kind="pneumatic",

@@ -71,7 +71,7 @@ class Hall:
 
     def open_ready(self, series: Iterable[tuple[str, str, int]] = (("A1", "1.50", 300),)) -> Hall:
         """Session open, material checked, balls loaded, series registered."""
-        self.run(c.RegisterBallSet(ball_set_id="JB-1"))
+        self.run(c.RegisterBallSet(ball_set_id="JB-1", homologation="CNJ-BOLAS-0001"))
         self.run(
             c.OpenSession(
                 machine_id="EXT-1",

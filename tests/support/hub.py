@@ -200,7 +200,7 @@ async def open_sale(staff: Client, series_id: str = "A1", commission: bool = Fal
     (the Jefe de Sala gives every command); `commission`: the set shown to the hall's
     simulated camera first, so that the camera may confirm calls (each ball once, not twice as
     by default: these games judge calls, not the set)."""
-    await staff.ok("register_ball_set", ball_set_id="JB-1")
+    await staff.ok("register_ball_set", ball_set_id="JB-1", homologation="CNJ-BOLAS-0001")
     if commission:
         await staff.ok("commission_ball_set", ball_set_id="JB-1", showings_per_ball=1)
     await announce_game(staff, series_id)

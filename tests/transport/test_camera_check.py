@@ -454,7 +454,7 @@ def test_commissioning_through_the_hub_refuses_what_the_hub_cannot_do(store):
             Client.login(hub.url, user="sala", password=PASSWORD) as staff,
             Client.login(hub.url, user="locutor", password=PASSWORD) as locutor,
         ):
-            await staff.ok("register_ball_set", ball_set_id="JB-1")
+            await staff.ok("register_ball_set", ball_set_id="JB-1", homologation="CNJ-BOLAS-0001")
             seq = hub.runtime.service.seq
             answers = [
                 await staff.command("commission_ball_set", ball_set_id="JB-1", showings=[]),
@@ -507,7 +507,7 @@ def test_a_real_cameras_set_is_shown_ball_by_ball_kept_through_a_restart_and_jud
             running_hub(*store, ball_check=exit_.check) as hub,
             hall_staff(hub) as (staff, mesa, _locutor, _monitor),
         ):
-            await staff.ok("register_ball_set", ball_set_id="JB-1")
+            await staff.ok("register_ball_set", ball_set_id="JB-1", homologation="CNJ-BOLAS-0001")
             seq = hub.runtime.service.seq
             read = await show(mesa, range(1, 46))
             service = hub.runtime.service
@@ -557,7 +557,7 @@ def test_a_set_the_networks_read_too_little_of_is_judged_on_its_own_prints_and_p
             running_hub(*store, ball_check=exit_.check) as hub,
             hall_staff(hub) as (staff, mesa, _locutor, _monitor),
         ):
-            await staff.ok("register_ball_set", ball_set_id="JB-1")
+            await staff.ok("register_ball_set", ball_set_id="JB-1", homologation="CNJ-BOLAS-0001")
             networks_read = 0
             for _ in range(2):
                 for ball in range(1, 91):
@@ -606,7 +606,7 @@ def test_every_other_control_connection_is_told_of_each_showing_and_of_their_dis
             running_hub(*store, ball_check=exit_.check) as hub,
             hall_staff(hub) as (staff, mesa, locutor, monitor),
         ):
-            await staff.ok("register_ball_set", ball_set_id="JB-1")
+            await staff.ok("register_ball_set", ball_set_id="JB-1", homologation="CNJ-BOLAS-0001")
             for ball in (7, 70):
                 exit_.show(ball)
                 answer = await mesa.ok("show_ball_to_camera", ball_set_id="JB-1", number=ball)
@@ -638,8 +638,8 @@ def test_showing_balls_to_the_camera_refuses_what_is_wrong_and_keeps_what_was_sh
             running_hub(*store, ball_check=exit_.check) as hub,
             hall_staff(hub) as (staff, mesa, locutor, _monitor),
         ):
-            await staff.ok("register_ball_set", ball_set_id="JB-1")
-            await staff.ok("register_ball_set", ball_set_id="JB-2")
+            await staff.ok("register_ball_set", ball_set_id="JB-1", homologation="CNJ-BOLAS-0001")
+            await staff.ok("register_ball_set", ball_set_id="JB-2", homologation="CNJ-BOLAS-0001")
             answer = await mesa.command("commission_ball_set", ball_set_id="JB-1")
             assert answer["error"]["code"] == "invalid_args"
             assert "show_ball_to_camera" in answer["error"]["message"]
@@ -714,7 +714,7 @@ def test_trials_set_aside_are_in_the_sessions_acta_with_the_balls_read_as_others
             running_hub(*store, ball_check=exit_.check) as hub,
             hall_staff(hub) as (staff, mesa, _locutor, _monitor),
         ):
-            await staff.ok("register_ball_set", ball_set_id="JB-1")
+            await staff.ok("register_ball_set", ball_set_id="JB-1", homologation="CNJ-BOLAS-0001")
             misread = []
             for ball in (3, 15, 27, 44, 61, 78):  # each put at the exit, keyed one higher
                 exit_.show(ball)

@@ -52,7 +52,11 @@ def test_the_running_hub_cuts_a_revoked_device_a_disabled_user_and_a_changed_pas
                 assert await _closed_with(leaked) == WITHDRAWN
                 # what still stands is not touched, and works
                 assert (await monitor.request({"type": "ping"}))["type"] == "pong"
-                assert (await staying.ok("register_ball_set", ball_set_id="JB-1")) is not None
+                assert (
+                    await staying.ok(
+                        "register_ball_set", ball_set_id="JB-1", homologation="CNJ-BOLAS-0001"
+                    )
+                ) is not None
                 assert (await auth_answer(url, token=lost))["type"] == "auth_invalid"
                 assert (await auth_answer(url, user="sala2", password=OLD))[
                     "type"

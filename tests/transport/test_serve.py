@@ -41,7 +41,9 @@ def test_serve_runs_the_hub_until_sigterm(tmp_path):
                 Client.login(url, user="sala1", password=STAFF_PASSWORD) as staff,
             ):
                 await monitor.request({"type": "subscribe", "after_seq": 0})
-                await staff.ok("register_ball_set", ball_set_id="JB-1")
+                await staff.ok(
+                    "register_ball_set", ball_set_id="JB-1", homologation="CNJ-BOLAS-0001"
+                )
                 await staff.ok("open_session")
                 events = await monitor.events(2)
                 assert [e["event"] for e in events] == ["ball_set_registered", "session_opened"]
@@ -94,7 +96,9 @@ def test_a_series_imported_at_the_console_while_the_hub_runs_reaches_the_hub_and
                 Client.login(hub.url, user="sala1", password=STAFF_PASSWORD) as staff,
             ):
                 await monitor.request({"type": "subscribe", "after_seq": 0})
-                await staff.ok("register_ball_set", ball_set_id="JB-1")
+                await staff.ok(
+                    "register_ball_set", ball_set_id="JB-1", homologation="CNJ-BOLAS-0001"
+                )
                 imported = await asyncio.to_thread(hall, "import-series", str(cards), "--db", db)
                 assert imported.returncode == 0, imported.stderr
                 heard = await monitor.events(2, timeout=15)  # no hub command in between

@@ -220,7 +220,7 @@ def test_a_table_device_and_staff_run_a_whole_coup_and_a_monitor_gets_every_even
             assert report.ok and report.last_seq == 10
 
             # the bingo goes on beside the table, on its own seqs, on the same connection
-            await sala.ok("register_ball_set", ball_set_id="JB-1")
+            await sala.ok("register_ball_set", ball_set_id="JB-1", homologation="CNJ-BOLAS-0001")
             await sala.ok("open_session")
             bingo = await mon.events(2)
             assert [(e["seq"], e["event"]) for e in bingo] == [

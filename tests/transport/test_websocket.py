@@ -340,7 +340,7 @@ def test_a_game_is_not_opened_on_series_that_print_a_card_twice(store):
             running_hub(*store) as hub,
             Client.login(hub.url, user="sala", password=PASSWORD) as staff,
         ):
-            await staff.ok("register_ball_set", ball_set_id="JB-1")
+            await staff.ok("register_ball_set", ball_set_id="JB-1", homologation="CNJ-BOLAS-0001")
             await staff.ok("open_session")
             await staff.ok("record_equipment_check", ok=True)
             await staff.ok("change_ball_set", ball_set_id="JB-1", reason="puesta en servicio")

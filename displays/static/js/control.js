@@ -95,10 +95,11 @@ const EXTRA = {
     const most = model.profile ? model.profile.max_series_per_game : 0; // 0: no limit
     return chosenSeries.size > 0 && (!most || chosenSeries.size <= most) && !model.lastGamePlayed;
   },
-  // the rules refuse these until what they need is there (a card sold; the last game announced)
+  // the rules refuse these until what they need is there (a card sold; the last game announced
+  // and played)
   'close-sale': () => Boolean(model.game && model.game.cardsSold > 0),
   'close-session': () =>
-    !(model.profile && model.profile.last_game_announcement_required) || model.lastGameAnnounced,
+    !(model.profile && model.profile.last_game_announcement_required) || model.lastGamePlayed,
   'announce-last-game': () => !model.lastGameAnnounced,
   'verify-claims': () => pendingClaims().length > 0,
   'give-order': () => pendingClaims().length === 0 && windowRemaining() === 0,
