@@ -54,7 +54,7 @@ async def _check_witnesses(bridges: list[StreamBridge]) -> None:
     for bridge in bridges:
         try:
             await bridge.check_witness()
-        except (aiomqtt.MqttError, OSError) as error:
+        except (aiomqtt.MqttError, OSError, TimeoutError) as error:
             logger.warning(
                 "could not read %s from the MQTT broker now (%s): the bridge checks it when "
                 "it connects",

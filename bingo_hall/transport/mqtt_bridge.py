@@ -277,7 +277,7 @@ class StreamBridge:
                     self.connected.clear()
                     if self.connections > connections:  # it was up: start the backoff again
                         delay = self.backoff_initial
-                    if isinstance(error, aiomqtt.MqttError):
+                    if isinstance(error, aiomqtt.MqttError | TimeoutError):
                         logger.warning(
                             "MQTT broker %s:%s: %s; reconnecting in %.1f s "
                             "(published up to seq %d)",
@@ -309,13 +309,16 @@ class StreamBridge:
 
     async def check_witness(self) -> None:
         """LogBehindBroker when the broker's retained state reflects a seq past the log's head
-        (mqtt_witness.py); aiomqtt.MqttError when the broker cannot be reached."""
+        (mqtt_witness.py); aiomqtt.MqttError or TimeoutError when the broker cannot be
+        reached."""
+        identifier = f"{self.identifier}-witness"
         witnessed = await retained_seq(
             self.broker.hostname,
             self.broker.port,
             self.config,
             self.state_topic,
-            f"{self.identifier}-witness",
+            identifier,
+            marker_topic=f"{self.replay_prefix}{identifier}",  # the ACL lets it read its own
         )
         head = self.service.seq
         if witnessed is not None and witnessed > head:

@@ -40,11 +40,14 @@ async def retained_seq(
     config: MqttConfig,
     topic: str,
     identifier: str,
-    wait: float = 1.0,
+    marker_topic: str,
+    wait: float = 5.0,
 ) -> int | None:
     """The seq of the state retained on `topic`, or None when there is none (or it names no
-    seq). A retained message is sent right after the subscription is granted, so `wait` is
-    only for the network. aiomqtt.MqttError when the broker cannot be reached."""
+    seq). The broker sends a retained message right after granting the subscription; a marker
+    then published to `marker_topic` (a topic only this client reads) comes back after it, so
+    its arrival says that no retained state is coming. aiomqtt.MqttError when the broker cannot
+    be reached; TimeoutError when it does not answer within `wait`."""
     client = aiomqtt.Client(
         hostname,
         port,
@@ -52,17 +55,17 @@ async def retained_seq(
         password=config.password,
         identifier=identifier,
         clean_session=True,
-        timeout=5.0,
+        timeout=wait,
     )
-    async with client:
+    async with client, asyncio.timeout(wait):
         await client.subscribe(topic, qos=1)
-        try:
-            async with asyncio.timeout(wait):
-                async for message in client.messages:
-                    if message.retain:
-                        return _seq_of(message.payload)
-        except TimeoutError:
-            return None
+        await client.subscribe(marker_topic, qos=1)
+        await client.publish(marker_topic, b"", qos=1)
+        async for message in client.messages:
+            if message.topic.matches(marker_topic):
+                return None
+            if message.retain:
+                return _seq_of(message.payload)
     return None
 
 

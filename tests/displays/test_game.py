@@ -430,6 +430,9 @@ def test_a_whole_session_on_the_control_screen_monitors_and_terminal(hall, brows
     # --- game 2: a ball-set change, the last game, a void with refunds ----------------------------
     expect(sala.locator("#ball-sets tr[data-set='JB-1'] td").nth(2)).to_have_text("1 de 1000")
     sala.fill("#ball-set-id", "JB-2")
+    sala.click("#form-register-ball-set button[type=submit]")  # no homologation: not sent
+    expect(sala.locator("#ball-set-homologation:invalid")).to_have_count(1)
+    sala.fill("#ball-set-homologation", "CNJ-B-0002")
     sala.click("#form-register-ball-set button[type=submit]")
     expect(sala.locator("#change-ball-set-id option[value='JB-2']")).to_have_count(1)
     sala.select_option("#change-ball-set-id", "JB-2")
