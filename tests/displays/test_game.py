@@ -30,6 +30,7 @@ from support.browser import (
     page_in,
     phase,
     prepare_audio,
+    served,
     staff,
 )
 from support.hub import Client, open_game
@@ -69,13 +70,8 @@ def shared_bingo_plan(series, drawn: set[int], cards: range) -> tuple[int, int, 
 def hall(tmp_path_factory) -> Iterator[tuple[PreparedHall, HubProcess]]:
     prepare_audio()
     prepared = PreparedHall(tmp_path_factory.mktemp("hall"))
-    prepared.prepare()
-    hub = HubProcess(prepared)
-    hub.start()
-    try:
+    with served(prepared) as hub:
         yield prepared, hub
-    finally:
-        hub.stop()
 
 
 @pytest.fixture(scope="module")

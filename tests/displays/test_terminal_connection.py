@@ -11,27 +11,22 @@ from collections.abc import Iterator
 from decimal import Decimal
 
 import pytest
-from playwright.sync_api import WebSocketRoute, expect
+from playwright.sync_api import Browser, Page, WebSocketRoute, expect
 
 from bingo_hall.domain.state import HallState
 from bingo_hall.hub.service import HallService
 from support.aio import run_async
-from support.browser import HubProcess, PreparedHall, chromium, page_in
+from support.browser import HubProcess, PreparedHall, chromium, page_in, served
 from support.demo import open_log
 from support.hub import PASSWORD, Client, open_sale
 
 
 @pytest.fixture
-def served(tmp_path) -> Iterator[tuple[PreparedHall, HubProcess]]:
+def hall_served(tmp_path) -> Iterator[tuple[PreparedHall, HubProcess]]:
     """A Basque hall with a terminal, served by a `bingo-hall serve` process of its own."""
     hall = PreparedHall(tmp_path, draw="certified_random", display_delay=0)
-    hall.prepare()
-    hub = HubProcess(hall)
-    hub.start()
-    try:
+    with served(hall) as hub:
         yield hall, hub
-    finally:
-        hub.stop()
 
 
 class FlakyLink:
@@ -121,20 +116,27 @@ def _collect(failures: list[BaseException], coroutine) -> None:
 PENDING = "localStorage.getItem('bingo.terminal.purchase')"
 
 
-def test_a_purchase_whose_answer_was_lost_is_completed_once_back_online(served):
+def buying_over(browser: Browser, hall: PreparedHall, hub: HubProcess, link: FlakyLink) -> Page:
+    """The terminal page on `link`, live, its player's purchase pressed and lost on the way:
+    the page says it will complete it."""
+    _, terminal = page_in(browser, 1280, 900)
+    terminal.route_web_socket("**/ws", link.route)
+    terminal.goto(f"{hub.base}/terminal#token={hall.tokens['term-1']}")
+    expect(terminal.locator("#t-conn")).to_have_attribute("data-state", "live")
+    terminal.fill("#t-player", "ana")
+    terminal.click("#t-buy")
+    expect(terminal.locator("#t-message")).to_contain_text("la compra se completará")
+    return terminal
+
+
+def test_a_purchase_whose_answer_was_lost_is_completed_once_back_online(hall_served):
     """The hub sold the block and its answer was lost; the page, reloaded while the link is
     down, completes the purchase once back: the block bought then, and no second one."""
-    hall, hub = served
+    hall, hub = hall_served
     given_by(hub, "sala", ("open_sale", {}))
     link = FlakyLink(lose="answer")
     with chromium() as browser:
-        _, terminal = page_in(browser, 1280, 900)
-        terminal.route_web_socket("**/ws", link.route)
-        terminal.goto(f"{hub.base}/terminal#token={hall.tokens['term-1']}")
-        expect(terminal.locator("#t-conn")).to_have_attribute("data-state", "live")
-        terminal.fill("#t-player", "ana")
-        terminal.click("#t-buy")
-        expect(terminal.locator("#t-message")).to_contain_text("la compra se completará")
+        terminal = buying_over(browser, hall, hub, link)
         assert json.loads(terminal.evaluate(PENDING))["game"] == 1
         terminal.reload()
         expect(terminal.locator("#t-conn")).to_have_attribute("data-state", "reconnecting")
@@ -153,21 +155,15 @@ def test_a_purchase_whose_answer_was_lost_is_completed_once_back_online(served):
     assert game.takings == Decimal("9.00")  # six cards at 1.50
 
 
-def test_a_purchase_the_hub_never_got_is_not_made_in_a_later_game(served):
+def test_a_purchase_the_hub_never_got_is_not_made_in_a_later_game(hall_served):
     """The purchase is lost before the hub gets it; while the link is down that game ends
     and the next one's sale opens. Back online, the page does not buy in the new game: it
     says the purchase was not made."""
-    hall, hub = served
+    hall, hub = hall_served
     given_by(hub, "sala", ("open_sale", {}))
     link = FlakyLink(lose="command")
     with chromium() as browser:
-        _, terminal = page_in(browser, 1280, 900)
-        terminal.route_web_socket("**/ws", link.route)
-        terminal.goto(f"{hub.base}/terminal#token={hall.tokens['term-1']}")
-        expect(terminal.locator("#t-conn")).to_have_attribute("data-state", "live")
-        terminal.fill("#t-player", "ana")
-        terminal.click("#t-buy")
-        expect(terminal.locator("#t-message")).to_contain_text("la compra se completará")
+        terminal = buying_over(browser, hall, hub, link)
         given_by(hub, "locutor", ("record_sale", {"series_id": "A1", "first": 1, "last": 10}))
         given_by(
             hub,
@@ -188,8 +184,8 @@ def test_a_purchase_the_hub_never_got_is_not_made_in_a_later_game(served):
     assert state.ended_game.holdings == ()
 
 
-def test_a_terminal_opened_on_another_screen_is_closed_here_and_says_so(served):
-    hall, hub = served
+def test_a_terminal_opened_on_another_screen_is_closed_here_and_says_so(hall_served):
+    hall, hub = hall_served
     address = f"{hub.base}/terminal#token={hall.tokens['term-1']}"
     with chromium() as browser:
         _, first = page_in(browser, 1280, 900)

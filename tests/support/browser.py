@@ -42,6 +42,7 @@ __all__ = [
     "monitor_fits",
     "page_in",
     "phase",
+    "served",
     "staff",
 ]
 
@@ -170,6 +171,19 @@ class HubProcess:
     def health(self) -> dict:
         with urllib.request.urlopen(f"{self.base}/health", timeout=5) as answer:
             return json.loads(answer.read())
+
+
+@contextmanager
+def served(hall: PreparedHall) -> Iterator[HubProcess]:
+    """The hall prepared (its store and configuration) and served by `bingo-hall serve` until
+    the block ends."""
+    hall.prepare()
+    hub = HubProcess(hall)
+    hub.start()
+    try:
+        yield hub
+    finally:
+        hub.stop()
 
 
 def prepare_audio() -> None:

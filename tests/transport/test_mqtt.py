@@ -518,14 +518,20 @@ def test_a_retained_replay_request_is_not_served_again_at_each_connection(store,
     run(scenario())
 
 
-def test_serve_starts_the_bridge_when_the_config_names_a_broker(tmp_path, broker):
-    config = tmp_path / "hall.toml"
+def bridged_config(directory: Path, broker) -> Path:
+    """A hall configuration naming the broker."""
+    config = directory / "hall.toml"
     config.write_text(
         'hall_id = "sala-1"\nprofile = "1979"\n'
         f'profiles_dir = "{REPO / "config" / "profiles"}"\n'
         f'[mqtt]\nurl = "{broker.url}"\ntopic_prefix = "bingo"\n',
         encoding="utf-8",
     )
+    return config
+
+
+def test_serve_starts_the_bridge_when_the_config_names_a_broker(tmp_path, broker):
+    config = bridged_config(tmp_path, broker)
     db = f"sqlite:///{tmp_path / 'hall.sqlite'}"
     serve = ["serve", "--config", str(config), "--db", db, "--port", str(free_port())]
     process = subprocess.Popen(
@@ -580,13 +586,7 @@ def test_serve_refuses_a_log_that_ends_before_what_the_broker_saw(tmp_path, brok
     """The broker retains the state of seq 40; the hall's log (restored from an older copy)
     ends at 0: serve says so and stops, status 1, and the broker's record is left as it was.
     Once that record is cleared, as the message says, the hub starts on the older log."""
-    config = tmp_path / "hall.toml"
-    config.write_text(
-        'hall_id = "sala-1"\nprofile = "1979"\n'
-        f'profiles_dir = "{REPO / "config" / "profiles"}"\n'
-        f'[mqtt]\nurl = "{broker.url}"\ntopic_prefix = "bingo"\n',
-        encoding="utf-8",
-    )
+    config = bridged_config(tmp_path, broker)
     witnessed = json.dumps({"seq": 40, "phase": "drawing"})
     retain(broker, witnessed)
     db = f"sqlite:///{tmp_path / 'hall.sqlite'}"
