@@ -95,6 +95,7 @@ async def serve(config: HallConfig, log: EventLog, port: int | None = None) -> N
         bridges = [MqttBridge(runtime, config.mqtt)]
         bridges += [TableBridge(table, config.mqtt) for table in tables.tables.values()]
         await _check_witnesses(bridges)
+        server.bridges = bridges
     stop = asyncio.get_running_loop().create_future()
     for signum in (signal.SIGINT, signal.SIGTERM):
         asyncio.get_running_loop().add_signal_handler(

@@ -28,9 +28,11 @@ JSON text, at most 64 KiB (a larger frame closes the connection with 1009).
 linked tables' (when there are any), and the exit camera: `null` for a hall without one, else
 `kind` (`simulated`, `file`, or `live` for a device or a stream), `receiving` (a live source
 gave a frame in the last two seconds) and `losses` (how often a live source was lost and
-opened again). A call the camera could not see is held with the reason `no_picture`; one
-whose frames the ball set's own prints (kept at its commissioning) show as another ball, with
-`set_disagrees` and that ball in `set_ball`.
+opened again); and, when the configuration names a broker, each MQTT bridge (`stream`,
+`connected`, `published_seq`, and `halted`: why it stopped, when the broker had seen the stream
+past the log's head, docs/mqtt.md). A call the camera could not see is held with the reason
+`no_picture`; one whose frames the ball set's own prints (kept at its commissioning) show as
+another ball, with `set_disagrees` and that ball in `set_ball`.
 
 1. The hub sends `auth_required`. The client's first frame is `auth`: a device token (monitors,
    auxiliary terminals) or a staff user's name and password. The hub answers `auth_ok` (with the

@@ -40,6 +40,7 @@ from bingo_hall.hub.table_runtime import TableRuntime
 from bingo_hall.transport import messages as m
 from bingo_hall.transport.fanout import Audience, Fanout, Subscriber, TooSlow
 from bingo_hall.transport.login_guard import LoginGuard, LoginRefused
+from bingo_hall.transport.mqtt_bridge import StreamBridge
 
 logger = logging.getLogger(__name__)
 
@@ -87,6 +88,7 @@ class HubServer:
         login_guard: LoginGuard | None = None,
     ) -> None:
         self.routes = tuple(routes)
+        self.bridges: Sequence[StreamBridge] = ()  # the MQTT bridges, for /health (serve.py)
         self.login_guard = login_guard or LoginGuard()
         self.runtime = runtime
         self.tables = tables or TableRuntime(runtime.service.log, runtime.service.hall_id)
@@ -122,6 +124,8 @@ class HubServer:
                 "phase": state.phase.value,
                 "camera": _camera_health(self.runtime.ball_check),
             }
+            if self.bridges:
+                body["mqtt"] = [_bridge_health(bridge) for bridge in self.bridges]
             if self.tables.tables:
                 snapshots = {i: t.service.snapshot for i, t in self.tables.tables.items()}
                 body["tables"] = {
@@ -436,6 +440,17 @@ class _Session:
         await self.connection.send(_dump(m.Result(id=message.id, success=True, result=result)))
         if message.table is None and message.command in SHOWINGS_CHANGED_BY:
             await self.server.push_showings(self)
+
+
+def _bridge_health(bridge: StreamBridge) -> dict[str, object]:
+    """An MQTT bridge: its stream, whether it is connected, how far it published, and why it
+    stopped if it did (the broker saw past the log: transport/mqtt_witness.py)."""
+    return {
+        "stream": bridge.stream,
+        "connected": bridge.connected.is_set(),
+        "published_seq": bridge.published_seq,
+        "halted": str(bridge.halted) if bridge.halted else None,
+    }
 
 
 def _camera_health(check: BallCheck | None) -> dict[str, object] | None:

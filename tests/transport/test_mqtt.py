@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import urllib.request
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from functools import partial
@@ -565,6 +566,11 @@ def test_serve_starts_the_bridge_when_the_config_names_a_broker(tmp_path, broker
     assert "stopped at seq 0" in err
 
 
+def read_json(url: str) -> dict:
+    with urllib.request.urlopen(url, timeout=5) as answer:
+        return json.loads(answer.read())
+
+
 def retained_state(broker) -> dict | None:
     """The state the broker keeps retained for the hall, read by Mosquitto's own client."""
     read = subprocess.run(
@@ -624,6 +630,11 @@ def test_a_bridge_that_finds_the_broker_past_its_log_publishes_nothing(store, br
                 await asyncio.wait_for(bridge.run(), 20)  # returns: halted
             assert bridge.halted is not None and bridge.halted.witnessed == 40
             assert bridge.connections == 0 and bridge.events_sent == 0
+            hub.server.bridges = [bridge]  # as serve gives them: /health says why it stopped
+            health = await asyncio.to_thread(read_json, f"{hub.http}/health")
+            (said,) = health["mqtt"]
+            assert said["stream"] == HALL and said["connected"] is False
+            assert said["halted"] == str(bridge.halted)
             return hub.runtime.service.seq
 
     head = run(scenario())
