@@ -138,13 +138,17 @@ def test_a_purchase_whose_answer_was_lost_is_completed_once_back_online(hall_ser
     with chromium() as browser:
         terminal = buying_over(browser, hall, hub, link)
         assert json.loads(terminal.evaluate(PENDING))["game"] == 1
+        # no other purchase meanwhile: it could not be sent, and would take this one's place
+        expect(terminal.locator("#t-buy")).to_be_disabled()
         terminal.reload()
         expect(terminal.locator("#t-conn")).to_have_attribute("data-state", "reconnecting")
+        expect(terminal.locator("#t-buy")).to_be_disabled()
         link.back()
         expect(terminal.locator("#t-cards .tcard")).to_have_count(6)
         expect(terminal.locator("#t-message")).to_have_text("Comprados 6 cartones.")
         expect(terminal.locator("#t-blocks")).to_have_text("ana: 1 de 6 series en esta partida")
         assert terminal.evaluate(PENDING) is None
+        expect(terminal.locator("#t-buy")).to_be_enabled()  # the next purchase is a new one
         assert terminal.errors == []  # type: ignore[attr-defined]
 
     # the first answer was a sale; the second attempt found it, and no other was made

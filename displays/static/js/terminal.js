@@ -92,6 +92,7 @@ async function buy(purchase, resent = false) {
 // answers with the block it recorded, or buys it if the sale it was meant for is still open,
 // or says why not.
 let purchaseChecked = true;
+let online = false;
 function completePurchase() {
   if (purchaseChecked || !hub || hub.lastSeq < hub.headSeq || busy.has('buy')) return;
   purchaseChecked = true;
@@ -231,7 +232,10 @@ function render() {
   const name = player();
   const bought = name && game && cardsGame === game.id ? machineBlocks() : 0;
   $('#t-buy').textContent = t('terminal.buy', { size: blockSize() });
-  $('#t-buy').disabled = !legal('buy_cards') || !name || !series.length || (limit && bought >= limit) || busy.has('buy');
+  // Offline, a purchase could not be sent; and a new one would take the place of the one
+  // still waiting to be completed (pendingPurchase), which the page sends first once back.
+  const waiting = !online || pendingPurchase() !== null;
+  $('#t-buy').disabled = !legal('buy_cards') || !name || !series.length || (limit && bought >= limit) || busy.has('buy') || waiting;
   $('#t-blocks').textContent = name && limit ? t('terminal.blocks', { player: name, bought, limit }) : t('terminal.name_first');
   $('#t-sale-note').textContent = selling ? t('terminal.sale_open') : t('terminal.sale_closed');
   renderCards();
@@ -286,6 +290,8 @@ async function main() {
     onEvent,
     onStatus: (state, text) => {
       onStatus(state, text);
+      online = state === 'live';
+      rerender();
       $('#t-replaced').hidden = state !== 'replaced';
       if (state === 'live') {
         refreshCards(0);
