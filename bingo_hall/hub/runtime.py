@@ -35,7 +35,7 @@ from bingo_hall.domain.commissioning import require_commissionable, require_show
 from bingo_hall.domain.errors import PhaseError
 from bingo_hall.domain.phases import Phase
 from bingo_hall.domain.profiles import RuleProfile
-from bingo_hall.domain.state import Game, ShowingsInProgress
+from bingo_hall.domain.state import Game, Holding, ShowingsInProgress
 from bingo_hall.draw import CertifiedRandomDraw
 from bingo_hall.hub.auth import (
     BALL_SHOWINGS,
@@ -206,10 +206,11 @@ class HubRuntime:
         if name in ("commission_ball_set", "change_ball_set"):
             self._prepare_references()
         if name == BUY_CARDS:
-            assert isinstance(command, RecordSale)
-            game = self.service.state.game
-            sale = _bought(command, game.game_id if game else None)
-            return {"events": _listed(envelopes), "sale": sale, "repeated": False}
+            assert isinstance(command, RecordSale) and command.buyer is not None
+            bought = Holding(
+                command.buyer, command.series_id, command.first, command.last, command.purchase
+            )
+            return _purchase_answer(bought, envelopes[0].game_id, envelopes)
         return {"events": _listed(envelopes)}
 
     async def _run(self, command: Command, principal: Principal) -> list[EventEnvelope]:
@@ -372,9 +373,7 @@ class HubRuntime:
                     f"buy_cards: purchase {purchase} bought series {holding.series_id} for "
                     f"{holding.player}; a new purchase needs a new name",
                 )
-            sale = {"series_id": holding.series_id, "first": holding.first, "last": holding.last}
-            sale |= {"player": holding.player, "game": game.game_id}
-            return {"events": [], "sale": sale, "repeated": True}
+            return _purchase_answer(holding, game.game_id, envelopes=[])
         return None
 
     def _purchase(self, principal: Principal, args: dict[str, Any]) -> Command:
@@ -386,7 +385,8 @@ class HubRuntime:
         if series is None:
             raise CommandFailed("invalid_args", f"buy_cards: no series {series_id!r} in this hall")
         game, on_sale = args.get("game"), self.service.state.game
-        if "game" in args and (on_sale is None or game != on_sale.game_id or game is True):
+        wrong_game = on_sale is None or isinstance(game, bool) or game != on_sale.game_id
+        if "game" in args and wrong_game:
             now = f"game {on_sale.game_id}" if on_sale else "no game"
             raise CommandFailed(
                 "invalid_args", f"buy_cards: game {game!r} is not the game on sale ({now})"
@@ -406,7 +406,7 @@ class HubRuntime:
                 "first": series.next_number,
                 "last": series.next_number + block - 1,
                 "buyer": f"{principal.id}/{player}",
-                **({"purchase": args["purchase"]} if "purchase" in args else {}),
+                "purchase": purchase,
             },
         )
 
@@ -555,15 +555,16 @@ def _marking(grid: tuple[tuple[int, ...], ...], calls: Sequence[int]) -> dict[st
     }
 
 
-def _bought(command: RecordSale, game: int | None) -> dict[str, Any]:
-    """What a terminal's purchase bought, as `buy_cards` answers it."""
-    player = command.buyer.split("/", 1)[1] if command.buyer else None
+def _purchase_answer(
+    holding: Holding, game: int | None, envelopes: list[EventEnvelope]
+) -> dict[str, Any]:
+    """`buy_cards`'s answer: the block bought, and whether it was bought before (`repeated`,
+    no events: the purchase sent again under its name)."""
+    sale = {"series_id": holding.series_id, "first": holding.first, "last": holding.last}
     return {
-        "series_id": command.series_id,
-        "first": command.first,
-        "last": command.last,
-        "player": player,
-        "game": game,
+        "events": _listed(envelopes),
+        "sale": {**sale, "player": holding.player, "game": game},
+        "repeated": not envelopes,
     }
 
 

@@ -44,9 +44,9 @@ function run(command, args, sourceId) {
 }
 
 // A purchase is named when the player presses and keeps its name until the hub answers: sent
-// again after a lost answer (the connection back, or the player pressing again), the hub finds
-// the block it recorded then rather than selling a second one. It names its game too, so that
-// a purchase the hub never received is not made in a later game.
+// again after a lost answer (once the page is back online), the hub finds the block it
+// recorded then rather than selling a second one. It names its game too, so that a purchase
+// the hub never received is not made in a later game.
 const PURCHASE = `${STORE}.purchase`;
 
 function pendingPurchase() {
@@ -57,9 +57,9 @@ function pendingPurchase() {
   }
 }
 
-function purchaseFor(game, series, name) {
-  const pending = pendingPurchase();
-  if (pending && pending.game === game && pending.series === series && pending.player === name) return pending;
+// A new purchase: the buy button is disabled while another one waits (render), so there is
+// none to take the place of.
+function newPurchase(game, series, name) {
   const bytes = crypto.getRandomValues(new Uint8Array(12)); // crypto.randomUUID needs https
   const id = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
   const purchase = { id, game, series, player: name };
@@ -274,7 +274,7 @@ async function main() {
     rerender();
   });
   $('#t-message').addEventListener('click', () => ($('#t-message').hidden = true));
-  $('#t-buy').addEventListener('click', () => buy(purchaseFor(model.game ? model.game.id : null, $('#t-series').value, player())));
+  $('#t-buy').addEventListener('click', () => buy(newPurchase(model.game ? model.game.id : null, $('#t-series').value, player())));
   const token = deviceToken(`${STORE}.token`);
   if (!token) {
     $('#t-login').hidden = false;
