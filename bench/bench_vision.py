@@ -19,7 +19,8 @@ in training or calibration), reads each one with `BallReader.read` on one core
 - then, as the hub reads a ball, bursts of three frames from the simulated camera (held-out
   styles) fused by `BallReader.read_frames`: with every ball possible, and with about half the
   balls already drawn (the candidates are the balls still in the machine), against the first
-  frame of each burst alone;
+  frame of each burst alone; and the same bursts as if the ball shown had been drawn before
+  and were still in view (it is not a candidate): none may be read as a ball in the machine;
 - the call as a second witness, on the single frames and on those bursts: for a few floors
   on the networks' confidence, the share of balls whose best guess is the ball shown at or
   above the floor (a right call the camera would confirm on agreement alone), and the share
@@ -235,6 +236,9 @@ def print_witness(what: str, guesses: list[tuple[bool, float]], balls: int) -> N
         )
 
 
+BEFORE = "three frames, half drawn, the ball shown drawn before (still in view)"
+
+
 def bursts(reader: BallReader, balls: int, seed: int, style_set: StyleSet) -> int:
     """Balls read as the hub reads them; returns how many were given a wrong number."""
     if balls <= 0:
@@ -249,20 +253,27 @@ def bursts(reader: BallReader, balls: int, seed: int, style_set: StyleSet) -> in
         candidates = [n for n in range(1, 91) if n not in drawn]
         camera.present(truth)
         frames = camera.frames(3)
+        as_the_hub = reader.read_frames(frames, candidates)
+        before = [n for n in candidates if n != truth]  # the ball shown was the one before
         for name, reading in (
             ("first frame", reader.read(frames[0])),
             ("three frames", reader.read_frames(frames)),
-            ("three frames, half drawn", reader.read_frames(frames, candidates)),
+            ("three frames, half drawn", as_the_hub),
+            (BEFORE, reader.read_frames(frames, before)),
         ):
             tally[
                 name, "right" if reading.number == truth else "wrong" if reading.number else "held"
             ] += 1
-        if reading.guess is not None:
-            guesses.append((reading.guess == truth, reading.confidence))
+        if as_the_hub.guess is not None:
+            guesses.append((as_the_hub.guess == truth, as_the_hub.confidence))
     print(f"\n{balls} balls as the hub reads them (simulated camera, {style_set.name} styles):")
     for name in ("first frame", "three frames", "three frames, half drawn"):
         right, wrong = tally[name, "right"], tally[name, "wrong"]
         print(f"  {name}: {right / balls:.2%} read ({right}), wrong numbers {wrong}")
+    print(
+        f"  {BEFORE}: read as a ball still in the machine {tally[BEFORE, 'wrong']}, "
+        f"held {tally[BEFORE, 'held']}"
+    )
     print_witness("three frames, half drawn", guesses, balls)
     return sum(v for (_, kind), v in tally.items() if kind == "wrong")
 

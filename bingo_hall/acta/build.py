@@ -215,11 +215,15 @@ class _ActaBuilder:
         )
 
     def _on_ball_held(self, env: EventEnvelope, p: Json, at: str) -> None:
-        self.game(env)["holds"].append(
+        game = self.game(env)
+        guess = p["camera"].get("guess")
+        game["holds"].append(
             {
                 "ordinal": p["ordinal"],
                 "called": p["called"],
                 "camera": p["camera"],
+                # the camera's guess is a ball already out: the ball before, still in view
+                "guess_drawn": guess is not None and guess in {b["number"] for b in game["balls"]},
                 "cause": p.get("cause", "camera"),
                 "held_at": at,
                 "number": None,

@@ -291,13 +291,14 @@ def confidence_text(value: float) -> str:
     return str(shown).replace(".", ",")
 
 
-def _reading_text(camera: Json) -> str:
+def _reading_text(camera: Json, guess_drawn: bool = False) -> str:
     if camera["reason"] == "no_picture":
         return NO_READING["no_picture"]  # nothing was read, no frame kept
     if camera["reading"] is not None:
         seen = f"lee {camera['reading']}"
     else:
-        guess = f", quizá {camera['guess']}" if camera["guess"] is not None else ""
+        drawn = ", ya extraída" if guess_drawn else ""
+        guess = f", quizá {camera['guess']}{drawn}" if camera["guess"] is not None else ""
         seen = f"{NO_READING[camera['reason']]}{guess}"
     confidence = confidence_text(camera["confidence"])
     if camera.get("set_margin") is not None:
@@ -371,7 +372,7 @@ def _hold_line(hold: Json, game_status: str) -> str:
     )
     text = (
         f"Bola {hold['ordinal']} retenida ({clock(hold['held_at'])}): cantada {hold['called']}, "
-        f"cámara: {_reading_text(hold['camera'])}{cause}"
+        f"cámara: {_reading_text(hold['camera'], hold.get('guess_drawn', False))}{cause}"
     )
     if hold["verdict"] is None:
         if game_status == "finished":  # a bingo claimed before it was announced

@@ -154,7 +154,8 @@ class CameraCheck(BaseModel):
     """What the CCTV camera on the ball exit read (spec §4): kept with the ball for the acta.
 
     `reading` is set only when the reading passed the acceptance threshold; `guess` is the best
-    candidate; `reason`, why there is no reading (`no_picture`: the camera gave no frame at
+    guess (it may be a ball already drawn, still in view: then never the reading); `reason`,
+    why there is no reading (`no_picture`: the camera gave no frame at
     all; `set_disagrees`: the ball set's prints kept at its commissioning name another ball
     than the guess, `set_ball`); `frame` is the SHA-256 of the JPEG frame kept in the store;
     `set_margin`, the margin by which the set's prints chose their ball: the reading's, when it

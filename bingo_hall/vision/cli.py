@@ -66,6 +66,7 @@ def add_vision_parser(commands: Any) -> None:
     read.add_argument(
         "--candidates",
         metavar="N,N,...",
-        help="the balls still in the machine: only these can be read",
+        help="the balls still in the machine: only these can be read (a ball already out "
+        "may be guessed, never read)",
     )
     read.set_defaults(run=run_read)

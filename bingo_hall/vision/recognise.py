@@ -7,8 +7,12 @@ picture share its light and blur); several frames of the same ball add up their
 log-posteriors divided by k**fusion: they are far from independent (same print, same light,
 and the same mistakes), and a misreading repeated on every frame must not look much surer
 than on one. Both exponents are chosen in calibration. Restricting to the candidates
-renormalises over the balls still in the machine; the answer's confidence is the resulting
-probability of the best number, and the number is given only when that passes the
+renormalises over the balls still in the machine, and each ball already out of it keeps a
+small prior weight (`OUT_OF_MACHINE_PRIOR`): the ball in view may be the one before, still in
+the exit, so a frame that shows a ball already drawn is never read as a candidate it merely
+resembles, and a lone candidate is confirmed only by a frame that shows it. The answer's
+confidence is the resulting probability of the best number (a ball out of the machine is
+never given, only guessed), and the number is given only when that passes the
 acceptance threshold chosen in training (`bingo_hall.vision.train`) for the evidence the
 reading rests on (`bingo_hall.vision.model.Evidence`): one label; two labels found in one
 frame; two labels of one frame agreeing on the number (each, read alone, gives it even odds
@@ -48,6 +52,13 @@ from bingo_hall.vision.reading import Reading
 from bingo_hall.vision.set_references import SetReferences, judged_reading
 
 LABELS_PER_FRAME = 2
+OUT_OF_MACHINE_PRIOR = 3e-3
+"""The prior weight, against each ball still in the machine, that the ball in view is a given
+ball already drawn (the one before, left in the exit): with half the balls out, about one call
+in 330. At zero the restriction alone would decide: a lone candidate would be confirmed by any
+picture, and of 1,000 held-out bursts of a ball already drawn, 33 read as a ball still in the
+machine (none at this weight; 1 at 1e-4 and 1e-3). The cost: with half the balls out, 95.3 %
+of bursts read against 95.8 % (`bench/bench_vision.py`, docs/vision.md)."""
 MIN_SIDE = 48  # pixels: a smaller frame cannot hold a readable ball
 
 
@@ -176,7 +187,7 @@ class BallReader:
         if not allowed.any():
             return Reading(None, 0.0, None, "unsure")
         fused = np.sum(scored, axis=0) / len(scored) ** self.model.fusion
-        fused = np.where(allowed, fused, -np.inf)
+        fused = np.where(allowed, fused, fused + np.log(OUT_OF_MACHINE_PRIOR))
         posterior = np.exp(log_normalise(fused))
         best = int(np.argmax(posterior))
         confidence = float(posterior[best])
@@ -187,7 +198,7 @@ class BallReader:
             )
         strongest = max(e.evidence_for(best) for e in evidence)
         accepted = confidence >= self.model.threshold_for(strongest)
-        return judged_reading(best + 1, confidence, accepted, match)
+        return judged_reading(best + 1, confidence, accepted, match, in_machine=bool(allowed[best]))
 
 
 def _allowed(candidates: Collection[int] | None) -> np.ndarray:

@@ -138,11 +138,15 @@ def judged_reading(
     networks_accept: bool,
     match: ReferenceMatch | None,
     steps: Staircase = STEPS,
+    in_machine: bool = True,
 ) -> Reading:
     """The reading of the networks' best guess, as `judge` takes it against the set's
-    references (`match`), with the ball those lie nearest."""
+    references (`match`), with the ball those lie nearest. A guess no longer in the machine
+    (`in_machine` false: the ball before, still in view) is never given as the number."""
     nearest = None if match is None else match.ball
     verdict = judge(guess, confidence, networks_accept, match, steps)
+    if not in_machine and verdict in ("networks", "set"):
+        verdict = "unsure"
     if verdict == "networks":
         return Reading(guess, confidence, guess, None, set_nearest=nearest)
     if verdict == "unsure":

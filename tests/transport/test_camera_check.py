@@ -21,7 +21,7 @@ from bingo_hall.hub.ball_check import BallCheck
 from bingo_hall.store.frames import FrameStore
 from bingo_hall.vision.camera import SimulatedCamera, simulated_exit
 from bingo_hall.vision.recognise import BallReader
-from bingo_hall.vision.set_references import MARGIN_FLOOR, ReferenceMatch, corroborates
+from bingo_hall.vision.set_references import ReferenceMatch, corroborates
 from bingo_hall.vision.styles import CHECK, HELD_OUT
 from support.hub import (
     PASSWORD,
@@ -237,11 +237,11 @@ def test_a_hall_taking_the_call_as_a_witness_announces_a_doubted_ball_guessed_as
     asyncio.run(scenario())
 
 
-def test_the_ball_before_still_in_view_is_held_as_the_sets_prints_name_it(store):
+def test_the_ball_before_still_in_view_is_held_and_named(store):
     """A set printed once, as a hall's, commissioned; 37 goes out, and the caller keys 38 while
-    the camera still sees 37. 37 is no longer in the machine, so the networks guess another
-    ball; the set's prints name 37: the call is held with the reason `set_disagrees` and the
-    ball they named, the acta says so, and the Jefe de Mesa confirms the 38 put at the exit."""
+    the camera still sees 37. 37 is no longer in the machine: the camera names it as its guess
+    and never reads it as a ball still in it; the call is held, the acta says the guess was a
+    ball already out, and the Jefe de Mesa confirms the 38 put at the exit."""
     exit_ = Exit()
     exit_.camera = simulated_exit(20261130)
 
@@ -256,13 +256,8 @@ def test_the_ball_before_still_in_view_is_held_as_the_sets_prints_name_it(store)
             assert [e["type"] for e in result["events"]] == ["ball_held"]
             held = await next_event(mesa, "ball_held")
             camera = held["payload"]["camera"]
-            assert (camera["reading"], camera["reason"], camera["set_ball"]) == (
-                None,
-                "set_disagrees",
-                37,
-            )
-            assert camera["guess"] not in (None, 37)  # 37 is no candidate any more
-            assert camera["set_margin"] >= MARGIN_FLOOR
+            assert (camera["reading"], camera["guess"], camera["reason"]) == (None, 37, "unsure")
+            assert (camera["set_ball"], camera["set_nearest"]) == (None, 37)
             assert hub.runtime.service.state.phase.value == "camera_hold"
 
             exit_.show(38)  # the Jefe de Mesa sees 38 put at the exit, and confirms the call
@@ -275,11 +270,7 @@ def test_the_ball_before_still_in_view_is_held_as_the_sets_prints_name_it(store)
                 "sala-1", log.iter_all("sala-1"), log.verify_chain("sala-1"), session_id=1
             )
             text = render_text(acta)
-            assert (
-                f"cantada 38, cámara: contradicha por las bolas del juego en su prueba, "
-                f"quizá {camera['guess']} (confianza "
-            ) in text
-            assert "las bolas del juego señalan el 37, margen " in text
+            assert "cantada 38, cámara: lectura dudosa, quizá 37, ya extraída (confianza " in text
 
     asyncio.run(scenario())
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from bingo_hall.vision.camera import SimulatedCamera
 from bingo_hall.vision.model import Evidence
 from bingo_hall.vision.reading import Reading
-from bingo_hall.vision.recognise import BallReader, FrameEvidence
+from bingo_hall.vision.recognise import OUT_OF_MACHINE_PRIOR, BallReader, FrameEvidence
 from bingo_hall.vision.render import render_ball
 from bingo_hall.vision.styles import HELD_OUT
 
@@ -124,16 +124,54 @@ def test_candidates_restrict_and_renormalise(reader: BallReader) -> None:
     assert alone.number == 68 and alone.confidence == pytest.approx(1.0)
     among = reader.read(frame, candidates=[68, 86, 89, 9])
     assert among.guess == 68 and among.confidence >= free.confidence
-    # the renormalisation itself: evidence split between two balls, one no longer in play
-    scores = np.full(90, -30.0)
-    scores[[16, 70]] = np.log(0.5)  # balls 17 and 71, equally likely
+    # the renormalisation itself: a frame that leans to 17 over 71, a ball no longer in play
+    scores = np.full(90, -40.0)
+    scores[[16, 70]] = np.log([0.9999, 0.0001])
     evidence = [FrameEvidence(scores, None, ball=True)]
-    assert reader.decide(evidence).reason == "unsure"
-    assert reader.decide(evidence).guess in (17, 71)
+    assert (reader.decide(evidence).reason, reader.decide(evidence).guess) == ("unsure", 17)
     kept = reader.decide(evidence, candidates=[k for k in range(1, 91) if k != 71])
-    assert kept.number == 17 and kept.confidence > 0.999
+    assert kept.number == 17 and kept.confidence > reader.model.threshold
     with pytest.raises(ValueError, match="1 to 90"):
         reader.read(frame, candidates=[0, 68])
+
+
+def test_a_ball_out_of_the_machine_is_not_explained_away(reader: BallReader) -> None:
+    """A frame that cannot tell 17 from 71 is not read as 17 because 71 was drawn: the ball
+    in view may be the one before (`OUT_OF_MACHINE_PRIOR`)."""
+    scores = np.full(90, -40.0)
+    scores[[16, 70]] = np.log(0.5)
+    evidence = [FrameEvidence(scores, None, ball=True)]
+    split = reader.decide(evidence, candidates=[k for k in range(1, 91) if k != 71])
+    assert (split.number, split.guess, split.reason) == (None, 17, "unsure")
+    assert split.confidence == pytest.approx(1 / (1 + OUT_OF_MACHINE_PRIOR))
+
+
+def test_a_lone_candidate_is_confirmed_only_by_a_frame_that_shows_it(reader: BallReader) -> None:
+    rng = np.random.default_rng(7)
+    shows_68 = render_ball(68, rng, HELD_OUT)
+    assert reader.read(shows_68, candidates=[68]).number == 68
+    for last in (86, 12):  # the last ball left, and the picture shows another
+        reading = reader.read(shows_68, candidates=[last])
+        assert (reading.number, reading.guess, reading.reason) == (None, 68, "unsure"), last
+    # a frame that says nothing of the number confirms nothing, whatever is left
+    blank = [FrameEvidence(np.full(90, -np.log(90)), None, ball=True)]
+    assert reader.decide(blank, candidates=[5]).number is None
+
+
+def test_the_ball_before_still_in_view_is_guessed_not_read_as_another(
+    reader: BallReader,
+) -> None:
+    """The ball just drawn is still at the exit when the next is called: the frames show
+    it, and the reading names it as a guess; no ball still in the machine is given."""
+    camera = SimulatedCamera(seed=20261201)
+    shown = 0
+    for before in (37, 68, 88, 18, 61, 66):
+        camera.present(before)
+        remaining = [n for n in range(1, 91) if n != before]
+        reading = reader.read_frames(camera.frames(3), candidates=remaining)
+        assert reading.number is None, (before, reading)
+        shown += reading.guess == before
+    assert shown >= 5
 
 
 def test_several_frames_are_read_at_least_as_well_as_one(reader: BallReader) -> None:

@@ -184,13 +184,19 @@ def test_the_references_veto_comes_first_and_only_they_accept_below_the_threshol
         assert verdict == ("networks" if networks_accept else "unsure")
 
 
-@given(*GUESSES_JUDGED)
+@given(*GUESSES_JUDGED, st.booleans())
 def test_the_reading_keeps_the_verdict_and_the_ball_the_references_lie_nearest(
-    guess: int, confidence: float, networks_accept: bool, nearest: tuple[int, float] | None
+    guess: int,
+    confidence: float,
+    networks_accept: bool,
+    nearest: tuple[int, float] | None,
+    in_machine: bool,
 ) -> None:
     match = None if nearest is None else ReferenceMatch(*nearest, 0.9)
     verdict = judge(guess, confidence, networks_accept, match)
-    reading = judged_reading(guess, confidence, networks_accept, match)
+    if not in_machine and verdict in ("networks", "set"):
+        verdict = "unsure"  # a ball already drawn is guessed, never given
+    reading = judged_reading(guess, confidence, networks_accept, match, in_machine=in_machine)
     assert (reading.guess, reading.confidence) == (guess, confidence)
     assert reading.number == (guess if verdict in ("networks", "set") else None)
     assert reading.reason == (None if verdict in ("networks", "set") else verdict)
@@ -282,11 +288,15 @@ def test_a_sure_reading_is_held_when_the_set_names_another_ball(reader: BallRead
 
 
 def test_a_ball_no_longer_in_the_machine_is_not_confirmed(reader: BallReader) -> None:
+    """The ball before, still at the exit: the networks and the set's prints both name it,
+    and it is guessed, never given, however sure both are."""
     references = random_set(11)
     own = references.features[references.balls == 37][0]
     remaining = [n for n in range(1, 91) if n != 37]
-    reading = reader.decide([guessed_evidence(own, 37, 0.995)], remaining, references)
-    assert reading.number is None and reading.guess != 37
+    for confidence in (0.995, 1 - 1e-9):
+        reading = reader.decide([guessed_evidence(own, 37, confidence)], remaining, references)
+        assert (reading.number, reading.guess, reading.reason) == (None, 37, "unsure")
+        assert reading.set_nearest == 37
 
 
 def exit_cameras(printed: bool) -> tuple[SimulatedCamera, SimulatedCamera]:

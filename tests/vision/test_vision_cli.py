@@ -69,6 +69,10 @@ def test_candidates_option(tmp_path: Path) -> None:
     result = run("vision", "read", "--candidates", "44", str(ball))
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["number"] == 44
+    other = run("vision", "read", "--candidates", "12", str(ball))  # 44 is already out
+    assert other.returncode == 0, other.stderr
+    reading = json.loads(other.stdout)
+    assert (reading["number"], reading["guess"], reading["reason"]) == (None, 44, "unsure")
     bad = run("vision", "read", "--candidates", "44,99", str(ball))
     assert bad.returncode != 0 and "99" in bad.stderr and "Traceback" not in bad.stderr
 

@@ -566,12 +566,13 @@ function renderHold() {
   const read = camera.reason !== 'no_picture' && camera.confidence !== undefined && camera.confidence !== null;
   $('#hold-confidence').textContent = read ? `${Math.floor(camera.confidence * 100)} %` : '—';
   const disagrees = camera.reading !== null && camera.reading !== undefined && camera.reading !== hold.called;
-  // the set's prints name a ball already out: the ball before may still be in view
-  const drawnBefore = Boolean(camera.set_ball) && called(game).has(camera.set_ball);
+  // the camera (or the set's prints) names a ball already out: the ball before may still be in view
+  const named = camera.set_ball ?? (camera.reason === 'unsure' ? camera.guess : null);
+  const drawnBefore = Boolean(named) && called(game).has(named);
   $('#hold-reason').textContent = hold.cause === 'uncommissioned_set'
     ? t('hold.reason.uncommissioned_set')
     : camera.reason
-    ? t(`hold.reason.${camera.reason}${drawnBefore ? '_drawn' : ''}`, { n: camera.set_ball })
+    ? t(`hold.reason.${camera.reason}${drawnBefore ? '_drawn' : ''}`, { n: named })
     : disagrees
       ? t('hold.reason.disagrees')
       : '—';
@@ -583,7 +584,7 @@ function renderHold() {
   }
   frame.hidden = !camera.frame;
   $('#hold-confirm').textContent = t('hold.confirm', { n: hold.called ?? '' });
-  const suggestion = camera.reading ?? camera.guess;
+  const suggestion = drawnBefore ? null : camera.reading ?? camera.guess;
   if (suggestion && !$('#hold-correct-number').value && document.activeElement !== $('#hold-correct-number')) {
     $('#hold-correct-number').placeholder = t('hold.correct_to_n', { n: suggestion });
   }
