@@ -38,6 +38,11 @@ NO_READING = {
     "no_picture": "la cámara no dio imagen",
     "set_disagrees": "contradicha por las bolas del juego en su prueba",
 }
+CLOSE_REASONS = {
+    "closed": "",
+    "equipment_check_failed": " (material defectuoso)",
+    "balls_not_loaded": " (sin llegar a cargar las bolas)",
+}
 ORDERS = {"resume": "continuar la partida", "finish": "dar por finalizada la partida"}
 MACHINE_KINDS = {"drum": "de bombo", "pneumatic": "neumático"}
 
@@ -263,7 +268,7 @@ def render_text(acta: Json) -> str:
                 f"{unpaid['claim_id']}): {euros(unpaid['amount'], currency)}"
             )
     if session["closed_at"]:
-        reason = " (material defectuoso)" if session["close_reason"] != "closed" else ""
+        reason = CLOSE_REASONS[session["close_reason"]]
         lines.append(f"Cierre de la sesión: {clock(session['closed_at'])}{reason}")
     chain = acta["chain"]
     if chain["ok"]:

@@ -111,8 +111,12 @@ class AnnounceLastGame(Command):
 
 
 class CloseSession(Command):
+    """Closes the session: after its last game, or at ball loading when no set can be loaded
+    (none fit for the camera or within its game limit, or the players' inspection of the
+    loading found a fault), as a failed equipment check closes it."""
+
     name = "close_session"
-    legal_in = frozenset({Phase.SESSION_READY})
+    legal_in = frozenset({Phase.SESSION_READY, Phase.BALL_LOADING})
 
 
 class AnnounceSeries(Command):

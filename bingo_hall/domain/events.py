@@ -78,7 +78,7 @@ class LastGameAnnounced(Event):
 class SessionClosed(Event):
     type = "session_closed"
     session_id: int
-    reason: Literal["closed", "equipment_check_failed"]
+    reason: Literal["closed", "equipment_check_failed", "balls_not_loaded"]
 
 
 class AnnouncedSeries(BaseModel):

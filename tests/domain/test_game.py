@@ -104,6 +104,33 @@ def test_failed_equipment_check_closes_the_session():
     assert hall.state.phase is Phase.SESSION_CLOSED
 
 
+@pytest.mark.parametrize("rules", ["1977", "1979", "basque"])
+def test_a_session_whose_balls_cannot_be_loaded_closes_from_ball_loading(rules):
+    """No set in service, or none that may be loaded: the session closes from ball loading,
+    as a failed equipment check closes it, with no last game to announce (none begins)."""
+    hall = Hall(profile(rules))
+    hall.run(c.OpenSession(machine_id="EXT-1", machine_kind="drum", profile=hall.rules))
+    hall.run(c.RecordEquipmentCheck(ok=True))
+    assert hall.state.phase is Phase.BALL_LOADING
+    with pytest.raises(RuleError, match="no ball set is in service"):
+        hall.run(c.LoadBalls())
+    closed = hall.run(c.CloseSession())
+    assert [(type(ev), ev.reason) for ev in closed] == [(e.SessionClosed, "balls_not_loaded")]
+    assert hall.state.phase is Phase.SESSION_CLOSED
+
+
+def test_a_session_closes_when_the_set_it_changed_to_cannot_be_loaded():
+    """Mid-session, after a game: the set changed to fails to load, and the session ends."""
+    hall = Hall(profile("1979", pneumatic_ball_set_game_limit=1)).open_ready()
+    hall.game_drawing((("A1", 1, 1),))
+    hall.run(c.VoidGame(reason=VoidReason.EQUIPMENT_BREAKDOWN, note="x"))
+    hall.run(c.RegisterBallSet(ball_set_id="JB-2", homologation="CNJ-BOLAS-0002"))
+    hall.run(c.ChangeBallSet(ball_set_id="JB-2", reason="límite de partidas"))
+    assert hall.state.phase is Phase.BALL_LOADING
+    closed = hall.run(c.CloseSession())
+    assert [ev.reason for ev in closed] == ["balls_not_loaded"]
+
+
 class TestSale:
     def test_sales_are_consecutive_and_continue_in_the_next_game(self):
         hall = Hall(profile("1979")).open_ready()

@@ -437,6 +437,18 @@ def session_acta(log: EventLog, session_id: int) -> str:
     )
 
 
+def test_a_session_closed_at_ball_loading_says_so_in_its_acta(log, service):
+    run(
+        service,
+        c.OpenSession(machine_id="EXT-1", machine_kind="drum", profile=profile("1977")),
+        c.RecordEquipmentCheck(ok=True),
+        c.CloseSession(),
+    )
+    assert service.state.phase is Phase.SESSION_CLOSED
+    assert "Cierre de la sesión: " in (acta := session_acta(log, 1))
+    assert acta.count("(sin llegar a cargar las bolas)") == 1
+
+
 def test_a_game_voided_during_its_sale_shows_the_cards_it_sold_and_who_voided_it(log, service):
     open_session(service)
     run(

@@ -99,7 +99,9 @@ const EXTRA = {
   // and played)
   'close-sale': () => Boolean(model.game && model.game.cardsSold > 0),
   'close-session': () =>
-    !(model.profile && model.profile.last_game_announcement_required) || model.lastGamePlayed,
+    model.phase === 'ball_loading' ||
+    !(model.profile && model.profile.last_game_announcement_required) ||
+    model.lastGamePlayed,
   'announce-last-game': () => !model.lastGameAnnounced,
   'verify-claims': () => pendingClaims().length > 0,
   'give-order': () => pendingClaims().length === 0 && windowRemaining() === 0,
