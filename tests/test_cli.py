@@ -307,9 +307,11 @@ def test_demo_on_postgresql_prints_its_acta_as_json():
 # --- acta -------------------------------------------------------------------------------------
 
 
-def test_acta_reads_a_store_named_in_sqlites_uri_form(actas):
+def test_acta_reads_a_store_named_in_sqlites_uri_form(demo_text, actas):
     assert actas["session uri"].code == 0, actas["session uri"].err
     assert actas["session uri"].out == actas["session"].out
+    # the URI is SQLite's to read: no directory named after it is made where the command ran
+    assert not (REPO / f"file:{demo_text.path.parent}").exists()
 
 
 def test_acta_of_the_session_reprints_the_demo_acta(demo_text, actas):

@@ -88,12 +88,15 @@ def _sqlite_engine(url: URL) -> sqlalchemy.Engine:
             f"in-memory SQLite ({_safe(url)!r}) is not supported: the event log must survive "
             "a restart; give a file, e.g. sqlite:///var/bingo/hall.sqlite"
         )
-    path = Path(database).expanduser()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise StoreError(f"cannot create the directory for SQLite file {path}: {exc}") from None
-    engine = sqlalchemy.create_engine(url.set(database=str(path)))
+    if database.startswith("file:"):  # SQLite's URI form: SQLite reads it, nothing is made
+        engine = sqlalchemy.create_engine(url)
+    else:
+        path = Path(database).expanduser()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cannot create the directory for SQLite file {path}: {exc}") from None
+        engine = sqlalchemy.create_engine(url.set(database=str(path)))
     event.listen(engine, "connect", _sqlite_on_connect)
     event.listen(engine, "begin", _sqlite_on_begin)
     return engine
