@@ -44,6 +44,7 @@ class _ActaBuilder:
             "opened_at": at,
             "closed_at": None,
             "close_reason": None,
+            "close_note": "",
             "profile": {
                 "id": profile["id"],
                 "title": profile["title"],
@@ -109,6 +110,7 @@ class _ActaBuilder:
         prizes only where the void left them standing (no restitution under the profile)."""
         session = self.session(env)
         session["closed_at"], session["close_reason"] = at, p["reason"]
+        session["close_note"] = p.get("note", "")
         for game in self.games.values():
             if game["status"] == "voided" and game["void"]["awards_withdrawn"]:
                 continue
@@ -202,6 +204,7 @@ class _ActaBuilder:
     def _on_ball_drawn(self, env: EventEnvelope, p: Json, at: str) -> None:
         game = self.game(env)
         hold = game["holds"][-1] if game["holds"] else None
+        guess = (p.get("camera") or {}).get("guess")
         game["balls"].append(
             {
                 "ordinal": p["ordinal"],
@@ -209,10 +212,16 @@ class _ActaBuilder:
                 "source": p["source"],
                 "at": at,
                 "camera": p.get("camera"),
+                "guess_drawn": guess is not None and guess in self._drawn(game),
                 "check": p.get("check"),
                 "hold": hold if hold is not None and hold["ordinal"] == p["ordinal"] else None,
             }
         )
+
+    @staticmethod
+    def _drawn(game: Json) -> set[int]:
+        """The balls the game has drawn so far."""
+        return {ball["number"] for ball in game["balls"]}
 
     def _on_ball_held(self, env: EventEnvelope, p: Json, at: str) -> None:
         game = self.game(env)
@@ -223,7 +232,7 @@ class _ActaBuilder:
                 "called": p["called"],
                 "camera": p["camera"],
                 # the camera's guess is a ball already out: the ball before, still in view
-                "guess_drawn": guess is not None and guess in {b["number"] for b in game["balls"]},
+                "guess_drawn": guess is not None and guess in self._drawn(game),
                 "cause": p.get("cause", "camera"),
                 "held_at": at,
                 "number": None,

@@ -41,7 +41,7 @@ NO_READING = {
 CLOSE_REASONS = {
     "closed": "",
     "equipment_check_failed": " (material defectuoso)",
-    "balls_not_loaded": " (sin llegar a cargar las bolas)",
+    "balls_not_loaded": " (sin llegar a cargar las bolas: {note})",
 }
 ORDERS = {"resume": "continuar la partida", "finish": "dar por finalizada la partida"}
 MACHINE_KINDS = {"drum": "de bombo", "pneumatic": "neumático"}
@@ -268,7 +268,7 @@ def render_text(acta: Json) -> str:
                 f"{unpaid['claim_id']}): {euros(unpaid['amount'], currency)}"
             )
     if session["closed_at"]:
-        reason = CLOSE_REASONS[session["close_reason"]]
+        reason = CLOSE_REASONS[session["close_reason"]].format(note=session["close_note"])
         lines.append(f"Cierre de la sesión: {clock(session['closed_at'])}{reason}")
     chain = acta["chain"]
     if chain["ok"]:
@@ -321,7 +321,7 @@ def _camera_text(ball: Json) -> str:
     camera = ball.get("camera")
     if camera is None:
         return "   cámara: sin comprobación"
-    return f"   cámara: {_reading_text(camera)}; {CHECKS[ball['check']]}"
+    return f"   cámara: {_reading_text(camera, ball['guess_drawn'])}; {CHECKS[ball['check']]}"
 
 
 def _commissioning_line(trial: Json) -> str:

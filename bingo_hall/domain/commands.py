@@ -111,12 +111,14 @@ class AnnounceLastGame(Command):
 
 
 class CloseSession(Command):
-    """Closes the session: after its last game, or at ball loading when no set can be loaded
-    (none fit for the camera or within its game limit, or the players' inspection of the
-    loading found a fault), as a failed equipment check closes it."""
+    """Closes the session: after its last game, or at ball loading, as a failed equipment
+    check closes it, when the balls are not loaded (no set in service, or one past its game
+    limit; a fault the players' inspection of the loading found): `note` says why, and is
+    required there."""
 
     name = "close_session"
     legal_in = frozenset({Phase.SESSION_READY, Phase.BALL_LOADING})
+    note: str = Field(default="", max_length=500)
 
 
 class AnnounceSeries(Command):

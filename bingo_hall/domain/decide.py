@@ -222,8 +222,18 @@ def _last_game(state: HallState, cmd: c.AnnounceLastGame, now: datetime) -> list
 def _close_session(state: HallState, cmd: c.CloseSession, now: datetime) -> list[e.Event]:
     profile = state.require_profile()
     if state.phase is Phase.BALL_LOADING:
-        # no game is about to begin, so there is no last one to announce (S77 L2498-2500)
-        return [e.SessionClosed(session_id=state.session_id, reason="balls_not_loaded")]
+        # no game is about to begin, so there is no last one to announce (S77 L2498-2500);
+        # why the balls are not loaded goes in the acta
+        if not cmd.note.strip():
+            raise RuleError(
+                "the session closes at ball loading only with a note saying why the balls "
+                "are not loaded"
+            )
+        return [
+            e.SessionClosed(
+                session_id=state.session_id, reason="balls_not_loaded", note=cmd.note.strip()
+            )
+        ]
     if profile.last_game_announcement_required and not state.last_game_announced:
         raise RuleError(
             f"profile {profile.id} requires the last game to be announced aloud before the "

@@ -79,6 +79,7 @@ class SessionClosed(Event):
     type = "session_closed"
     session_id: int
     reason: Literal["closed", "equipment_check_failed", "balls_not_loaded"]
+    note: str = ""  # why the balls were not loaded
 
 
 class AnnouncedSeries(BaseModel):

@@ -83,12 +83,14 @@ def _safe(url: URL) -> str:
 
 def _sqlite_engine(url: URL) -> sqlalchemy.Engine:
     database = url.database
-    if not database or database == ":memory:" or database.startswith("file::memory:"):
+    uri = database is not None and database.startswith("file:") and url.query.get("uri") == "true"
+    in_memory = uri and url.query.get("mode") == "memory"
+    if not database or database == ":memory:" or database.startswith("file::memory:") or in_memory:
         raise StoreError(
             f"in-memory SQLite ({_safe(url)!r}) is not supported: the event log must survive "
             "a restart; give a file, e.g. sqlite:///var/bingo/hall.sqlite"
         )
-    if database.startswith("file:"):  # SQLite's URI form: SQLite reads it, nothing is made
+    if uri:  # SQLite's URI form: SQLite reads it, nothing is made
         engine = sqlalchemy.create_engine(url)
     else:
         path = Path(database).expanduser()

@@ -155,6 +155,13 @@ def test_a_whole_session_on_the_control_screen_monitors_and_terminal(hall, brows
     mesa.fill("#equipment-notes", "Extractor y monitores comprobados")
     mesa.click("#equipment-ok")
     phase(mesa, "Carga de bolas")
+    # the session may close here, with a note saying why the balls are not loaded
+    expect(sala.locator("#close-note")).to_be_visible()
+    expect(sala.locator("#close-session")).to_be_disabled()
+    sala.fill("#close-note", "el extractor no arranca")
+    expect(sala.locator("#close-session")).to_be_enabled()
+    sala.fill("#close-note", "")
+    expect(sala.locator("#close-session")).to_be_disabled()
     expect(mesa.locator("#load-balls")).to_be_enabled()
     mesa.click("#load-balls")  # no ball set in service yet: the hub refuses, the screen says why
     expect(mesa.locator(".toast").last).to_contain_text("Bolas cargadas: no aceptado")
@@ -166,6 +173,7 @@ def test_a_whole_session_on_the_control_screen_monitors_and_terminal(hall, brows
     expect(sala.locator("#ball-sets tr[data-set='JB-1']")).to_contain_text("En servicio")
     mesa.click("#load-balls")
     phase(mesa, "Sesión preparada")
+    expect(sala.locator("#close-note")).to_be_hidden()
     sala.fill("#series-id", "A1")
     sala.fill("#series-face", "1,50")
     sala.fill("#series-size", "120")

@@ -114,21 +114,29 @@ def test_a_session_whose_balls_cannot_be_loaded_closes_from_ball_loading(rules):
     assert hall.state.phase is Phase.BALL_LOADING
     with pytest.raises(RuleError, match="no ball set is in service"):
         hall.run(c.LoadBalls())
-    closed = hall.run(c.CloseSession())
-    assert [(type(ev), ev.reason) for ev in closed] == [(e.SessionClosed, "balls_not_loaded")]
+    closed = hall.run(c.CloseSession(note="  ningún juego de bolas homologado en la sala "))
+    assert [(type(ev), ev.reason, ev.note) for ev in closed] == [
+        (e.SessionClosed, "balls_not_loaded", "ningún juego de bolas homologado en la sala")
+    ]
     assert hall.state.phase is Phase.SESSION_CLOSED
 
 
-def test_a_session_closes_when_the_set_it_changed_to_cannot_be_loaded():
-    """Mid-session, after a game: the set changed to fails to load, and the session ends."""
-    hall = Hall(profile("1979", pneumatic_ball_set_game_limit=1)).open_ready()
-    hall.game_drawing((("A1", 1, 1),))
-    hall.run(c.VoidGame(reason=VoidReason.EQUIPMENT_BREAKDOWN, note="x"))
+@pytest.mark.parametrize("rules", ["1977", "1979"])
+def test_a_close_at_ball_loading_says_why_the_balls_are_not_loaded(rules):
+    """Mid-session, after a set change: a set that could be loaded is not, and the session
+    ends only on the staff's stated reason, which the event keeps for the acta."""
+    hall = Hall(profile(rules)).open_ready()
     hall.run(c.RegisterBallSet(ball_set_id="JB-2", homologation="CNJ-BOLAS-0002"))
-    hall.run(c.ChangeBallSet(ball_set_id="JB-2", reason="límite de partidas"))
+    hall.run(c.ChangeBallSet(ball_set_id="JB-2", reason="bola 17 defectuosa"))
     assert hall.state.phase is Phase.BALL_LOADING
-    closed = hall.run(c.CloseSession())
-    assert [ev.reason for ev in closed] == ["balls_not_loaded"]
+    before = hall.state
+    for note in ("", "   "):
+        with pytest.raises(RuleError, match="with a note saying why the balls are not loaded"):
+            hall.run(c.CloseSession(note=note))
+        assert hall.state == before
+    reason = "los jugadores hallan la bola 40 del juego JB-2 marcada"
+    closed = hall.run(c.CloseSession(note=reason))
+    assert [(ev.reason, ev.note) for ev in closed] == [("balls_not_loaded", reason)]
 
 
 class TestSale:

@@ -442,11 +442,11 @@ def test_a_session_closed_at_ball_loading_says_so_in_its_acta(log, service):
         service,
         c.OpenSession(machine_id="EXT-1", machine_kind="drum", profile=profile("1977")),
         c.RecordEquipmentCheck(ok=True),
-        c.CloseSession(),
+        c.CloseSession(note="el extractor no acepta el juego JB-1"),
     )
     assert service.state.phase is Phase.SESSION_CLOSED
-    assert "Cierre de la sesión: " in (acta := session_acta(log, 1))
-    assert acta.count("(sin llegar a cargar las bolas)") == 1
+    acta = session_acta(log, 1)
+    assert acta.count("(sin llegar a cargar las bolas: el extractor no acepta el juego JB-1)") == 1
 
 
 def test_a_game_voided_during_its_sale_shows_the_cards_it_sold_and_who_voided_it(log, service):

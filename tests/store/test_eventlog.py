@@ -360,11 +360,34 @@ def test_make_engine_opens_sqlite_durably(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "url",
-    ["mysql://u:p@localhost/db", "postgresql://u:p@localhost/db", "sqlite://", "not a url"],
+    [
+        "mysql://u:p@localhost/db",
+        "postgresql://u:p@localhost/db",
+        "sqlite://",
+        "not a url",
+        "sqlite:///:memory:",
+        "sqlite:///file:hall?mode=memory&uri=true",  # SQLite's URI form, in memory
+    ],
 )
 def test_make_engine_rejects_unsupported_urls(url: str) -> None:
     with pytest.raises(StoreError, match="sqlite:///"):
         make_engine(url)
+
+
+def test_a_sqlite_uri_is_opened_where_it_points_and_makes_nothing_elsewhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "store" / "hall.sqlite"
+    path.parent.mkdir()
+    monkeypatch.chdir(tmp_path)
+    engine = make_engine(f"sqlite:///file:{path}?uri=true")
+    try:
+        with engine.begin() as conn:
+            conn.execute(sqlalchemy.text("CREATE TABLE t (x INTEGER)"))
+    finally:
+        engine.dispose()
+    assert path.is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["store"]  # no "file:" folder
 
 
 # --------------------------------------------------------- concurrent writer processes --

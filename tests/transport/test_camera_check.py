@@ -271,6 +271,7 @@ def test_the_ball_before_still_in_view_is_held_and_named(store):
             )
             text = render_text(acta)
             assert "cantada 38, cámara: lectura dudosa, quizá 37, ya extraída (confianza " in text
+            assert text.count("quizá 37, ya extraída") == 2  # the hold's line and the ball's
 
     asyncio.run(scenario())
 

@@ -98,10 +98,11 @@ const EXTRA = {
   // the rules refuse these until what they need is there (a card sold; the last game announced
   // and played)
   'close-sale': () => Boolean(model.game && model.game.cardsSold > 0),
+  // at ball loading, with a note saying why the balls are not loaded (it goes in the acta)
   'close-session': () =>
-    model.phase === 'ball_loading' ||
-    !(model.profile && model.profile.last_game_announcement_required) ||
-    model.lastGamePlayed,
+    model.phase === 'ball_loading'
+      ? $('#close-note').value.trim() !== ''
+      : !(model.profile && model.profile.last_game_announcement_required) || model.lastGamePlayed,
   'announce-last-game': () => !model.lastGameAnnounced,
   'verify-claims': () => pendingClaims().length > 0,
   'give-order': () => pendingClaims().length === 0 && windowRemaining() === 0,
@@ -196,7 +197,10 @@ function bindActions() {
   bindButton('equipment-fail', 'record_equipment_check', () => ({ ok: false, notes: $('#equipment-notes').value }));
   bindButton('load-balls', 'load_balls');
   bindButton('announce-last-game', 'announce_last_game');
-  bindButton('close-session', 'close_session');
+  bindButton('close-session', 'close_session', () =>
+    model.phase === 'ball_loading' ? { note: $('#close-note').value } : {},
+  );
+  $('#close-note').addEventListener('input', rerender);
   bindForm(
     'form-register-ball-set',
     'register_ball_set',
@@ -370,6 +374,7 @@ function renderSession() {
   }
   $('#session-info').textContent = info.join(' · ');
   $('#last-game-note').hidden = !model.lastGameAnnounced || model.phase === 'session_closed';
+  $('#close-note').hidden = model.phase !== 'ball_loading';
 }
 
 function renderBallSets() {
@@ -586,9 +591,11 @@ function renderHold() {
   }
   frame.hidden = !camera.frame;
   $('#hold-confirm').textContent = t('hold.confirm', { n: hold.called ?? '' });
-  const suggestion = drawnBefore ? null : camera.reading ?? camera.guess;
-  if (suggestion && !$('#hold-correct-number').value && document.activeElement !== $('#hold-correct-number')) {
-    $('#hold-correct-number').placeholder = t('hold.correct_to_n', { n: suggestion });
+  // a ball already called is never offered as the correction, whichever reading names it
+  const suggestion = [camera.reading, camera.guess].find((n) => n && !called(game).has(n));
+  const field = $('#hold-correct-number');
+  if (!field.value && document.activeElement !== field) {
+    field.placeholder = suggestion ? t('hold.correct_to_n', { n: suggestion }) : t('hold.correct_to');
   }
 }
 
