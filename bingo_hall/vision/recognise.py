@@ -9,8 +9,9 @@ and the same mistakes), and a misreading repeated on every frame must not look m
 than on one. Both exponents are chosen in calibration. Restricting to the candidates
 renormalises over the balls still in the machine, and each ball already out of it keeps a
 small prior weight (`OUT_OF_MACHINE_PRIOR`): the ball in view may be the one before, still in
-the exit, so a frame that shows a ball already drawn is never read as a candidate it merely
-resembles, and a lone candidate is confirmed only by a frame that shows it. The answer's
+the exit, so a frame that shows a ball already drawn is read as a candidate only where the
+networks prefer that candidate to it by far more than the weight, and a lone candidate is
+confirmed only by a frame that shows it. The answer's
 confidence is the resulting probability of the best number (a ball out of the machine is
 never given, only guessed), and the number is given only when that passes the
 acceptance threshold chosen in training (`bingo_hall.vision.train`) for the evidence the
