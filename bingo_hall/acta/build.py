@@ -24,6 +24,7 @@ class _ActaBuilder:
         self.games: dict[int, Json] = {}
         self.trials_between_sessions: list[Json] = []  # for the acta of the next session
         self.series_between_sessions: list[Json] = []  # for the acta of the next session
+        self.requests: dict[int, Json] = {}  # players' requests and complaints, by number
 
     def session(self, envelope: EventEnvelope) -> Json:
         return self.sessions[envelope.session_id]  # type: ignore[index]
@@ -63,6 +64,9 @@ class _ActaBuilder:
             "games": [],
             "prizes_paid_for_earlier_sessions": [],
             "unpaid_at_close": [],
+            "player_requests": [],  # recorded in this session, with their answers
+            "answers_for_earlier_sessions": [],
+            "unanswered_at_close": [],
         }
         self.trials_between_sessions = []
         self.series_between_sessions = []
@@ -111,6 +115,11 @@ class _ActaBuilder:
         session = self.session(env)
         session["closed_at"], session["close_reason"] = at, p["reason"]
         session["close_note"] = p.get("note", "")
+        session["unanswered_at_close"] = [
+            {key: request[key] for key in ("request_id", "session_id", "game_id", "kind")}
+            for request in self.requests.values()
+            if request["answer"] is None
+        ]
         for game in self.games.values():
             if game["status"] == "voided" and game["void"]["awards_withdrawn"]:
                 continue
@@ -316,6 +325,33 @@ class _ActaBuilder:
         game["status"], game["finished_at"] = "voided", at
         game["void"] = {"at": at, "actor": env.actor, **p}
 
+    # players' requests for information and complaints (S77 L2427-2432)
+    def _on_player_request_recorded(self, env: EventEnvelope, p: Json, at: str) -> None:
+        request = {
+            **p,
+            "at": at,
+            "actor": env.actor,
+            "session_id": env.session_id,
+            "game_id": env.game_id,
+            "answer_at": at if p.get("answer") is not None else None,
+            "answer_actor": env.actor if p.get("answer") is not None else None,
+            "answer_session_id": env.session_id if p.get("answer") is not None else None,
+        }
+        self.requests[p["request_id"]] = request
+        self.session(env)["player_requests"].append(request)
+
+    def _on_player_request_answered(self, env: EventEnvelope, p: Json, at: str) -> None:
+        """Under the request; and, answered in a later session, in that session's acta too."""
+        request = self.requests[p["request_id"]]
+        request.update(
+            answer=p["answer"],
+            answer_at=at,
+            answer_actor=env.actor,
+            answer_session_id=env.session_id,
+        )
+        if env.session_id != request["session_id"]:
+            self.session(env)["answers_for_earlier_sessions"].append(request)
+
     def _on_prize_paid(self, env: EventEnvelope, p: Json, at: str) -> None:
         """Under the game it pays; and, paid in a later session, in that session's acta too
         (whose cash paid it)."""
@@ -384,8 +420,14 @@ def _build(
             raise LookupError(f"hall {hall_id} has no game {game_id}")
         session = dict(builder.sessions[game["session_id"]])
         session["games"] = [game]
-        # of the session's money lines, this game's alone
-        for lines in ("prizes_paid_for_earlier_sessions", "unpaid_at_close"):
+        # of the session's money lines and players' requests, this game's alone
+        for lines in (
+            "prizes_paid_for_earlier_sessions",
+            "unpaid_at_close",
+            "player_requests",
+            "answers_for_earlier_sessions",
+            "unanswered_at_close",
+        ):
             session[lines] = [line for line in session[lines] if line["game_id"] == game_id]
     else:
         if session_id not in builder.sessions:

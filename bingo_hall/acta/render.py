@@ -43,6 +43,7 @@ CLOSE_REASONS = {
     "equipment_check_failed": " (material defectuoso)",
     "balls_not_loaded": " (sin llegar a cargar las bolas: {note})",
 }
+REQUEST_KINDS = {"information": "petición de información", "complaint": "queja"}
 ORDERS = {"resume": "continuar la partida", "finish": "dar por finalizada la partida"}
 MACHINE_KINDS = {"drum": "de bombo", "pneumatic": "neumático"}
 
@@ -257,6 +258,7 @@ def render_text(acta: Json) -> str:
             f"{paid['actor']}): partida {paid['game_id']}, reclamación {paid['claim_id']}, "
             f"{euros(paid['amount'], currency)}"
         )
+    lines += _request_lines(session)
     if session["closed_at"] and session.get("unpaid_at_close"):
         lines.append("Premios pendientes de pago al cierre de la sesión:")
         for unpaid in session["unpaid_at_close"]:
@@ -267,6 +269,19 @@ def render_text(acta: Json) -> str:
                 f"{unpaid['series_id']} nº {unpaid['card_number']} (reclamación "
                 f"{unpaid['claim_id']}): {euros(unpaid['amount'], currency)}"
             )
+    if session["closed_at"] and session.get("unanswered_at_close"):
+        lines.append(
+            "Peticiones y quejas sin respuesta al cierre de la sesión: "
+            + ", ".join(
+                f"nº {r['request_id']}"
+                + (
+                    f" (sesión {r['session_id']})"
+                    if r["session_id"] != session["session_id"]
+                    else ""
+                )
+                for r in session["unanswered_at_close"]
+            )
+        )
     if session["closed_at"]:
         reason = CLOSE_REASONS[session["close_reason"]].format(note=session["close_note"])
         lines.append(f"Cierre de la sesión: {clock(session['closed_at'])}{reason}")
@@ -279,6 +294,43 @@ def render_text(acta: Json) -> str:
     else:
         lines.append(f"Cadena de hash del registro: NO VERIFICA — {chain['problem']}")
     return "\n".join(lines) + "\n"
+
+
+def _request_lines(session: Json) -> list[str]:
+    """The players' requests for information and complaints taken down in the session, each
+    with its answer (S77 L2427-2432: the Jefe de Mesa «contestará las peticiones de información
+    o reclamaciones y consignará todo ello en el acta»), and the answers given in the session
+    to earlier sessions' requests."""
+    lines = []
+    if session.get("player_requests"):
+        lines.append("Peticiones de información y quejas de los jugadores:")
+        lines += [_request_line(r, session["session_id"]) for r in session["player_requests"]]
+    if session.get("answers_for_earlier_sessions"):
+        lines.append("Respuestas a peticiones y quejas de sesiones anteriores:")
+        for request in session["answers_for_earlier_sessions"]:
+            lines.append(
+                f"  nº {request['request_id']} (sesión {request['session_id']}, "
+                f"{REQUEST_KINDS[request['kind']]}): respuesta ({clock(request['answer_at'])}, "
+                f"{request['answer_actor']}): «{request['answer']}»"
+            )
+    return lines
+
+
+def _request_line(request: Json, session_id: int) -> str:
+    game = f"; partida {request['game_id']}" if request["game_id"] is not None else ""
+    who = f" de «{request['player']}»" if request["player"] else ""
+    head = (
+        f"  nº {request['request_id']}, {REQUEST_KINDS[request['kind']]} "
+        f"({clock(request['at'])}, {request['actor']}{game}){who}: «{request['text']}»"
+    )
+    if request["answer"] is None:
+        return f"{head}; sin respuesta"
+    later = request["answer_session_id"] != session_id
+    when = f"sesión {request['answer_session_id']}, " if later else ""
+    return (
+        f"{head}; respuesta ({when}{clock(request['answer_at'])}, {request['answer_actor']}): "
+        f"«{request['answer']}»"
+    )
 
 
 def confidence_text(value: float) -> str:

@@ -13,6 +13,7 @@ from bingo_hall.domain.events import (
     ClaimKind,
     CrossReading,
     MachineKind,
+    PlayerRequestKind,
     WitnessFloor,
 )
 from bingo_hall.domain.phases import BETWEEN_GAMES, GAME_PHASES, SESSION_OPEN_PHASES, Phase
@@ -233,6 +234,32 @@ class PayPrize(Command):
     claim_id: int
 
 
+# What players ask or complain of, and the Jefe de Mesa's answer: «contestará las peticiones de
+# información o reclamaciones y consignará todo ello en el acta» (S77 L2427-2432).
+REQUEST_TEXT = Field(min_length=1, max_length=2000, pattern=r"\S")
+
+
+class RecordPlayerRequest(Command):
+    """A player's request for information or complaint, as the Jefe de Mesa took it down;
+    with its answer when it was answered on the spot."""
+
+    name = "record_player_request"
+    legal_in = SESSION_OPEN_PHASES
+    kind: PlayerRequestKind
+    player: str = Field(default="", max_length=200)  # who asked: a name, a seat, a card
+    text: str = REQUEST_TEXT
+    answer: str | None = Field(default=None, min_length=1, max_length=2000, pattern=r"\S")
+
+
+class AnswerPlayerRequest(Command):
+    """The answer to a request recorded earlier, in this session or an earlier one."""
+
+    name = "answer_player_request"
+    legal_in = SESSION_OPEN_PHASES
+    request_id: int
+    answer: str = REQUEST_TEXT
+
+
 COMMAND_TYPES: dict[str, type[Command]] = {
     cls.name: cls
     for cls in (
@@ -261,6 +288,8 @@ COMMAND_TYPES: dict[str, type[Command]] = {
         GiveOrder,
         VoidGame,
         PayPrize,
+        RecordPlayerRequest,
+        AnswerPlayerRequest,
     )
 }
 

@@ -648,6 +648,32 @@ def _void_game(state: HallState, cmd: c.VoidGame, now: datetime) -> list[e.Event
     ]
 
 
+@_handles(c.RecordPlayerRequest)
+def _record_player_request(
+    state: HallState, cmd: c.RecordPlayerRequest, now: datetime
+) -> list[e.Event]:
+    return [
+        e.PlayerRequestRecorded(
+            request_id=state.player_requests + 1,
+            kind=cmd.kind,
+            player=cmd.player.strip(),
+            text=cmd.text.strip(),
+            answer=None if cmd.answer is None else cmd.answer.strip(),
+        )
+    ]
+
+
+@_handles(c.AnswerPlayerRequest)
+def _answer_player_request(
+    state: HallState, cmd: c.AnswerPlayerRequest, now: datetime
+) -> list[e.Event]:
+    if not 1 <= cmd.request_id <= state.player_requests:
+        raise RuleError(f"no request or complaint no. {cmd.request_id} has been recorded")
+    if cmd.request_id not in state.open_requests:
+        raise RuleError(f"request or complaint no. {cmd.request_id} has already been answered")
+    return [e.PlayerRequestAnswered(request_id=cmd.request_id, answer=cmd.answer.strip())]
+
+
 @_handles(c.PayPrize)
 def _pay_prize(state: HallState, cmd: c.PayPrize, now: datetime) -> list[e.Event]:
     award = state.awards.get((cmd.game_id, cmd.claim_id))

@@ -391,6 +391,27 @@ class PrizePaid(Event):
     amount: Decimal
 
 
+PlayerRequestKind = Literal["information", "complaint"]
+
+
+class PlayerRequestRecorded(Event):
+    """A player's request for information or complaint (S77 L2427-2432), numbered in the hall's
+    order; `answer` when it was answered as it was recorded. The envelope's actor took it down."""
+
+    type = "player_request_recorded"
+    request_id: int
+    kind: PlayerRequestKind
+    player: str
+    text: str
+    answer: str | None = None
+
+
+class PlayerRequestAnswered(Event):
+    type = "player_request_answered"
+    request_id: int
+    answer: str
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.type: cls
     for cls in (
@@ -424,6 +445,8 @@ EVENT_TYPES: dict[str, type[Event]] = {
         GameFinished,
         GameVoided,
         PrizePaid,
+        PlayerRequestRecorded,
+        PlayerRequestAnswered,
     )
 }
 

@@ -17,6 +17,7 @@ from bingo_hall.domain.state import (
     Game,
     HallState,
     Holding,
+    OpenRequest,
     Series,
     ShowingsInProgress,
 )
@@ -339,6 +340,22 @@ def _(state: HallState, ev: e.GameFinished, time: datetime) -> HallState:
 @_applies(e.GameVoided)
 def _(state: HallState, ev: e.GameVoided, time: datetime) -> HallState:
     return _end_game(_release_awards(state, ev.game_id, keep=not ev.awards_withdrawn))
+
+
+@_applies(e.PlayerRequestRecorded)
+def _(state: HallState, ev: e.PlayerRequestRecorded, time: datetime) -> HallState:
+    open_requests = state.open_requests
+    if ev.answer is None:
+        game_id = state.game.game_id if state.game is not None else None
+        request = OpenRequest(ev.request_id, ev.kind, ev.player, ev.text, state.session_id, game_id)
+        open_requests = {**open_requests, ev.request_id: request}
+    return replace(state, player_requests=ev.request_id, open_requests=open_requests)
+
+
+@_applies(e.PlayerRequestAnswered)
+def _(state: HallState, ev: e.PlayerRequestAnswered, time: datetime) -> HallState:
+    open_requests = {k: v for k, v in state.open_requests.items() if k != ev.request_id}
+    return replace(state, open_requests=open_requests)
 
 
 @_applies(e.PrizePaid)

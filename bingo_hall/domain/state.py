@@ -15,6 +15,7 @@ from bingo_hall.domain.events import (
     CameraCheck,
     ClaimKind,
     MachineKind,
+    PlayerRequestKind,
     SoldRange,
 )
 from bingo_hall.domain.phases import Phase
@@ -87,6 +88,19 @@ class Award:
     amount: Decimal
     payable: bool
     status: AwardStatus = "awarded"
+
+
+@dataclass(frozen=True, slots=True)
+class OpenRequest:
+    """A player's request for information or complaint not answered yet: it stays open across
+    sessions until the Jefe de Mesa answers it."""
+
+    request_id: int
+    kind: PlayerRequestKind
+    player: str
+    text: str
+    session_id: int
+    game_id: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,6 +200,8 @@ class HallState:
     last_game_announced: bool = False
     last_game_played: bool = False
     awards: dict[tuple[int, int], Award] = field(default_factory=dict)  # unpaid, by (game, claim)
+    player_requests: int = 0  # requests and complaints recorded in the hall, ever
+    open_requests: dict[int, OpenRequest] = field(default_factory=dict)  # not answered yet
 
     @property
     def camera_may_confirm(self) -> bool:

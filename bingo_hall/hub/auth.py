@@ -100,6 +100,10 @@ _JEFE_DE_MESA = frozenset(
         "give_order",  # G7: the order to resume or finish, L1218
         "resolve_hold",  # §4: the CCTV camera disagrees with the call; the table decides
         "void_game",  # §7: initiated by the Jefe de Mesa (confirmed by the Jefe de Sala)
+        # [S77] L2427-2432: «contestará las peticiones de información o reclamaciones y
+        # consignará todo ello en el acta»
+        "record_player_request",
+        "answer_player_request",
     }
 )
 

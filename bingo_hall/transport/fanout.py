@@ -74,6 +74,9 @@ DEVICE_FIELDS: dict[str, tuple[str, ...]] = {
     "sale_recorded": ("sale",),  # not which player at which terminal bought the cards
     "ball_held": ("ordinal",),
     "hold_resolved": ("ordinal",),
+    # a player's request or complaint is the staff's and the acta's, not the hall's screens'
+    "player_request_recorded": ("request_id", "kind"),
+    "player_request_answered": ("request_id",),
     **TABLE_PUBLIC_FIELDS,
 }
 

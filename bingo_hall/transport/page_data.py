@@ -361,6 +361,17 @@ def hall_data(runtime: HubRuntime) -> dict[str, Any]:
             }
             for a in sorted(state.awards.values(), key=lambda a: (a.game_id, a.claim_id))
         ],
+        "open_requests": [
+            {
+                "request_id": r.request_id,
+                "kind": r.kind,
+                "player": r.player,
+                "text": r.text,
+                "session_id": r.session_id,
+                "game_id": r.game_id,
+            }
+            for r in state.open_requests.values()
+        ],
         "last_game_announced": state.last_game_announced,
         "last_game_played": state.last_game_played,
         "game_id": state.game.game_id if state.game else None,

@@ -54,6 +54,8 @@ def test_every_command_in_a_wrong_phase_is_refused_naming_phase_and_allowed_comm
         "give_order": c.GiveOrder(),
         "void_game": c.VoidGame(reason=VoidReason.ANNOUNCEMENT_ERROR, note="n"),
         "pay_prize": c.PayPrize(game_id=1, claim_id=1),
+        "record_player_request": c.RecordPlayerRequest(kind="complaint", text="t"),
+        "answer_player_request": c.AnswerPlayerRequest(request_id=1, answer="a"),
     }
     assert set(samples) == set(COMMAND_TYPES)
     # Walk the phases of a game and try every command that is not legal there.

@@ -449,6 +449,65 @@ def test_a_session_closed_at_ball_loading_says_so_in_its_acta(log, service):
     assert acta.count("(sin llegar a cargar las bolas: el extractor no acepta el juego JB-1)") == 1
 
 
+def test_players_requests_and_complaints_are_answered_and_in_the_acta(log, service, clock):
+    """«contestará las peticiones de información o reclamaciones y consignará todo ello en el
+    acta» (S77 L2427-2432): each is numbered, answered once, and the acta of its session (and
+    of its game) says what was asked, by whom, and the answer; one left unanswered at a close
+    is listed there, and its answer in a later session is in that session's acta too."""
+    open_session(service)
+    run(
+        service,
+        c.RecordPlayerRequest(
+            kind="information",
+            player="mesa 12",
+            text="¿Cuánto es el premio de bingo?",
+            answer="60 % de lo vendido",
+        ),
+    )
+    start_game(service)
+    run(
+        service,
+        c.RecordPlayerRequest(
+            kind="complaint", player="Ana, cartón A1 nº 17", text="No oyó el número 45"
+        ),
+    )
+    before = service.state
+    for command, message in (
+        (c.AnswerPlayerRequest(request_id=3, answer="x"), "no request or complaint no. 3"),
+        (c.AnswerPlayerRequest(request_id=1, answer="x"), "no. 1 has already been answered"),
+    ):
+        with pytest.raises(RuleError, match=message):
+            run(service, command)
+        assert service.state == before
+    run(service, c.VoidGame(reason=VoidReason.ANNOUNCEMENT_ERROR, note="prueba"))
+    run(service, c.CloseSession())
+    first = session_acta(log, 1)
+    assert "Peticiones de información y quejas de los jugadores:" in first
+    assert (
+        "nº 1, petición de información (" in first
+        and "de «mesa 12»: «¿Cuánto es el premio de bingo?»; respuesta (" in first
+        and "«60 % de lo vendido»" in first
+    )
+    assert "nº 2, queja (" in first and "partida 1) de «Ana, cartón A1 nº 17»" in first
+    assert "«No oyó el número 45»; sin respuesta" in first
+    assert "Peticiones y quejas sin respuesta al cierre de la sesión: nº 2\n" in first
+    game_acta = render_text(build_acta(HALL, log.iter_all(HALL), log.verify_chain(HALL), game_id=1))
+    assert "nº 2, queja" in game_acta and "nº 1," not in game_acta  # the game's alone
+
+    run(
+        service,
+        c.OpenSession(machine_id="EXT-1", machine_kind="pneumatic", profile=profile("1979")),
+        c.RecordEquipmentCheck(ok=True),
+        c.AnswerPlayerRequest(request_id=2, answer="  Se repitió el 45 por los altavoces  "),
+    )
+    second = session_acta(log, 2)
+    assert "Respuestas a peticiones y quejas de sesiones anteriores:" in second
+    assert "nº 2 (sesión 1, queja): respuesta (" in second
+    assert "«Se repitió el 45 por los altavoces»" in second
+    reprinted = session_acta(log, 1)  # the first session's acta now shows the answer, dated
+    assert "«No oyó el número 45»; respuesta (sesión 2, " in reprinted
+
+
 def test_a_game_voided_during_its_sale_shows_the_cards_it_sold_and_who_voided_it(log, service):
     open_session(service)
     run(

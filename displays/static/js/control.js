@@ -145,6 +145,10 @@ function updateActions() {
     button.disabled = !legal('pay_prize') || busy.has(button.id) || button.dataset.payable !== 'true';
   }
   $('#p-void').hidden = !may('void_game');
+  $('#p-requests').hidden = !may('record_player_request');
+  for (const form of document.querySelectorAll('form.answer-request')) {
+    for (const field of form.elements) field.disabled = !legal('answer_player_request') || busy.has(form.id);
+  }
   $('#p-acta').hidden = !(principal && ['jefe_de_sala', 'jefe_de_mesa'].includes(principal.role));
 }
 
@@ -197,6 +201,20 @@ function bindActions() {
   bindButton('equipment-fail', 'record_equipment_check', () => ({ ok: false, notes: $('#equipment-notes').value }));
   bindButton('load-balls', 'load_balls');
   bindButton('announce-last-game', 'announce_last_game');
+  bindForm(
+    'form-player-request',
+    'record_player_request',
+    () => {
+      const answer = $('#request-answer').value;
+      return {
+        kind: $('#request-kind').value,
+        player: $('#request-player').value,
+        text: $('#request-text').value,
+        ...(answer.trim() ? { answer } : {}),
+      };
+    },
+    (typed) => ['#request-player', '#request-text', '#request-answer'].forEach((f) => emptyUnlessRetyped(f)(typed)),
+  );
   bindButton('close-session', 'close_session', () =>
     model.phase === 'ball_loading' ? { note: $('#close-note').value } : {},
   );
@@ -740,6 +758,45 @@ function renderLive() {
   $('#events-log').replaceChildren(...eventLines.slice(-60).reverse().map((line) => el('li', { value: line.seq, text: line.text })));
 }
 
+// Open requests (of any session: the registers) and this session's answered ones; the rows are
+// rebuilt only when one is added or answered, so that an answer being typed is not lost.
+let requestRows = '';
+function renderRequests() {
+  const open = hall ? hall.open_requests : [];
+  const rows = new Map(model.requests.map((r) => [r.request_id, r]));
+  for (const r of open) rows.set(r.request_id, { ...rows.get(r.request_id), ...r, answer: null });
+  const shown = [...rows.values()].sort((a, b) => b.request_id - a.request_id);
+  const key = JSON.stringify(shown.map((r) => [r.request_id, r.answer]));
+  if (key === requestRows) return;
+  requestRows = key;
+  $('#requests tbody').replaceChildren(
+    ...shown.map((r) => {
+      const earlier = model.session && r.session_id && r.session_id !== model.session.id;
+      return el(
+        'tr',
+        { dataset: { request: String(r.request_id), answered: String(r.answer !== null) } },
+        el('td', { text: earlier ? `${r.request_id} (${t('request.of_session', { n: r.session_id })})` : String(r.request_id) }),
+        el('td', { text: t(`request.kind.${r.kind}`) }),
+        el('td', { text: r.player || '—' }),
+        el('td', { class: 'request-text', text: r.text }),
+        el('td', {}, r.answer !== null && r.answer !== undefined ? r.answer : answerForm(r.request_id)),
+      );
+    }),
+  );
+}
+
+function answerForm(requestId) {
+  const id = `answer-request-${requestId}`;
+  const input = el('input', { maxlength: '2000', required: true, placeholder: t('request.answer_placeholder') });
+  const form = el('form', { id, class: 'inline answer-request' }, input, el('button', { type: 'submit', text: t('request.reply') }));
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const result = await run('answer_player_request', { request_id: requestId, answer: input.value }, id);
+    if (result) rerender();
+  });
+  return form;
+}
+
 function eventSummary(envelope) {
   const p = envelope.payload;
   const name = t(`event.${envelope.event}`);
@@ -754,6 +811,8 @@ function eventSummary(envelope) {
     ball_set_commissioned: () => ` ${p.ball_set_id}: ${t(p.fit ? 'ball_set.camera.fit' : 'ball_set.camera.unfit')}`,
     ball_shown_to_camera: () => ` ${p.ball_set_id}: ${p.showing.number}`,
     ball_showings_discarded: () => ` ${p.ball_set_id} (${p.showings})`,
+    player_request_recorded: () => ` nº ${p.request_id}`,
+    player_request_answered: () => ` nº ${p.request_id}`,
   }[envelope.event];
   return `${name}${detail ? detail() : ''}`;
 }
@@ -775,6 +834,7 @@ function render() {
   renderWindow();
   renderVoid();
   renderPayments();
+  renderRequests();
   renderLive();
   updateActions();
 }

@@ -17,6 +17,7 @@ export function newModel() {
     closedReason: null,
     game: null, // the current game, or the last one of the session once it ended
     games: [], // every game of the session, in order
+    requests: [], // players' requests and complaints taken down in the session
   };
 }
 
@@ -197,6 +198,14 @@ export function apply(model, envelope) {
       game.ended = true;
       model.lastGamePlayed = model.lastGamePlayed || game.lastGame;
       break;
+    case 'player_request_recorded':
+      model.requests.push({ ...p, at: time, actor: envelope.actor });
+      break;
+    case 'player_request_answered': {
+      const request = model.requests.find((r) => r.request_id === p.request_id);
+      if (request) Object.assign(request, { answer: p.answer, answeredBy: envelope.actor });
+      break;
+    }
     case 'prize_paid': {
       const paidGame = findGame(model, p.game_id);
       if (paidGame) paidGame.payments.push({ ...p, at: time });

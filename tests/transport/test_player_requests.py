@@ -1,0 +1,65 @@
+"""Players' requests for information and complaints through the protocol: the Jefe de Mesa
+takes them down and answers them; devices learn only that one was made."""
+
+from __future__ import annotations
+
+import pytest
+
+from support.aio import run_async as run
+from support.hub import PASSWORD, Client, announce_game, hall_staff, prepare_store, running_hub
+
+
+@pytest.fixture
+def store(tmp_path):
+    url = f"sqlite:///{tmp_path / 'hub.sqlite'}"
+    return (url, *prepare_store(url))
+
+
+def test_the_jefe_de_mesa_answers_a_complaint_and_a_monitor_sees_neither_text(store):
+    async def scenario() -> None:
+        async with (
+            running_hub(*store) as hub,
+            hall_staff(hub) as (staff, mesa, _locutor, monitor),
+            Client.login(hub.url, user="caja", password=PASSWORD) as caja,
+        ):
+            await staff.ok("register_ball_set", ball_set_id="JB-1", homologation="CNJ-B-1")
+            await announce_game(staff)
+            await monitor.request({"type": "subscribe", "after_seq": hub.runtime.service.seq})
+            seq = hub.runtime.service.seq
+            for args, message in (
+                ({"kind": "complaint", "text": "   "}, "record_player_request: text: "),
+                ({"kind": "quarrel", "text": "x"}, "record_player_request: kind: "),
+                ({"kind": "complaint", "text": "x" * 2001}, "record_player_request: text: "),
+            ):
+                refused = await mesa.command("record_player_request", **args)
+                assert refused["error"]["code"] == "invalid_args"
+                assert refused["error"]["message"].startswith(message), refused
+            forbidden = await caja.command("record_player_request", kind="complaint", text="x")
+            assert forbidden["error"]["code"] == "forbidden"
+            assert hub.runtime.service.seq == seq  # nothing was written
+
+            recorded = await mesa.ok(
+                "record_player_request",
+                kind="complaint",
+                player="Ana, cartón A1 nº 17",
+                text="No oyó el 45",
+            )
+            assert [e["type"] for e in recorded["events"]] == ["player_request_recorded"]
+            request_id = hub.runtime.service.state.player_requests
+            assert request_id == 1
+            answered = await mesa.ok(
+                "answer_player_request", request_id=request_id, answer="Se repitió el 45"
+            )
+            assert [e["type"] for e in answered["events"]] == ["player_request_answered"]
+            again = await staff.command("answer_player_request", request_id=1, answer="otra")
+            assert again["error"]["code"] == "rule_error"
+            assert "already been answered" in again["error"]["message"]
+
+            seen = await monitor.events(2)
+            assert [(e["event"], e["payload"]) for e in seen] == [
+                ("player_request_recorded", {"request_id": 1, "kind": "complaint"}),
+                ("player_request_answered", {"request_id": 1}),
+            ]
+            assert all(e["hash"] is None for e in seen)
+
+    run(scenario())
