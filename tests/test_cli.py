@@ -702,7 +702,7 @@ def hub_users(tables: tuple[str, ...]) -> list[str]:
     return [name for stream in streams for name in (stream, f"{stream}-witness")]
 
 
-def test_mqtt_access_writes_the_hubs_users_and_keeps_the_others(tmp_path):
+def test_mqtt_access_writes_the_example_acl_and_keeps_the_hubs_users(tmp_path):
     from bingo_hall.transport.mqtt_access import password_matches
 
     passwd = tmp_path / "bingo.passwd"
@@ -712,7 +712,16 @@ def test_mqtt_access_writes_the_hubs_users_and_keeps_the_others(tmp_path):
     others = passwd.read_text().splitlines()
     config = bridged_hall(tmp_path)
     access = ("mqtt-access", "--config", str(config), "--passwd", str(passwd))
-    first = cli_many({"users": access})
+    example = tmp_path / "example.acl"
+    first = cli_many(
+        {
+            "users": access,
+            "example": ("mqtt-access", "--config", "config/hall.toml", "--acl", str(example)),
+        }
+    )
+    # the example ACL is exactly what the command writes for the example hall
+    assert first["example"].code == 0, first["example"].err
+    assert example.read_text() == (REPO / "config" / "mosquitto" / "acl").read_text()
     assert first["users"].code == 0, first["users"].err
     assert f"added {', '.join(hub_users(('R1', 'B1')))}" in first["users"].out
     lines = passwd.read_text().splitlines()
@@ -750,6 +759,9 @@ def test_mqtt_access_refuses_bad_input_in_one_line_and_changes_nothing(tmp_path)
     folder = tmp_path / "no-password"
     folder.mkdir()
     no_password = bridged_hall(folder, password=None)
+    folder = tmp_path / "username"
+    folder.mkdir()
+    username = bridged_hall(folder, extra='username = "hub"\n')
     folder = tmp_path / "spaced"
     folder.mkdir()
     spaced = bridged_hall(folder)
@@ -766,6 +778,7 @@ def test_mqtt_access_refuses_bad_input_in_one_line_and_changes_nothing(tmp_path)
             "no password": access(no_password, "--acl", acl, "--passwd", str(passwd)),
             "not a password file": access(config, "--acl", acl, "--passwd", str(config)),
             "unwritable": access(config, "--acl", acl, "--passwd", "/proc/bingo.passwd"),
+            "username": access(username, "--acl", acl),
             "hall id": access(spaced, "--acl", acl),
         }
     )
@@ -775,6 +788,7 @@ def test_mqtt_access_refuses_bad_input_in_one_line_and_changes_nothing(tmp_path)
         "no password": ["mqtt.password is not set"],
         "not a password file": [f"{config}: line 1 is not user:password-hash", "nothing written"],
         "unwritable": ["cannot write /proc/bingo.passwd", "nothing written"],
+        "username": ["mqtt.username", "no longer read", "bingo-hall mqtt-access"],
         "hall id": ["'sala 1' cannot name a broker user"],
     }.items():
         assert_one_line_error(results[case], *mentions)
