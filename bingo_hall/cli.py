@@ -387,6 +387,66 @@ def run_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_mqtt_access(args: argparse.Namespace) -> int:
+    """The broker's ACL and the hub's broker users, from the hall's configuration."""
+    from bingo_hall.transport.mqtt_access import (
+        HallAccess,
+        password_file_text,
+        read_text,
+        write_files,
+    )
+
+    acl, passwd = args.acl, args.passwd
+    if acl is None and passwd is None:
+        raise UserError("give --acl FILE, --passwd FILE or both: nothing to write")
+    if acl is not None and passwd is not None and acl.absolute() == passwd.absolute():
+        raise UserError(f"--acl and --passwd both name {acl}")
+    config = _config(args)
+    tables = tuple(table.id for table in config.tables)
+    access = HallAccess(config.hall_id, config.mqtt.topic_prefix, tables)
+    files: dict[Path, tuple[str, int]] = {}
+    said = []
+    if acl is not None:
+        text = access.acl_text()
+        if read_text(acl, "ACL file") != text:
+            files[acl] = (text, 0o644)
+        said.append(
+            f"ACL {acl} {'written' if acl in files else 'unchanged'}: hall {config.hall_id}, "
+            f"tables {', '.join(tables) or 'none'}, {len(access.users)} hub users"
+        )
+    if passwd is not None:
+        if not config.mqtt.password:
+            raise UserError(
+                "mqtt.password is not set in the hall configuration: the hub's broker users "
+                "get the password the hub logs in with"
+            )
+        old = read_text(passwd, "password file")
+        text, change = password_file_text(old, passwd, access, config.mqtt.password)
+        if text != old:
+            files[passwd] = (text, 0o600)
+        parts = [
+            f"{what} {', '.join(users)}"
+            for what, users in (
+                ("added", change.added),
+                ("password set again for", change.updated),
+                ("removed (no such table now)", change.removed),
+            )
+            if users
+        ]
+        kept = len(change.unchanged), len(change.others)
+        parts.append(
+            f"kept as they were: {kept[0]} of the hub's users and {kept[1]} other "
+            f"user{'' if kept[1] == 1 else 's'} (monitors, terminals)"
+        )
+        said.append(f"password file {passwd}: {'; '.join(parts)}")
+    write_files(files)
+    for line in said:
+        print(line)
+    if files:
+        print("now reload the broker (systemctl reload mosquitto, or kill -HUP its pid)")
+    return 0
+
+
 def _credentials(
     args: argparse.Namespace, existing: bool = True
 ) -> tuple[HallConfig, CredentialStore]:
@@ -695,6 +755,23 @@ def build_parser() -> argparse.ArgumentParser:
         "--port", type=_port, help="port, 0 to 65535 (default: server.port of the config)"
     )
     server.set_defaults(run=run_serve)
+
+    access = commands.add_parser(
+        "mqtt-access",
+        help="write the MQTT broker's ACL and the hub's broker users for the hall",
+        description="Writes, from the hall's configuration (its id, topic prefix and tables), "
+        "the Mosquitto broker's ACL file (--acl) and the hub's users in the broker's password "
+        "file (--passwd): one user per connection of the hub, named by its client id (the "
+        "hall's bridge, each table's, and their witness checks), with the password of [mqtt] "
+        "password. The password file's other users (monitors, terminals: mosquitto_passwd) "
+        "are kept; the hub's users of a table no longer configured are removed. Run it again "
+        "after adding or removing a table, then reload the broker. Never prints a password "
+        "(docs/mqtt.md, «Access control»).",
+    )
+    access.add_argument("--config", help="hall configuration (default: config/hall.toml)")
+    access.add_argument("--acl", type=Path, metavar="FILE", help="the broker's acl_file")
+    access.add_argument("--passwd", type=Path, metavar="FILE", help="the broker's password_file")
+    access.set_defaults(run=run_mqtt_access)
 
     _add_credential_parsers(commands, common)
     add_tables_parser(commands)

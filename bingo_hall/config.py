@@ -75,13 +75,27 @@ class ServerConfig(BaseModel):
 
 
 class MqttConfig(BaseModel):
-    """The MQTT bridge (docs/mqtt.md); no url: no bridge."""
+    """The MQTT bridge (docs/mqtt.md); no url: no bridge. Each of the hub's connections logs
+    in as the broker user named by its client id (bingo_hall/transport/mqtt_access.py), all
+    with `password`."""
 
     model_config = ConfigDict(extra="forbid")
     url: str | None = Field(default=None, description='the broker, e.g. "mqtt://127.0.0.1:1883"')
-    username: str | None = None
-    password: str | None = None
+    password: str | None = Field(default=None, description="the password of the hub's users")
     topic_prefix: str = Field(default="bingo", min_length=1, pattern=r"^[^/+#\x00]+$")
+    username: str | None = Field(default=None, exclude=True, description="no longer read")
+
+    @field_validator("username")
+    @classmethod
+    def _no_username(cls, username: str | None) -> None:
+        if username is not None:
+            raise ValueError(
+                "no longer read: the broker binds client ids to users, and each of the hub's "
+                "connections logs in as its own client id (bingo-hub-<hall>, one per table); "
+                "remove it, and write the hub's broker users with `bingo-hall mqtt-access` "
+                "(docs/mqtt.md, «Access control»)"
+            )
+        return None
 
     @field_validator("url")
     @classmethod

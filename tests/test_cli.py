@@ -682,3 +682,120 @@ def test_a_cited_frame_altered_or_gone_from_the_store_is_named_and_not_written(d
     assert again.code == 2 and again.out == ""
     assert "is not an empty directory" in again.err and "Traceback" not in again.err
     assert sorted(folder.iterdir()) == before
+
+
+# --- mqtt-access ------------------------------------------------------------------------------
+
+HUB_PASSWORD = "la clave del hub"
+
+
+def bridged_hall(folder: Path, *, password: str | None = HUB_PASSWORD, extra: str = "") -> Path:
+    """config/hall.toml (tables R1 and B1) naming a broker, with the hub's password."""
+    config = hall_config(folder, "simulated")
+    mqtt = '\n[mqtt]\nurl = "mqtt://127.0.0.1:1883"\n' + extra
+    if password is not None:
+        mqtt += f"password = {json.dumps(password)}\n"
+    config.write_text(config.read_text(encoding="utf-8") + mqtt, encoding="utf-8")
+    return config
+
+
+def hub_users(tables: tuple[str, ...]) -> list[str]:
+    streams = [f"bingo-hub-{HALL}", *(f"bingo-hub-{HALL}-table-{t}" for t in tables)]
+    return [name for stream in streams for name in (stream, f"{stream}-witness")]
+
+
+def test_mqtt_access_writes_the_example_acl_and_keeps_the_hubs_users(tmp_path):
+    from bingo_hall.transport.mqtt_access import password_matches
+
+    passwd = tmp_path / "bingo.passwd"
+    for index, user in enumerate(("mon-1", "term-01")):
+        create = ["-c"] if index == 0 else []
+        subprocess.run(["mosquitto_passwd", *create, "-b", str(passwd), user, "x"], check=True)
+    others = passwd.read_text().splitlines()
+    config = bridged_hall(tmp_path)
+    access = ("mqtt-access", "--config", str(config), "--passwd", str(passwd))
+    example = tmp_path / "example.acl"
+    first = cli_many(
+        {
+            "users": access,
+            "example": ("mqtt-access", "--config", "config/hall.toml", "--acl", str(example)),
+        }
+    )
+    # the example ACL is exactly what the command writes for the example hall
+    assert first["example"].code == 0, first["example"].err
+    assert example.read_text() == (REPO / "config" / "mosquitto" / "acl").read_text()
+    assert first["users"].code == 0, first["users"].err
+    assert f"added {', '.join(hub_users(('R1', 'B1')))}" in first["users"].out
+    lines = passwd.read_text().splitlines()
+    assert lines[:2] == others  # the monitor and the terminal, as they were
+    entries = dict(line.split(":", 1) for line in lines[2:])
+    assert list(entries) == hub_users(("R1", "B1"))
+    assert all(password_matches(stored, HUB_PASSWORD) for stored in entries.values())
+
+    again = cli(*access)  # nothing to do: the file is left as it was
+    assert again.code == 0 and "kept as they were: 6 of the hub's users" in again.out
+    assert passwd.read_text().splitlines() == lines
+
+    # table B1 gone, a new password: B1's users removed, the others' password set again
+    text = config.read_text(encoding="utf-8")
+    b1 = text[text.index('[[tables]]\nid = "B1"') : text.index("\n[mqtt]")]
+    changed = text.replace(b1, "").replace(HUB_PASSWORD, "otra clave del hub")
+    config.write_text(changed, encoding="utf-8")
+    third = cli(*access)
+    assert third.code == 0, third.err
+    assert f"removed (no such table now) {', '.join(hub_users(('B1',))[2:])}" in third.out
+    lines = passwd.read_text().splitlines()
+    assert lines[:2] == others
+    entries = dict(line.split(":", 1) for line in lines[2:])
+    assert list(entries) == hub_users(("R1",))
+    assert all(password_matches(stored, "otra clave del hub") for stored in entries.values())
+    for result in (*first.values(), again, third):
+        assert "clave" not in result.out + result.err  # never a password
+
+
+def test_mqtt_access_refuses_bad_input_in_one_line_and_changes_nothing(tmp_path):
+    config = bridged_hall(tmp_path)
+    passwd = tmp_path / "bingo.passwd"
+    subprocess.run(["mosquitto_passwd", "-c", "-b", str(passwd), "mon-1", "x"], check=True)
+    before = passwd.read_bytes()
+    folder = tmp_path / "no-password"
+    folder.mkdir()
+    no_password = bridged_hall(folder, password=None)
+    folder = tmp_path / "username"
+    folder.mkdir()
+    username = bridged_hall(folder, extra='username = "hub"\n')
+    folder = tmp_path / "spaced"
+    folder.mkdir()
+    spaced = bridged_hall(folder)
+    spaced.write_text(spaced.read_text().replace('hall_id = "sala-1"', 'hall_id = "sala 1"'))
+    acl = str(tmp_path / "new.acl")
+
+    def access(hall: Path, *files: str) -> tuple[str, ...]:
+        return ("mqtt-access", "--config", str(hall), *files)
+
+    results = cli_many(
+        {
+            "no file": access(config),
+            "same file": access(config, "--acl", str(passwd), "--passwd", str(passwd)),
+            "no password": access(no_password, "--acl", acl, "--passwd", str(passwd)),
+            "not a password file": access(config, "--acl", acl, "--passwd", str(config)),
+            "unwritable": access(config, "--acl", acl, "--passwd", "/proc/bingo.passwd"),
+            "username": access(username, "--acl", acl),
+            "hall id": access(spaced, "--acl", acl),
+        }
+    )
+    for case, mentions in {
+        "no file": ["give --acl FILE, --passwd FILE or both"],
+        "same file": ["--acl and --passwd both name", str(passwd)],
+        "no password": ["mqtt.password is not set"],
+        "not a password file": [f"{config}: line 1 is not user:password-hash", "nothing written"],
+        "unwritable": ["cannot write /proc/bingo.passwd", "nothing written"],
+        "username": ["mqtt.username", "no longer read", "bingo-hall mqtt-access"],
+        "hall id": ["'sala 1' cannot name a broker user"],
+    }.items():
+        assert_one_line_error(results[case], *mentions)
+        assert "clave" not in results[case].err
+    assert passwd.read_bytes() == before
+    assert not Path(acl).exists()
+    assert config.read_text().startswith("table_profiles_dir")  # not written over
+    assert not [p.name for p in tmp_path.glob(".*")]  # the ACL staged first: removed

@@ -42,6 +42,7 @@ from bingo_hall.hub.service import Listener
 from bingo_hall.store.eventlog import EventEnvelope, EventLog
 from bingo_hall.store.positions import PublishedPositions
 from bingo_hall.transport.fanout import event_frame
+from bingo_hall.transport.mqtt_access import hall_client_id, witness_client_id
 from bingo_hall.transport.mqtt_witness import LogBehindBroker, retained_seq
 
 logger = logging.getLogger(__name__)
@@ -311,7 +312,7 @@ class StreamBridge:
         """LogBehindBroker when the broker's retained state reflects a seq past the log's head
         (mqtt_witness.py); aiomqtt.MqttError or TimeoutError when the broker cannot be
         reached."""
-        identifier = f"{self.identifier}-witness"
+        identifier = witness_client_id(self.identifier)
         witnessed = await retained_seq(
             self.broker.hostname,
             self.broker.port,
@@ -330,7 +331,7 @@ class StreamBridge:
         client = aiomqtt.Client(
             self.broker.hostname,
             self.broker.port,
-            username=self.config.username,
+            username=self.identifier,  # the broker's user of this client id (mqtt_access.py)
             password=self.config.password,
             identifier=self.identifier,
             clean_session=False,  # the broker keeps our replay/request subscription meanwhile
@@ -505,8 +506,8 @@ class StreamBridge:
 
 
 class MqttBridge(StreamBridge):
-    """Publishes one hall's (bingo) stream under ``{prefix}/{hall}/`` as client
-    ``bingo-hub-{hall}``."""
+    """Publishes one hall's (bingo) stream under ``{prefix}/{hall}/`` as client (and broker
+    user) ``bingo-hub-{hall}``."""
 
     def __init__(self, runtime: HubRuntime, config: MqttConfig, **options: Any) -> None:
         self.runtime = runtime
@@ -515,7 +516,7 @@ class MqttBridge(StreamBridge):
             runtime.service,
             config,
             stream=self.hall_id,
-            identifier=f"bingo-hub-{self.hall_id}",
+            identifier=hall_client_id(self.hall_id),
             base=f"{config.topic_prefix}/{self.hall_id}",
             **options,
         )

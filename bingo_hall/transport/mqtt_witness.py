@@ -51,7 +51,7 @@ async def retained_seq(
     client = aiomqtt.Client(
         hostname,
         port,
-        username=config.username,
+        username=identifier,  # the broker's user of this client id (mqtt_access.py)
         password=config.password,
         identifier=identifier,
         clean_session=True,

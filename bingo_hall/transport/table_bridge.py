@@ -9,8 +9,8 @@ for each table, under ``{prefix}/{hall}/tables/{table}/`` (docs/mqtt.md):
 - ``replay/request/<client>`` and ``replay/<client>``: every event after a seq of the table's
   stream.
 
-One connection per table (client id ``bingo-hub-{hall}-table-{table}``), so a table's bridge
-resumes, reconnects and replays on its own, exactly like the hall's.
+One connection per table (client id and broker user ``bingo-hub-{hall}-table-{table}``), so
+a table's bridge resumes, reconnects and replays on its own, exactly like the hall's.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from bingo_hall.config import MqttConfig
 from bingo_hall.hub.table_runtime import LinkedTable
 from bingo_hall.hub.table_service import TableSnapshot
 from bingo_hall.transport.messages import table_state_message
+from bingo_hall.transport.mqtt_access import table_client_id
 from bingo_hall.transport.mqtt_bridge import StreamBridge
 
 
@@ -34,7 +35,7 @@ class TableBridge(StreamBridge):
             service,
             config,
             stream=service.stream,
-            identifier=f"bingo-hub-{service.hall_id}-table-{service.table_id}",
+            identifier=table_client_id(service.hall_id, service.table_id),
             base=f"{config.topic_prefix}/{service.hall_id}/tables/{service.table_id}",
             **options,
         )

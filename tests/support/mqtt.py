@@ -1,6 +1,6 @@
 """MQTT test helpers: a Mosquitto broker of the test's own on a free port (the system broker is
-never touched), the hall's example broker configuration with its ACL, and aiomqtt clients that
-read a given number of messages or a whole replay."""
+never touched), the hall's example broker configuration with its ACL and users, and aiomqtt
+clients that read a given number of messages or a whole replay."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ from pathlib import Path
 
 import aiomqtt
 
+from bingo_hall.config import MqttConfig
+from bingo_hall.transport.mqtt_access import HallAccess, password_file_text, read_text, write_files
 from bingo_hall.transport.mqtt_bridge import StreamBridge
 from support.aio import until
 from support.serve import free_port
@@ -34,6 +36,8 @@ class Mosquitto:
         self.conf = directory / "mosquitto.conf"
         self.log = directory / "broker.log"
         self.process: subprocess.Popen[bytes] | None = None
+        self.acl: Path | None = None  # an example broker's ACL and password files
+        self.passwd: Path | None = None
 
     @property
     def url(self) -> str:
@@ -87,20 +91,35 @@ def anonymous_broker(directory: Path, *, persistent: bool = False) -> Mosquitto:
     return broker
 
 
-def example_broker(tmp_path: Path, users: dict[str, str]) -> Mosquitto:
-    """The example config/mosquitto/mosquitto.conf with the hall's ACL, on tmp paths."""
+HALL = "sala-1"
+HUB_PASSWORD = "clave-del-hub"
+
+
+def example_broker(
+    tmp_path: Path, users: dict[str, str], tables: tuple[str, ...] = (), *, access: bool = True
+) -> Mosquitto:
+    """The example config/mosquitto/mosquitto.conf on tmp paths (``broker.acl``,
+    ``broker.passwd``), not started. `users` (monitors, terminals: user → password) are added
+    to its password file with mosquitto_passwd; with `access`, the hub's users (password
+    HUB_PASSWORD) and the ACL are written for hall sala-1 and `tables` as `bingo-hall
+    mqtt-access` writes them."""
     broker = Mosquitto(tmp_path / "acl")
-    passwords = broker.directory / "passwd"
+    broker.acl, broker.passwd = broker.directory / "acl", broker.directory / "passwd"
     for index, (user, password) in enumerate(users.items()):
         create = ["-c"] if index == 0 else []
         subprocess.run(
-            ["mosquitto_passwd", *create, "-b", str(passwords), user, password], check=True
+            ["mosquitto_passwd", *create, "-b", str(broker.passwd), user, password], check=True
         )
+    if access:
+        hall = HallAccess(HALL, "bingo", tables)
+        old = read_text(broker.passwd, "password file")
+        hub_users, _ = password_file_text(old, broker.passwd, hall, HUB_PASSWORD)
+        write_files({broker.acl: (hall.acl_text(), 0o644), broker.passwd: (hub_users, 0o600)})
     text = (REPO / "config" / "mosquitto" / "mosquitto.conf").read_text(encoding="utf-8")
     for key, value in {
         "listener": f"{broker.port} 127.0.0.1",
-        "password_file": str(passwords),
-        "acl_file": str(REPO / "config" / "mosquitto" / "acl"),
+        "password_file": str(broker.passwd),
+        "acl_file": str(broker.acl),
         "persistence_location": f"{broker.directory}/",
         "log_dest": f"file {broker.log}",
     }.items():
@@ -109,6 +128,18 @@ def example_broker(tmp_path: Path, users: dict[str, str]) -> Mosquitto:
     assert re.search(r"^allow_anonymous false$", text, re.M)
     broker.configure(text)
     return broker
+
+
+def hub_login(broker: Mosquitto) -> MqttConfig:
+    """The hub's [mqtt] for an example broker: its bridges log in as their client ids."""
+    return MqttConfig(url=broker.url, password=HUB_PASSWORD)
+
+
+def login(
+    broker: Mosquitto, user: str, password: str, identifier: str | None = None, **options
+) -> aiomqtt.Client:
+    """A client of `user`, asking for client id `identifier` (by default the user's name)."""
+    return mqtt_client(broker, identifier or user, username=user, password=password, **options)
 
 
 def mqtt_client(broker: Mosquitto, identifier: str | None = None, **options) -> aiomqtt.Client:

@@ -25,18 +25,23 @@ from bingo_hall.config import MqttConfig
 from bingo_hall.transport.fanout import event_frame
 from bingo_hall.transport.mqtt_bridge import HallStateMessage, MqttBridge, ReplayDone, ReplayRequest
 from support.aio import run_async, until
+from support.cli import hall as cli_hall
+from support.cli import hall_config
 from support.hub import PASSWORD, Client, open_game, prepare_store, running_hub
 from support.mqtt import (
+    HUB_PASSWORD,
     all_delivered,
     anonymous_broker,
     example_broker,
+    hub_login,
     mqtt_client,
     persistent_subscriber,
     published,
     take,
     take_until_done,
 )
-from support.serve import free_port
+from support.mqtt import login as login_as
+from support.serve import free_port, serving
 
 REPO = Path(__file__).resolve().parents[2]
 HALL = "sala-1"
@@ -360,26 +365,25 @@ def test_a_store_that_fails_when_the_bridge_starts_is_tried_again(store, broker,
 
 
 def test_the_acl_keeps_each_client_to_its_topics(store, tmp_path):
-    users = {name: f"clave-de-{name}" for name in ("hub", "monitor", "term-01", "term-02")}
+    users = {name: f"clave-de-{name}" for name in ("mon-1", "mon-2", "term-01", "term-02")}
     broker = example_broker(tmp_path, users)
     broker.start()
 
-    def login(user: str, identifier: str) -> aiomqtt.Client:
-        return mqtt_client(broker, identifier, username=user, password=users[user])
+    def login(user: str) -> aiomqtt.Client:
+        return login_as(broker, user, users[user])
 
     async def quiet(client: aiomqtt.Client) -> None:
         await asyncio.sleep(0.3)
         assert len(client.messages) == 0
 
     async def scenario():
-        hub_login = MqttConfig(url=broker.url, username="hub", password=users["hub"])
         async with (
-            bridged_hub(store, hub_login) as (hub, bridge),
+            bridged_hub(store, hub_login(broker)) as (hub, bridge),
             staff(hub) as (sala, locutor),
-            login("monitor", "mon-1") as monitor,
-            login("monitor", "mon-2") as other,
-            login("term-01", "t-01") as term1,
-            login("term-02", "t-02") as term2,
+            login("mon-1") as monitor,
+            login("mon-2") as other,
+            login("term-01") as term1,
+            login("term-02") as term2,
         ):
             for client in (monitor, other):
                 await client.subscribe(EVENTS, qos=1)
@@ -415,7 +419,7 @@ def test_the_acl_keeps_each_client_to_its_topics(store, tmp_path):
             await other.subscribe(replay_topic("mon-2"), qos=1)
             aimed = json.dumps({"client": "mon-2", "after_seq": 0})
             await term1.publish(request_topic("mon-2"), aimed, qos=1)  # denied by the ACL
-            await term1.publish(request_topic("t-01"), aimed, qos=1)  # not its own id
+            await term1.publish(request_topic("term-01"), aimed, qos=1)  # not its own id
             await quiet(other)
 
             # a terminal reads and writes its own topics, and not another terminal's
@@ -440,10 +444,90 @@ def test_the_acl_keeps_each_client_to_its_topics(store, tmp_path):
             assert bridge.published_seq == head + 1 and bridge.connections == 1
 
         # no login, or a wrong password: refused
-        for options in ({}, {"username": "monitor", "password": "wrong"}):
+        for options in ({}, {"username": "mon-1", "password": "wrong"}):
             with pytest.raises(aiomqtt.MqttError):
                 async with mqtt_client(broker, "intruder", **options):
                     pass
+
+    try:
+        run(scenario())
+    finally:
+        broker.stop()
+
+
+MONITORS = {name: f"clave-de-{name}" for name in ("mon-1", "mon-2")}
+
+
+def test_a_monitor_asking_for_the_hubs_client_id_is_held_to_its_own(store, tmp_path):
+    """Under the example broker a client's id is its user name: a monitor that connects again
+    and again under the hub bridge's id (or its witness check's) neither knocks the bridge off
+    nor gets its id; it is mon-1 on the broker, for its replays too."""
+    broker = example_broker(tmp_path, MONITORS)
+    broker.start()
+
+    async def scenario():
+        async with (
+            bridged_hub(store, hub_login(broker)) as (hub, bridge),
+            staff(hub) as (sala, locutor),
+            login_as(broker, "mon-2", MONITORS["mon-2"]) as watcher,
+        ):
+            await watcher.subscribe(EVENTS, qos=1)
+            for identifier in [bridge.identifier, f"{bridge.identifier}-witness"] * 2:
+                async with login_as(broker, "mon-1", MONITORS["mon-1"], identifier) as intruder:
+                    await asyncio.sleep(0.3)  # a bridge knocked off is back within 0.1 s
+                    assert bridge.connected.is_set() and bridge.connections == 1
+                    await intruder.subscribe(replay_topic("mon-1"), qos=1)
+                    request = json.dumps({"client": "mon-1", "after_seq": 0})
+                    await intruder.publish(request_topic("mon-1"), request, qos=1)
+                    assert await take_until_done(intruder) == [{"type": "replay_done", "seq": 0}]
+            await open_game(sala, locutor)  # and the bridge publishes as before
+            head = hub.runtime.service.seq
+            seqs = [json.loads(m.payload)["seq"] for m in await take(watcher, head)]
+            await published(bridge, head)
+            assert seqs == list(range(1, head + 1))
+            assert bridge.connections == 1 and bridge.replays_done == 4
+
+    try:
+        run(scenario())
+    finally:
+        broker.stop()
+
+
+def test_a_monitor_cannot_take_another_monitors_id_session_or_replays(store, tmp_path):
+    """mon-2 connecting under mon-1's id (persistent session) gets none of what the broker
+    queued for mon-1 while it was off, nor its replay, and does not knock mon-1 off."""
+    broker = example_broker(tmp_path, MONITORS)
+    broker.start()
+
+    def monitor(user: str, identifier: str) -> aiomqtt.Client:
+        return login_as(broker, user, MONITORS[user], identifier, clean_session=False)
+
+    async def scenario():
+        async with (
+            bridged_hub(store, hub_login(broker)) as (hub, bridge),
+            staff(hub) as (sala, locutor),
+        ):
+            async with monitor("mon-1", "mon-1") as mon1:
+                await mon1.subscribe(EVENTS, qos=1)
+                await mon1.subscribe(replay_topic("mon-1"), qos=1)
+            await open_game(sala, locutor)  # queued by the broker for mon-1's session
+            head = hub.runtime.service.seq
+            await published(bridge, head)
+            async with monitor("mon-2", "mon-1") as thief:
+                await thief.subscribe(replay_topic("mon-1"), qos=1)
+                request = json.dumps({"client": "mon-1", "after_seq": 0})
+                await thief.publish(request_topic("mon-1"), request, qos=1)  # not its id
+                await asyncio.sleep(0.5)
+                assert len(thief.messages) == 0
+                async with monitor("mon-1", "mon-1") as mon1:  # mon-1's session is whole
+                    queued = [json.loads(m.payload)["seq"] for m in await take(mon1, head)]
+                    assert queued == list(range(1, head + 1))
+                    async with monitor("mon-2", "mon-1"):  # again, while mon-1 is on
+                        await locutor.ok("draw_ball")
+                        [ball] = await take(mon1, 1)  # mon-1 was not knocked off
+                        assert json.loads(ball.payload)["seq"] == head + 1
+                await asyncio.sleep(0.2)
+                assert len(thief.messages) == 0 and bridge.replays_done == 0
 
     try:
         run(scenario())
@@ -571,10 +655,11 @@ def read_json(url: str) -> dict:
         return json.loads(answer.read())
 
 
-def retained_state(broker) -> dict | None:
-    """The state the broker keeps retained for the hall, read by Mosquitto's own client."""
+def retained_state(broker, *login: str, topic: str = STATE) -> dict | None:
+    """The state the broker keeps retained for the hall (or on `topic`), read by Mosquitto's own
+    client (with `login`: -u USER -P PASSWORD)."""
     read = subprocess.run(
-        ["mosquitto_sub", "-p", str(broker.port), "-t", STATE, "-C", "1", "-W", "2"],
+        ["mosquitto_sub", "-p", str(broker.port), *login, "-t", topic, "-C", "1", "-W", "2"],
         capture_output=True,
         text=True,
     )
@@ -616,6 +701,61 @@ def test_serve_refuses_a_log_that_ends_before_what_the_broker_saw(tmp_path, brok
         process.send_signal(signal.SIGTERM)
         process.communicate(timeout=20)
     assert process.returncode == 0
+
+
+def test_serve_runs_on_the_broker_users_and_acl_that_mqtt_access_writes(tmp_path):
+    """The technician's way: a monitor added with mosquitto_passwd, the ACL and the hub's users
+    written by `bingo-hall mqtt-access` from the hall's configuration (config/hall.toml: tables
+    R1 and B1), the example broker. `serve` checks each stream's witness, the hall's bridge and
+    each table's publish their state and answer a monitor's replay; a state retained past the
+    log is seen by the witness check, and cleared as the hall bridge's user (docs/mqtt.md)."""
+    monitor = ("-u", "mon-1", "-P", "clave-de-mon-1")
+    broker = example_broker(tmp_path, {"mon-1": "clave-de-mon-1"}, access=False)
+    config = hall_config(tmp_path, "simulated")
+    mqtt = f'\n[mqtt]\nurl = "{broker.url}"\npassword = "{HUB_PASSWORD}"\n'
+    config.write_text(config.read_text(encoding="utf-8") + mqtt, encoding="utf-8")
+    files = ("--acl", str(broker.acl), "--passwd", str(broker.passwd))
+    wrote = cli_hall("mqtt-access", "--config", str(config), *files, timeout=60)
+    assert wrote.returncode == 0, wrote.stderr
+    assert HUB_PASSWORD not in wrote.stdout + wrote.stderr
+    db = f"sqlite:///{tmp_path / 'hall.sqlite'}"
+    tables = {table: f"bingo/{HALL}/tables/{table}" for table in ("R1", "B1")}
+
+    async def replays() -> list[list[dict]]:
+        answers = []
+        async with login_as(broker, "mon-1", "clave-de-mon-1") as mon:
+            for base in (f"bingo/{HALL}", *tables.values()):
+                await mon.subscribe(f"{base}/replay/mon-1", qos=1)
+                request = json.dumps({"client": "mon-1", "after_seq": 0})
+                await mon.publish(f"{base}/replay/request/mon-1", request, qos=1)
+                answers.append(await take_until_done(mon))
+        return answers
+
+    broker.start()
+    try:
+        with serving("--config", str(config), "--db", db) as hub:
+            health = f"http://127.0.0.1:{hub.port}/health"
+            run_async(until(lambda: all(b["connected"] for b in read_json(health)["mqtt"]), 20))
+            assert [b["stream"] for b in read_json(health)["mqtt"]] == [
+                HALL,
+                *(f"{HALL}/tables/{table}" for table in tables),
+            ]
+            assert retained_state(broker, *monitor)["seq"] == 0
+            for table, base in tables.items():
+                state = retained_state(broker, *monitor, topic=f"{base}/state")
+                assert (state["table"], state["seq"]) == (table, 0)
+            assert run(replays()) == [[{"type": "replay_done", "seq": 0}]] * 3
+        assert "could not read" not in hub.err and "reconnecting" not in hub.err, hub.err
+
+        hall_bridge = ("-u", f"bingo-hub-{HALL}", "-P", HUB_PASSWORD)
+        past = ["mosquitto_pub", "-p", str(broker.port), *hall_bridge, "-t", STATE, "-r", "-q", "1"]
+        subprocess.run([*past, "-m", json.dumps({"seq": 40})], check=True, timeout=10)
+        refused = cli_hall("serve", "--config", str(config), "--db", db, timeout=60)
+        assert refused.returncode == 1 and "reflects seq 40" in refused.stderr, refused.stderr
+        subprocess.run([*past, "-n"], check=True, timeout=10)  # the record cleared
+        assert retained_state(broker, *monitor) is None
+    finally:
+        broker.stop()
 
 
 def test_a_bridge_that_finds_the_broker_past_its_log_publishes_nothing(store, broker, caplog):

@@ -13,6 +13,7 @@ from contextlib import asynccontextmanager
 from functools import partial
 from pathlib import Path
 
+import aiomqtt
 import pytest
 
 from bingo_hall.config import MqttConfig
@@ -26,6 +27,8 @@ from support.mqtt import (
     all_delivered,
     anonymous_broker,
     example_broker,
+    hub_login,
+    login,
     mqtt_client,
     persistent_subscriber,
     published,
@@ -190,16 +193,15 @@ def test_a_broker_killed_mid_coup_loses_no_table_event(store, tmp_path):
 
 
 def test_the_acl_lets_monitors_read_table_topics_and_not_write_them(store, tmp_path):
-    users = {name: f"clave-de-{name}" for name in ("hub", "monitor")}
-    broker = example_broker(tmp_path, users)
+    users = {name: f"clave-de-{name}" for name in ("mon-1", "mon-2")}
+    broker = example_broker(tmp_path, users, ("R1", "R2"))
     broker.start()
 
     async def scenario():
-        hub_login = MqttConfig(url=broker.url, username="hub", password=users["hub"])
         async with (
-            bridged(store, hub_login) as (hub, _, bridge),
+            bridged(store, hub_login(broker)) as (hub, _, bridge),
             people(hub, store) as (head, device, _, _),
-            mqtt_client(broker, "mon-1", username="monitor", password=users["monitor"]) as mon,
+            login(broker, "mon-1", users["mon-1"]) as mon,
         ):
             await mon.subscribe(f"bingo/{HALL}/tables/+/events", qos=1)
             await ok(head, "R1", "open_table")
@@ -219,15 +221,62 @@ def test_the_acl_lets_monitors_read_table_topics_and_not_write_them(store, tmp_p
             assert [e["seq"] for e in events] == [1, 2, 3] and done["seq"] == 3
             assert [private_in(e) for e in events] == [[]] * 3
             await published(bridge, 3)
-            async with mqtt_client(
-                broker, "mon-2", username="monitor", password=users["monitor"]
-            ) as late:
+            async with login(broker, "mon-2", users["mon-2"]) as late:
                 await late.subscribe(f"{BASE}/state", qos=1)
                 [state] = await take(late, 1)
             retained = json.loads(state.payload)
             assert (retained["phase"], retained["seq"]) == ("betting", 3)
             assert retained["bets"] == [] and retained["settlement"] is None  # b1 is on it
             assert list(hub.tables.tables["R1"].service.state.bets) == ["b1"]
+
+    try:
+        run(scenario())
+    finally:
+        broker.stop()
+
+
+def test_a_terminal_cannot_take_a_table_bridges_id_nor_its_witness_checks(store, tmp_path):
+    """term-01 asks for R1's bridge's client id, then for its witness check's: it is term-01 on
+    the broker each time, so the bridge stays on and publishes, and a witness check run while
+    the terminal is there neither fails nor knocks the terminal off."""
+    users = {"term-01": "clave-de-term-01", "mon-1": "clave-de-mon-1"}
+    broker = example_broker(tmp_path, users, ("R1", "R2"))
+    broker.start()
+
+    def terminal(identifier: str) -> aiomqtt.Client:
+        return login(broker, "term-01", users["term-01"], identifier)
+
+    async def still_term_01(client: aiomqtt.Client) -> None:
+        """Its own topics and replays are term-01's, and its connection is still up."""
+        own = f"bingo/{HALL}/terminal/term-01/ping"
+        await client.subscribe(own, qos=1)
+        await client.publish(own, "ping", qos=1)
+        [pong] = await take(client, 1)
+        assert pong.topic.value == own
+        await client.subscribe(f"{BASE}/replay/term-01", qos=1)
+        request = json.dumps({"client": "term-01", "after_seq": 0})
+        await client.publish(f"{BASE}/replay/request/term-01", request, qos=1)
+        assert (await take_until_done(client))[-1]["type"] == "replay_done"
+
+    async def scenario():
+        async with (
+            bridged(store, hub_login(broker)) as (hub, _, bridge),
+            people(hub, store) as (head, _, _, _),
+            login(broker, "mon-1", users["mon-1"]) as mon,
+        ):
+            await mon.subscribe(f"{BASE}/events", qos=1)
+            async with terminal(bridge.identifier) as intruder:
+                await asyncio.sleep(0.3)  # a bridge knocked off is back within 0.1 s
+                assert bridge.connected.is_set() and bridge.connections == 1
+                await still_term_01(intruder)
+            async with terminal(f"{bridge.identifier}-witness") as intruder:
+                await bridge.check_witness()  # passes: the broker's state is the log's
+                await still_term_01(intruder)
+            await ok(head, "R1", "open_table")
+            [opened] = await take(mon, 1)
+            assert json.loads(opened.payload)["event"] == "table_opened"
+            await published(bridge, 1)
+            assert bridge.connections == 1 and bridge.replays_done == 2
 
     try:
         run(scenario())
