@@ -350,7 +350,9 @@ class _ActaBuilder:
             answer_session_id=env.session_id,
         )
         if env.session_id != request["session_id"]:
-            self.session(env)["answers_for_earlier_sessions"].append(request)
+            # as it stood when answered, under the game during which it was answered
+            later = {**request, "request_game_id": request["game_id"], "game_id": env.game_id}
+            self.session(env)["answers_for_earlier_sessions"].append(later)
 
     def _on_prize_paid(self, env: EventEnvelope, p: Json, at: str) -> None:
         """Under the game it pays; and, paid in a later session, in that session's acta too

@@ -308,10 +308,12 @@ def _request_lines(session: Json) -> list[str]:
     if session.get("answers_for_earlier_sessions"):
         lines.append("Respuestas a peticiones y quejas de sesiones anteriores:")
         for request in session["answers_for_earlier_sessions"]:
+            who = f" de «{request['player']}»" if request["player"] else ""
             lines.append(
-                f"  nº {request['request_id']} (sesión {request['session_id']}, "
-                f"{REQUEST_KINDS[request['kind']]}): respuesta ({clock(request['answer_at'])}, "
-                f"{request['answer_actor']}): «{request['answer']}»"
+                f"  nº {request['request_id']}, {REQUEST_KINDS[request['kind']]} de la sesión "
+                f"{request['session_id']} ({clock(request['at'])}){who}: «{request['text']}»; "
+                f"respuesta ({clock(request['answer_at'])}, {request['answer_actor']}): "
+                f"«{request['answer']}»"
             )
     return lines
 
@@ -326,7 +328,7 @@ def _request_line(request: Json, session_id: int) -> str:
     if request["answer"] is None:
         return f"{head}; sin respuesta"
     later = request["answer_session_id"] != session_id
-    when = f"sesión {request['answer_session_id']}, " if later else ""
+    when = f"dada tras el cierre, en la sesión {request['answer_session_id']}, " if later else ""
     return (
         f"{head}; respuesta ({when}{clock(request['answer_at'])}, {request['answer_actor']}): "
         f"«{request['answer']}»"

@@ -20,6 +20,10 @@ from bingo_hall.domain.phases import BETWEEN_GAMES, GAME_PHASES, SESSION_OPEN_PH
 from bingo_hall.domain.profiles import RuleProfile, VoidReason
 
 PURCHASE_PATTERN = r"^[A-Za-z0-9_-]{8,64}$"
+# Free text the acta prints (notes, reasons, what players said): one line, no control
+# character, so that no text can write lines of its own into the acta.
+ONE_LINE = r"^[^\x00-\x1f\x7f]*$"
+ONE_LINE_OF_TEXT = r"^[^\x00-\x1f\x7f]*[^\x00-\x20\x7f][^\x00-\x1f\x7f]*$"
 
 
 class Command(BaseModel):
@@ -41,7 +45,7 @@ class RecordEquipmentCheck(Command):
     name = "record_equipment_check"
     legal_in = frozenset({Phase.EQUIPMENT_CHECK})
     ok: bool
-    notes: str = ""
+    notes: str = Field(default="", max_length=2000, pattern=ONE_LINE)
 
 
 class RegisterBallSet(Command):
@@ -57,7 +61,7 @@ class ChangeBallSet(Command):
     name = "change_ball_set"
     legal_in = frozenset({Phase.BALL_LOADING, Phase.SESSION_READY})
     ball_set_id: str = Field(min_length=1)
-    reason: str = Field(min_length=1)
+    reason: str = Field(min_length=1, max_length=500, pattern=ONE_LINE_OF_TEXT)
 
 
 class ShowBallToCamera(Command):
@@ -119,7 +123,7 @@ class CloseSession(Command):
 
     name = "close_session"
     legal_in = frozenset({Phase.SESSION_READY, Phase.BALL_LOADING})
-    note: str = Field(default="", max_length=500)
+    note: str = Field(default="", max_length=500, pattern=ONE_LINE)
 
 
 class AnnounceSeries(Command):
@@ -224,7 +228,7 @@ class VoidGame(Command):
     name = "void_game"
     legal_in = GAME_PHASES  # from the series announcement to the window, before the finish
     reason: VoidReason
-    note: str = Field(min_length=1)
+    note: str = Field(min_length=1, max_length=2000, pattern=ONE_LINE_OF_TEXT)
 
 
 class PayPrize(Command):
@@ -236,7 +240,7 @@ class PayPrize(Command):
 
 # What players ask or complain of, and the Jefe de Mesa's answer: «contestará las peticiones de
 # información o reclamaciones y consignará todo ello en el acta» (S77 L2427-2432).
-REQUEST_TEXT = Field(min_length=1, max_length=2000, pattern=r"\S")
+REQUEST_TEXT = Field(min_length=1, max_length=2000, pattern=ONE_LINE_OF_TEXT)
 
 
 class RecordPlayerRequest(Command):
@@ -246,9 +250,11 @@ class RecordPlayerRequest(Command):
     name = "record_player_request"
     legal_in = SESSION_OPEN_PHASES
     kind: PlayerRequestKind
-    player: str = Field(default="", max_length=200)  # who asked: a name, a seat, a card
+    player: str = Field(default="", max_length=200, pattern=ONE_LINE)  # a name, a seat, a card
     text: str = REQUEST_TEXT
-    answer: str | None = Field(default=None, min_length=1, max_length=2000, pattern=r"\S")
+    answer: str | None = Field(
+        default=None, min_length=1, max_length=2000, pattern=ONE_LINE_OF_TEXT
+    )
 
 
 class AnswerPlayerRequest(Command):

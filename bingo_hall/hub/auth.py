@@ -119,6 +119,10 @@ _JEFE_DE_SALA = _JEFE_DE_MESA | frozenset(
     }
 )
 
+ACTA_ROLES = frozenset({Role.JEFE_DE_SALA, Role.JEFE_DE_MESA})
+"""The staff who keep the acta («consignará todo ello en el acta», [S77] L2427-2432): they read
+it, and what only it records (players' requests and complaints)."""
+
 PERMISSIONS: dict[Role, frozenset[str]] = {
     Role.JEFE_DE_SALA: _JEFE_DE_SALA,
     Role.JEFE_DE_MESA: _JEFE_DE_MESA,

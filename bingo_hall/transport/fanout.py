@@ -30,9 +30,11 @@ from websockets.asyncio.server import broadcast
 from bingo_hall.hub.streams import split_stream
 from bingo_hall.store.eventlog import EventEnvelope, EventLog
 
-# "staff": a stream whole (staff users; a table device on its own table's stream). "device":
-# as monitors and terminals (and MQTT) see it: the fields of DEVICE_FIELDS only.
-Audience = Literal["staff", "device"]
+# "staff": a stream whole (the Jefes, who keep the acta; a table device on its own table's
+# stream). "clerk": the other staff (cashier, caller, floor assistant, croupiers): the stream
+# whole but for what only the acta's keepers read (CLERK_FIELDS). "device": as monitors and
+# terminals (and MQTT) see it: the fields of DEVICE_FIELDS only.
+Audience = Literal["staff", "clerk", "device"]
 
 # A casino table's public view (docs/tables.md), the fields of each event a public panel may
 # get: the phases, coups, outcomes, limits, the session's opening and closing, the last-coup
@@ -74,16 +76,25 @@ DEVICE_FIELDS: dict[str, tuple[str, ...]] = {
     "sale_recorded": ("sale",),  # not which player at which terminal bought the cards
     "ball_held": ("ordinal",),
     "hold_resolved": ("ordinal",),
-    # a player's request or complaint is the staff's and the acta's, not the hall's screens'
-    "player_request_recorded": ("request_id", "kind"),
-    "player_request_answered": ("request_id",),
+    **(
+        CLERK_FIELDS := {
+            # a player's request or complaint is the acta's and its keepers', not the hall's
+            "player_request_recorded": ("request_id", "kind"),
+            "player_request_answered": ("request_id",),
+        }
+    ),
     **TABLE_PUBLIC_FIELDS,
 }
 
 
+def _seen_fields(event_type: str, audience: Audience) -> tuple[str, ...] | None:
+    """The fields of an event an audience sees; None: all of them."""
+    return {"device": DEVICE_FIELDS, "clerk": CLERK_FIELDS}.get(audience, {}).get(event_type)
+
+
 def audience_payload(event_type: str, payload: dict, audience: Audience) -> dict:
     """The payload as an audience may see it."""
-    fields = DEVICE_FIELDS.get(event_type) if audience == "device" else None
+    fields = _seen_fields(event_type, audience)
     if fields is None:
         return payload
     return {key: payload[key] for key in fields if key in payload}
@@ -94,7 +105,7 @@ def event_frame(envelope: EventEnvelope, audience: Audience = "staff") -> str:
     table's stream names its hall and its table. A payload a device sees in part goes without
     its hash, which covers the whole payload: a device could test guesses against it."""
     hall, table = split_stream(envelope.hall_id)
-    redacted = audience == "device" and envelope.type in DEVICE_FIELDS
+    redacted = _seen_fields(envelope.type, audience) is not None
     where = {"hall": hall} if table is None else {"hall": hall, "table": table}
     return json.dumps(
         {
@@ -120,10 +131,11 @@ class Outgoing:
     type: str
     frame: str  # as staff see it
     device_frame: str  # as monitors and terminals see it (the same text unless redacted)
+    clerk_frame: str  # as the staff who do not keep the acta see it (the same unless redacted)
     committed_at: float  # loop time when the hub learnt it was durable
 
     def frame_for(self, audience: Audience) -> str:
-        return self.device_frame if audience == "device" else self.frame
+        return {"device": self.device_frame, "clerk": self.clerk_frame}.get(audience, self.frame)
 
 
 class TooSlow(Exception):
@@ -171,11 +183,11 @@ class Fanout:
         """Called on the event loop, in seq order, once the event is durable."""
         frame = event_frame(envelope)
         device_frame = event_frame(envelope, "device") if envelope.type in DEVICE_FIELDS else frame
-        item = Outgoing(
-            envelope.seq, envelope.type, frame, device_frame, asyncio.get_running_loop().time()
-        )
+        clerk_frame = event_frame(envelope, "clerk") if envelope.type in CLERK_FIELDS else frame
+        loop_time = asyncio.get_running_loop().time()
+        item = Outgoing(envelope.seq, envelope.type, frame, device_frame, clerk_frame, loop_time)
         self.published_seq = envelope.seq
-        live: dict[str, list[Subscriber]] = {"staff": [], "device": []}
+        live: dict[str, list[Subscriber]] = {"staff": [], "clerk": [], "device": []}
         for subscriber in list(self.subscribers):
             if subscriber.live:
                 live[subscriber.audience].append(subscriber)

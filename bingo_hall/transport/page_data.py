@@ -49,11 +49,11 @@ from websockets.http11 import Request, Response
 from bingo_hall.domain.commands import COMMAND_TYPES
 from bingo_hall.domain.phases import Phase
 from bingo_hall.hub.auth import (
+    ACTA_ROLES,
     BALL_SHOWINGS,
     BUY_CARDS,
     MY_CARDS,
     Principal,
-    Role,
 )
 from bingo_hall.hub.credential_watch import CredentialWatch
 from bingo_hall.hub.runtime import HubRuntime
@@ -63,7 +63,6 @@ REPO = Path(__file__).resolve().parents[2]
 DISPLAYS_DIR = Path(os.environ.get("BINGO_DISPLAYS_DIR") or REPO / "displays")
 AUDIO_DIR = Path(os.environ.get("BINGO_AUDIO_DIR") or REPO / "var" / "audio")
 
-ACTA_ROLES = frozenset({Role.JEFE_DE_SALA, Role.JEFE_DE_MESA})
 CREDENTIAL_TTL = 600.0  # seconds a verified staff credential is remembered
 REFUSAL_TTL = 2.0  # a wrong password is answered from memory this long (no scrypt flood)
 MAX_PENDING = 8  # jobs waiting in the worker pool; beyond that: 503, try again
@@ -312,7 +311,8 @@ def start_data(runtime: HubRuntime) -> dict[str, Any]:
     }
 
 
-def hall_data(runtime: HubRuntime) -> dict[str, Any]:
+def hall_data(runtime: HubRuntime, principal: Principal) -> dict[str, Any]:
+    """The registers; players' open requests and complaints only for the acta's keepers."""
     seq = runtime.service.seq
     state = runtime.service.state
     profile = state.profile or runtime.profile
@@ -371,6 +371,7 @@ def hall_data(runtime: HubRuntime) -> dict[str, Any]:
                 "game_id": r.game_id,
             }
             for r in state.open_requests.values()
+            if principal.role in ACTA_ROLES
         ],
         "last_game_announced": state.last_game_announced,
         "last_game_played": state.last_game_played,
@@ -498,7 +499,7 @@ class PageData:
                 )
             assert isinstance(principal, Principal)
             if path == "/api/hall":
-                return json_response(connection, HTTPStatus.OK, hall_data(runtime))
+                return json_response(connection, HTTPStatus.OK, hall_data(runtime, principal))
             return self._acta(connection, request, runtime, principal)
         except LoginRefused as refused:
             status = (

@@ -73,7 +73,10 @@ another ball, with `set_disagrees` and that ball in `set_ball`.
    terminals receive `ball_held` and `hold_resolved` with the `ordinal` alone: nothing of a
    held ball reaches them before it is resolved; and `sale_recorded` with its `sale` alone:
    which player at which terminal bought is the staff's to see (a terminal asks `my_cards` for
-   its own). `GET /frames/<sha256>.jpg` serves a kept frame.
+   its own). `GET /frames/<sha256>.jpg` serves a kept frame. A player's request for
+   information or complaint (`player_request_recorded`, `player_request_answered`) reaches
+   devices, and the staff who do not keep the acta (all but the Jefes de Sala and de Mesa), as
+   its `request_id` and `kind` alone.
    The camera confirms calls only on a ball set that passed its commissioning: every ball
    shown to the camera (`commission_ball_set`, `ball_set_commissioned` with `fit`); on any
    other set every call is held (`ball_held` with `cause: "uncommissioned_set"`). The

@@ -25,6 +25,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
 from bingo_hall.hub.auth import (
+    ACTA_ROLES,
     BALL_SHOWINGS,
     DISCARD_BALL_SHOWINGS,
     SHOW_BALL_TO_CAMERA,
@@ -282,7 +283,7 @@ def audience(principal: Principal, stream: str) -> Audience:
     and a table device its own table's; monitors, terminals and a table device elsewhere get
     the device view (a table's public view: no bet, player or payment)."""
     if principal.kind == "staff":
-        return "staff"
+        return "staff" if principal.role in ACTA_ROLES else "clerk"
     own = principal.table is not None and stream == f"table:{principal.table}"
     return "staff" if own else "device"
 

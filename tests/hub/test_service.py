@@ -502,10 +502,13 @@ def test_players_requests_and_complaints_are_answered_and_in_the_acta(log, servi
     )
     second = session_acta(log, 2)
     assert "Respuestas a peticiones y quejas de sesiones anteriores:" in second
-    assert "nº 2 (sesión 1, queja): respuesta (" in second
+    # the question is repeated where it is answered, so that this acta stands alone
+    assert "nº 2, queja de la sesión 1 (" in second
+    assert "de «Ana, cartón A1 nº 17»: «No oyó el número 45»; respuesta (" in second
     assert "«Se repitió el 45 por los altavoces»" in second
     reprinted = session_acta(log, 1)  # the first session's acta now shows the answer, dated
-    assert "«No oyó el número 45»; respuesta (sesión 2, " in reprinted
+    assert "«No oyó el número 45»; respuesta (dada tras el cierre, en la sesión 2, " in reprinted
+    assert "Peticiones y quejas sin respuesta al cierre de la sesión: nº 2\n" in reprinted
 
 
 def test_a_game_voided_during_its_sale_shows_the_cards_it_sold_and_who_voided_it(log, service):

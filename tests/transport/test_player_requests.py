@@ -3,9 +3,13 @@ takes them down and answers them; devices learn only that one was made."""
 
 from __future__ import annotations
 
+import asyncio
+from urllib.parse import urlsplit
+
 import pytest
 
 from support.aio import run_async as run
+from support.serve import api_hall
 from support.hub import PASSWORD, Client, announce_game, hall_staff, prepare_store, running_hub
 
 
@@ -15,7 +19,10 @@ def store(tmp_path):
     return (url, *prepare_store(url))
 
 
-def test_the_jefe_de_mesa_answers_a_complaint_and_a_monitor_sees_neither_text(store):
+def test_the_jefe_de_mesa_answers_a_complaint_and_only_the_actas_keepers_read_it(store):
+    """The Jefes take down and answer a complaint; a monitor, and the cashier (who does not keep
+    the acta), learn only that one was made, on the websocket and in the registers."""
+
     async def scenario() -> None:
         async with (
             running_hub(*store) as hub,
@@ -24,12 +31,22 @@ def test_the_jefe_de_mesa_answers_a_complaint_and_a_monitor_sees_neither_text(st
         ):
             await staff.ok("register_ball_set", ball_set_id="JB-1", homologation="CNJ-B-1")
             await announce_game(staff)
-            await monitor.request({"type": "subscribe", "after_seq": hub.runtime.service.seq})
+            for watcher in (monitor, caja):
+                await watcher.request({"type": "subscribe", "after_seq": hub.runtime.service.seq})
             seq = hub.runtime.service.seq
             for args, message in (
                 ({"kind": "complaint", "text": "   "}, "record_player_request: text: "),
                 ({"kind": "quarrel", "text": "x"}, "record_player_request: kind: "),
                 ({"kind": "complaint", "text": "x" * 2001}, "record_player_request: text: "),
+                # a line of its own in the acta: refused
+                (
+                    {"kind": "complaint", "text": "x\nCierre de la sesión"},
+                    "record_player_request: text: ",
+                ),
+                (
+                    {"kind": "complaint", "text": "x", "player": "a\rb"},
+                    "record_player_request: player: ",
+                ),
             ):
                 refused = await mesa.command("record_player_request", **args)
                 assert refused["error"]["code"] == "invalid_args"
@@ -38,6 +55,7 @@ def test_the_jefe_de_mesa_answers_a_complaint_and_a_monitor_sees_neither_text(st
             assert forbidden["error"]["code"] == "forbidden"
             assert hub.runtime.service.seq == seq  # nothing was written
 
+            port = urlsplit(hub.http).port
             recorded = await mesa.ok(
                 "record_player_request",
                 kind="complaint",
@@ -55,11 +73,20 @@ def test_the_jefe_de_mesa_answers_a_complaint_and_a_monitor_sees_neither_text(st
             assert again["error"]["code"] == "rule_error"
             assert "already been answered" in again["error"]["message"]
 
-            seen = await monitor.events(2)
-            assert [(e["event"], e["payload"]) for e in seen] == [
-                ("player_request_recorded", {"request_id": 1, "kind": "complaint"}),
-                ("player_request_answered", {"request_id": 1}),
+            for watcher in (monitor, caja):
+                seen = await watcher.events(2)
+                assert [(e["event"], e["payload"]) for e in seen] == [
+                    ("player_request_recorded", {"request_id": 1, "kind": "complaint"}),
+                    ("player_request_answered", {"request_id": 1}),
+                ]
+                assert all(e["hash"] is None for e in seen)
+
+            await mesa.ok("record_player_request", kind="information", text="¿Hay descanso?")
+            _, kept = await asyncio.to_thread(api_hall, port, "mesa", PASSWORD)
+            assert [(r["request_id"], r["text"]) for r in kept["open_requests"]] == [
+                (2, "¿Hay descanso?")
             ]
-            assert all(e["hash"] is None for e in seen)
+            _, cashier = await asyncio.to_thread(api_hall, port, "caja", PASSWORD)
+            assert cashier["open_requests"] == []
 
     run(scenario())

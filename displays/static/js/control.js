@@ -758,30 +758,46 @@ function renderLive() {
   $('#events-log').replaceChildren(...eventLines.slice(-60).reverse().map((line) => el('li', { value: line.seq, text: line.text })));
 }
 
-// Open requests (of any session: the registers) and this session's answered ones; the rows are
-// rebuilt only when one is added or answered, so that an answer being typed is not lost.
-let requestRows = '';
+// The requests shown: this session's (its events), those still open (the registers, of any
+// session) and earlier ones answered in this session. Each row is rebuilt only when its answer
+// or the language changes, so that an answer being typed in another row is kept.
+const earlierRequests = new Map(); // open requests seen in the registers, by number
+const requestRowCache = new Map(); // number -> { key, row }
 function renderRequests() {
-  const open = hall ? hall.open_requests : [];
-  const rows = new Map(model.requests.map((r) => [r.request_id, r]));
-  for (const r of open) rows.set(r.request_id, { ...rows.get(r.request_id), ...r, answer: null });
+  const rows = new Map(model.requests.map((r) => [r.request_id, { ...r, session_id: model.session && model.session.id }]));
+  for (const r of hall ? hall.open_requests : []) {
+    earlierRequests.set(r.request_id, r);
+    if (!rows.has(r.request_id)) rows.set(r.request_id, { ...r, answer: null });
+  }
+  for (const [id, answer] of Object.entries(model.answers)) {
+    const request = rows.get(Number(id)) || earlierRequests.get(Number(id));
+    if (request) rows.set(Number(id), { ...request, answer });
+  }
   const shown = [...rows.values()].sort((a, b) => b.request_id - a.request_id);
-  const key = JSON.stringify(shown.map((r) => [r.request_id, r.answer]));
-  if (key === requestRows) return;
-  requestRows = key;
-  $('#requests tbody').replaceChildren(
-    ...shown.map((r) => {
-      const earlier = model.session && r.session_id && r.session_id !== model.session.id;
-      return el(
-        'tr',
-        { dataset: { request: String(r.request_id), answered: String(r.answer !== null) } },
-        el('td', { text: earlier ? `${r.request_id} (${t('request.of_session', { n: r.session_id })})` : String(r.request_id) }),
-        el('td', { text: t(`request.kind.${r.kind}`) }),
-        el('td', { text: r.player || '—' }),
-        el('td', { class: 'request-text', text: r.text }),
-        el('td', {}, r.answer !== null && r.answer !== undefined ? r.answer : answerForm(r.request_id)),
-      );
-    }),
+  const elements = shown.map((r) => {
+    const key = JSON.stringify([language(), r.answer ?? null, model.session && model.session.id]);
+    const cached = requestRowCache.get(r.request_id);
+    if (cached && cached.key === key) return cached.row;
+    const row = requestRow(r);
+    requestRowCache.set(r.request_id, { key, row });
+    return row;
+  });
+  const body = $('#requests tbody');
+  const same = body.children.length === elements.length && elements.every((row, i) => body.children[i] === row);
+  if (!same) body.replaceChildren(...elements);
+}
+
+function requestRow(r) {
+  const earlier = model.session && r.session_id && r.session_id !== model.session.id;
+  const answered = r.answer !== null && r.answer !== undefined;
+  return el(
+    'tr',
+    { dataset: { request: String(r.request_id), answered: String(answered) } },
+    el('td', { text: earlier ? `${r.request_id} (${t('request.of_session', { n: r.session_id })})` : String(r.request_id) }),
+    el('td', { text: t(`request.kind.${r.kind}`) }),
+    el('td', { text: r.player || '—' }),
+    el('td', { class: 'request-text', text: r.text }),
+    el('td', {}, answered ? r.answer : answerForm(r.request_id)),
   );
 }
 

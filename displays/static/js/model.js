@@ -18,6 +18,7 @@ export function newModel() {
     game: null, // the current game, or the last one of the session once it ended
     games: [], // every game of the session, in order
     requests: [], // players' requests and complaints taken down in the session
+    answers: {}, // answers given in the session, by request number (earlier sessions' too)
   };
 }
 
@@ -201,11 +202,9 @@ export function apply(model, envelope) {
     case 'player_request_recorded':
       model.requests.push({ ...p, at: time, actor: envelope.actor });
       break;
-    case 'player_request_answered': {
-      const request = model.requests.find((r) => r.request_id === p.request_id);
-      if (request) Object.assign(request, { answer: p.answer, answeredBy: envelope.actor });
+    case 'player_request_answered':
+      model.answers[p.request_id] = p.answer;
       break;
-    }
     case 'prize_paid': {
       const paidGame = findGame(model, p.game_id);
       if (paidGame) paidGame.payments.push({ ...p, at: time });
