@@ -399,7 +399,7 @@ def run_mqtt_access(args: argparse.Namespace) -> int:
     acl, passwd = args.acl, args.passwd
     if acl is None and passwd is None:
         raise UserError("give --acl FILE, --passwd FILE or both: nothing to write")
-    if acl is not None and passwd is not None and acl.absolute() == passwd.absolute():
+    if acl is not None and passwd is not None and acl.resolve() == passwd.resolve():
         raise UserError(f"--acl and --passwd both name {acl}")
     config = _config(args)
     tables = tuple(table.id for table in config.tables)
@@ -439,9 +439,15 @@ def run_mqtt_access(args: argparse.Namespace) -> int:
             f"user{'' if kept[1] == 1 else 's'} (monitors, terminals)"
         )
         said.append(f"password file {passwd}: {'; '.join(parts)}")
+    created = passwd is not None and passwd in files and not passwd.exists()
     write_files(files)
     for line in said:
         print(line)
+    if created:
+        print(
+            f"the new {passwd} is readable by its owner only: give it to the broker's user "
+            f"(chown mosquitto: {passwd}) before the broker reads it"
+        )
     if files:
         print("now reload the broker (systemctl reload mosquitto, or kill -HUP its pid)")
     return 0

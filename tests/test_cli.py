@@ -768,6 +768,11 @@ def test_mqtt_access_refuses_bad_input_in_one_line_and_changes_nothing(tmp_path)
     folder.mkdir()
     spaced = bridged_hall(folder)
     spaced.write_text(spaced.read_text().replace('hall_id = "sala-1"', 'hall_id = "sala 1"'))
+    folder = tmp_path / "witness"
+    folder.mkdir()
+    witness = bridged_hall(folder)  # table R1-witness's bridge would be R1's witness check
+    witness.write_text(witness.read_text().replace('id = "B1"', 'id = "R1-witness"'))
+    assert 'id = "R1-witness"' in witness.read_text()
     acl = str(tmp_path / "new.acl")
 
     def access(hall: Path, *files: str) -> tuple[str, ...]:
@@ -777,6 +782,14 @@ def test_mqtt_access_refuses_bad_input_in_one_line_and_changes_nothing(tmp_path)
         {
             "no file": access(config),
             "same file": access(config, "--acl", str(passwd), "--passwd", str(passwd)),
+            "same file named otherwise": access(
+                config,
+                "--acl",
+                str(tmp_path / "username" / ".." / passwd.name),
+                "--passwd",
+                str(passwd),
+            ),
+            "witness table": access(witness, "--acl", acl),
             "no password": access(no_password, "--acl", acl, "--passwd", str(passwd)),
             "not a password file": access(config, "--acl", acl, "--passwd", str(config)),
             "unwritable": access(config, "--acl", acl, "--passwd", "/proc/bingo.passwd"),
@@ -787,6 +800,8 @@ def test_mqtt_access_refuses_bad_input_in_one_line_and_changes_nothing(tmp_path)
     for case, mentions in {
         "no file": ["give --acl FILE, --passwd FILE or both"],
         "same file": ["--acl and --passwd both name", str(passwd)],
+        "same file named otherwise": ["--acl and --passwd both name"],
+        "witness table": ["would be one broker user, bingo-hub-sala-1-table-R1-witness"],
         "no password": ["mqtt.password is not set"],
         "not a password file": [f"{config}: line 1 is not user:password-hash", "nothing written"],
         "unwritable": ["cannot write /proc/bingo.passwd", "nothing written"],

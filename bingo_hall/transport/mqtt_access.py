@@ -100,6 +100,13 @@ class HallAccess:
                     write=(f"{base}/replay/{witness}",),
                 ),
             ]
+        names = [user.name for user in users]
+        twice = sorted({name for name in names if names.count(name) > 1})
+        if twice:
+            raise ValueError(
+                f"two of the hub's connections would be one broker user, {twice[0]}: rename "
+                "the table whose id ends in -witness"
+            )
         object.__setattr__(self, "users", tuple(users))
 
     @property

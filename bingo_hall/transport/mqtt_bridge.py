@@ -323,7 +323,7 @@ class StreamBridge:
         )
         head = self.service.seq
         if witnessed is not None and witnessed > head:
-            raise LogBehindBroker(self.state_topic, witnessed, head)
+            raise LogBehindBroker(self.state_topic, witnessed, head, self.identifier)
 
     async def _connection(self) -> None:
         await self.check_witness()  # before anything is published over the broker's record

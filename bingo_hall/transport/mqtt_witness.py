@@ -24,13 +24,14 @@ logger = logging.getLogger(__name__)
 class LogBehindBroker(Exception):
     """The broker's retained state reflects events the log no longer holds."""
 
-    def __init__(self, topic: str, witnessed: int, head: int) -> None:
+    def __init__(self, topic: str, witnessed: int, head: int, user: str) -> None:
         self.topic, self.witnessed, self.head = topic, witnessed, head
         super().__init__(
             f"the MQTT broker's retained {topic} reflects seq {witnessed}, but the log ends at "
             f"seq {head}: the log has lost events it had published (restored from an older "
             "copy?). Nothing more is published on it. If the older log is meant, clear the "
-            f"broker's record first (mosquitto_pub -r -n -t {topic})"
+            f"broker's record first, the hub stopped, as the bridge's own broker user "
+            f"(mosquitto_pub -u {user} -P <the hub's password> -r -n -t {topic})"
         )
 
 
@@ -57,15 +58,24 @@ async def retained_seq(
         clean_session=True,
         timeout=wait,
     )
-    async with client, asyncio.timeout(wait):
-        await client.subscribe(topic, qos=1)
-        await client.subscribe(marker_topic, qos=1)
-        await client.publish(marker_topic, b"", qos=1)
-        async for message in client.messages:
-            if message.topic.matches(marker_topic):
-                return None
-            if message.retain:
-                return _seq_of(message.payload)
+    try:
+        async with client, asyncio.timeout(wait):
+            await client.subscribe(topic, qos=1)
+            await client.subscribe(marker_topic, qos=1)
+            await client.publish(marker_topic, b"", qos=1)
+            async for message in client.messages:
+                if message.topic.matches(marker_topic):
+                    return None
+                if message.retain:
+                    return _seq_of(message.payload)
+    except TimeoutError:
+        # the broker took the login but neither the state nor the marker came back: its ACL
+        # denies this user its topics, most often one written for another hall, topic prefix
+        # or set of tables
+        raise TimeoutError(
+            f"no answer within {wait:g} s on {marker_topic}, the check's own topic: does the "
+            "broker's ACL match this hall's configuration (bingo-hall mqtt-access)?"
+        ) from None
     return None
 
 

@@ -689,7 +689,8 @@ def test_serve_refuses_a_log_that_ends_before_what_the_broker_saw(tmp_path, brok
         f"the MQTT broker's retained {STATE} reflects seq 40, but the log ends at seq 0: the "
         "log has lost events it had published"
     ) in refused.stderr
-    assert f"mosquitto_pub -r -n -t {STATE}" in refused.stderr
+    clearing = f"mosquitto_pub -u bingo-hub-{HALL} -P <the hub's password> -r -n -t {STATE}"
+    assert clearing in refused.stderr
     assert "Traceback" not in refused.stderr and "serving on" not in refused.stdout
     assert retained_state(broker) == json.loads(witnessed)  # the evidence stays
 
@@ -783,8 +784,9 @@ def test_a_bridge_that_finds_the_broker_past_its_log_publishes_nothing(store, br
     assert critical == [
         f"the MQTT broker's retained {STATE} reflects seq 40, but the log ends at seq {head}: "
         "the log has lost events it had published (restored from an older copy?). Nothing more "
-        f"is published on it. If the older log is meant, clear the broker's record first "
-        f"(mosquitto_pub -r -n -t {STATE})"
+        f"is published on it. If the older log is meant, clear the broker's record first, the "
+        f"hub stopped, as the bridge's own broker user (mosquitto_pub -u bingo-hub-{HALL} -P "
+        f"<the hub's password> -r -n -t {STATE})"
     ]
 
 

@@ -9,8 +9,8 @@ from urllib.parse import urlsplit
 import pytest
 
 from support.aio import run_async as run
-from support.serve import api_hall
 from support.hub import PASSWORD, Client, announce_game, hall_staff, prepare_store, running_hub
+from support.serve import api_hall
 
 
 @pytest.fixture
