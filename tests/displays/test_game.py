@@ -191,6 +191,23 @@ def test_a_whole_session_on_the_control_screen_monitors_and_terminal(hall, brows
     answered = mesa.locator("#requests tr[data-request='1']")
     expect(answered).to_have_attribute("data-answered", "true")
     expect(answered.locator("td").nth(4)).to_have_text("Se la cambia a la mesa 6")
+
+    # an answer being typed keeps its text and focus while another screen takes one down
+    def take_down(text: str) -> None:
+        mesa.select_option("#request-kind", "information")
+        mesa.fill("#request-text", text)
+        mesa.click("#form-player-request button[type=submit]")
+
+    take_down("¿A qué hora es la última partida?")
+    typing = sala.locator("#requests tr[data-request='2'] input")
+    typing.fill("A las 23:30")
+    take_down("¿Se puede pagar con tarjeta?")
+    expect(sala.locator("#requests tbody tr")).to_have_count(3)
+    expect(typing).to_have_value("A las 23:30")
+    expect(typing).to_be_focused()
+    second = sala.locator("#requests tr[data-request='2']")
+    second.locator("button").click()
+    expect(second).to_have_attribute("data-answered", "true")
     sala.fill("#series-id", "A1")
     sala.fill("#series-face", "1,50")
     sala.fill("#series-size", "120")

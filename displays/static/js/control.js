@@ -782,9 +782,16 @@ function renderRequests() {
     requestRowCache.set(r.request_id, { key, row });
     return row;
   });
+  // rows no longer shown go, new ones are put in place: a row kept is never moved, so the
+  // field being typed in keeps its focus as well as its text
   const body = $('#requests tbody');
-  const same = body.children.length === elements.length && elements.every((row, i) => body.children[i] === row);
-  if (!same) body.replaceChildren(...elements);
+  const kept = new Set(elements);
+  for (const row of [...body.children]) if (!kept.has(row)) row.remove();
+  let next = body.firstElementChild;
+  for (const row of elements) {
+    if (row === next) next = next.nextElementSibling;
+    else body.insertBefore(row, next);
+  }
 }
 
 function requestRow(r) {
