@@ -213,7 +213,6 @@ class _ActaBuilder:
     def _on_ball_drawn(self, env: EventEnvelope, p: Json, at: str) -> None:
         game = self.game(env)
         hold = game["holds"][-1] if game["holds"] else None
-        guess = (p.get("camera") or {}).get("guess")
         game["balls"].append(
             {
                 "ordinal": p["ordinal"],
@@ -221,27 +220,20 @@ class _ActaBuilder:
                 "source": p["source"],
                 "at": at,
                 "camera": p.get("camera"),
-                "guess_drawn": guess is not None and guess in self._drawn(game),
+                "guess_drawn": _guess_drawn(game, p.get("camera")),
                 "check": p.get("check"),
                 "hold": hold if hold is not None and hold["ordinal"] == p["ordinal"] else None,
             }
         )
 
-    @staticmethod
-    def _drawn(game: Json) -> set[int]:
-        """The balls the game has drawn so far."""
-        return {ball["number"] for ball in game["balls"]}
-
     def _on_ball_held(self, env: EventEnvelope, p: Json, at: str) -> None:
         game = self.game(env)
-        guess = p["camera"].get("guess")
         game["holds"].append(
             {
                 "ordinal": p["ordinal"],
                 "called": p["called"],
                 "camera": p["camera"],
-                # the camera's guess is a ball already out: the ball before, still in view
-                "guess_drawn": guess is not None and guess in self._drawn(game),
+                "guess_drawn": _guess_drawn(game, p["camera"]),
                 "cause": p.get("cause", "camera"),
                 "held_at": at,
                 "number": None,
@@ -333,9 +325,7 @@ class _ActaBuilder:
             "actor": env.actor,
             "session_id": env.session_id,
             "game_id": env.game_id,
-            "answer_at": at if p.get("answer") is not None else None,
-            "answer_actor": env.actor if p.get("answer") is not None else None,
-            "answer_session_id": env.session_id if p.get("answer") is not None else None,
+            **_answered(p.get("answer"), env, at),
         }
         self.requests[p["request_id"]] = request
         self.session(env)["player_requests"].append(request)
@@ -343,12 +333,7 @@ class _ActaBuilder:
     def _on_player_request_answered(self, env: EventEnvelope, p: Json, at: str) -> None:
         """Under the request; and, answered in a later session, in that session's acta too."""
         request = self.requests[p["request_id"]]
-        request.update(
-            answer=p["answer"],
-            answer_at=at,
-            answer_actor=env.actor,
-            answer_session_id=env.session_id,
-        )
+        request.update(_answered(p["answer"], env, at))
         if env.session_id != request["session_id"]:
             # as it stood when answered, under the game during which it was answered
             later = {**request, "request_game_id": request["game_id"], "game_id": env.game_id}
@@ -365,6 +350,24 @@ class _ActaBuilder:
         if env.session_id != game["session_id"] and env.session_id in self.sessions:
             later = self.sessions[env.session_id]["prizes_paid_for_earlier_sessions"]
             later.append({**payment, "game_session_id": game["session_id"]})
+
+
+def _guess_drawn(game: Json, camera: Json | None) -> bool:
+    """The camera's guess is a ball the game has already drawn: the ball before, in view."""
+    guess = (camera or {}).get("guess")
+    return guess is not None and guess in {ball["number"] for ball in game["balls"]}
+
+
+def _answered(answer: str | None, env: EventEnvelope, at: str) -> Json:
+    """A request's answer, and when, by whom and in which session it was given (None: not
+    answered)."""
+    given = answer is not None
+    return {
+        "answer": answer,
+        "answer_at": at if given else None,
+        "answer_actor": env.actor if given else None,
+        "answer_session_id": env.session_id if given else None,
+    }
 
 
 class AlteredLog(Exception):

@@ -270,17 +270,14 @@ def render_text(acta: Json) -> str:
                 f"{unpaid['claim_id']}): {euros(unpaid['amount'], currency)}"
             )
     if session["closed_at"] and session.get("unanswered_at_close"):
+        numbers = [
+            f"nº {r['request_id']}"
+            if r["session_id"] == session["session_id"]
+            else f"nº {r['request_id']} (sesión {r['session_id']})"
+            for r in session["unanswered_at_close"]
+        ]
         lines.append(
-            "Peticiones y quejas sin respuesta al cierre de la sesión: "
-            + ", ".join(
-                f"nº {r['request_id']}"
-                + (
-                    f" (sesión {r['session_id']})"
-                    if r["session_id"] != session["session_id"]
-                    else ""
-                )
-                for r in session["unanswered_at_close"]
-            )
+            f"Peticiones y quejas sin respuesta al cierre de la sesión: {', '.join(numbers)}"
         )
     if session["closed_at"]:
         reason = CLOSE_REASONS[session["close_reason"]].format(note=session["close_note"])

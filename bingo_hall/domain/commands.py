@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import ClassVar
+from typing import Annotated, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -24,6 +24,7 @@ PURCHASE_PATTERN = r"^[A-Za-z0-9_-]{8,64}$"
 # character, so that no text can write lines of its own into the acta.
 ONE_LINE = r"^[^\x00-\x1f\x7f]*$"
 ONE_LINE_OF_TEXT = r"^[^\x00-\x1f\x7f]*[^\x00-\x20\x7f][^\x00-\x1f\x7f]*$"
+TextLine = Annotated[str, Field(min_length=1, max_length=2000, pattern=ONE_LINE_OF_TEXT)]
 
 
 class Command(BaseModel):
@@ -228,7 +229,7 @@ class VoidGame(Command):
     name = "void_game"
     legal_in = GAME_PHASES  # from the series announcement to the window, before the finish
     reason: VoidReason
-    note: str = Field(min_length=1, max_length=2000, pattern=ONE_LINE_OF_TEXT)
+    note: TextLine
 
 
 class PayPrize(Command):
@@ -238,23 +239,17 @@ class PayPrize(Command):
     claim_id: int
 
 
-# What players ask or complain of, and the Jefe de Mesa's answer: «contestará las peticiones de
-# información o reclamaciones y consignará todo ello en el acta» (S77 L2427-2432).
-REQUEST_TEXT = Field(min_length=1, max_length=2000, pattern=ONE_LINE_OF_TEXT)
-
-
 class RecordPlayerRequest(Command):
     """A player's request for information or complaint, as the Jefe de Mesa took it down;
-    with its answer when it was answered on the spot."""
+    with its answer when it was answered on the spot: «contestará las peticiones de información
+    o reclamaciones y consignará todo ello en el acta» (S77 L2427-2432)."""
 
     name = "record_player_request"
     legal_in = SESSION_OPEN_PHASES
     kind: PlayerRequestKind
     player: str = Field(default="", max_length=200, pattern=ONE_LINE)  # a name, a seat, a card
-    text: str = REQUEST_TEXT
-    answer: str | None = Field(
-        default=None, min_length=1, max_length=2000, pattern=ONE_LINE_OF_TEXT
-    )
+    text: TextLine
+    answer: TextLine | None = None
 
 
 class AnswerPlayerRequest(Command):
@@ -263,7 +258,7 @@ class AnswerPlayerRequest(Command):
     name = "answer_player_request"
     legal_in = SESSION_OPEN_PHASES
     request_id: int
-    answer: str = REQUEST_TEXT
+    answer: TextLine
 
 
 COMMAND_TYPES: dict[str, type[Command]] = {

@@ -224,16 +224,13 @@ def _close_session(state: HallState, cmd: c.CloseSession, now: datetime) -> list
     if state.phase is Phase.BALL_LOADING:
         # no game is about to begin, so there is no last one to announce (S77 L2498-2500);
         # why the balls are not loaded goes in the acta
-        if not cmd.note.strip():
+        note = cmd.note.strip()
+        if not note:
             raise RuleError(
                 "the session closes at ball loading only with a note saying why the balls "
                 "are not loaded"
             )
-        return [
-            e.SessionClosed(
-                session_id=state.session_id, reason="balls_not_loaded", note=cmd.note.strip()
-            )
-        ]
+        return [e.SessionClosed(session_id=state.session_id, reason="balls_not_loaded", note=note)]
     if profile.last_game_announcement_required and not state.last_game_announced:
         raise RuleError(
             f"profile {profile.id} requires the last game to be announced aloud before the "

@@ -68,21 +68,22 @@ TABLE_PUBLIC_FIELDS: dict[str, tuple[str, ...]] = {
     "table_closed": ("session_id", "coups"),
 }
 
+# What the staff who do not keep the acta see of a player's request or complaint: that one was
+# made. Devices see no more.
+CLERK_FIELDS: dict[str, tuple[str, ...]] = {
+    "player_request_recorded": ("request_id", "kind"),
+    "player_request_answered": ("request_id",),
+}
+
 # What devices (monitors, terminals, MQTT) see of a camera hold: that the game holds, not the
 # called number or the reading. Nothing of a held ball reaches the panels before it is resolved.
-# Of a sale, the cards sold, not the player who bought them. And of a table's stream, its
-# public view.
+# Of a sale, the cards sold, not the player who bought them. Of a player's request, what the
+# clerks see. And of a table's stream, its public view.
 DEVICE_FIELDS: dict[str, tuple[str, ...]] = {
     "sale_recorded": ("sale",),  # not which player at which terminal bought the cards
     "ball_held": ("ordinal",),
     "hold_resolved": ("ordinal",),
-    **(
-        CLERK_FIELDS := {
-            # a player's request or complaint is the acta's and its keepers', not the hall's
-            "player_request_recorded": ("request_id", "kind"),
-            "player_request_answered": ("request_id",),
-        }
-    ),
+    **CLERK_FIELDS,
     **TABLE_PUBLIC_FIELDS,
 }
 

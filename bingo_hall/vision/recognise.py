@@ -11,9 +11,9 @@ renormalises over the balls still in the machine, and each ball already out of i
 small prior weight (`OUT_OF_MACHINE_PRIOR`): the ball in view may be the one before, still in
 the exit, so a frame that shows a ball already drawn is read as a candidate only where the
 networks prefer that candidate to it by far more than the weight, and a lone candidate is
-confirmed only by a frame that shows it. The answer's
-confidence is the resulting probability of the best number (a ball out of the machine is
-never given, only guessed), and the number is given only when that passes the
+confirmed only by a frame that shows it. The answer's confidence is the resulting probability
+of the best number (a ball out of the machine is never given, only guessed), and the number
+is given only when that passes the
 acceptance threshold chosen in training (`bingo_hall.vision.train`) for the evidence the
 reading rests on (`bingo_hall.vision.model.Evidence`): one label; two labels found in one
 frame; two labels of one frame agreeing on the number (each, read alone, gives it even odds
