@@ -23,6 +23,7 @@ from bingo_hall.store.frames import FrameStore
 from bingo_hall.transport.login_guard import LoginGuard
 from bingo_hall.transport.messages import Auth
 from bingo_hall.transport.mqtt_bridge import MqttBridge, StreamBridge
+from bingo_hall.transport.mqtt_witness import LoginRefused
 from bingo_hall.transport.routes import http_routes
 from bingo_hall.transport.table_bridge import TableBridge
 from bingo_hall.transport.ws_server import HubServer
@@ -54,6 +55,8 @@ async def _check_witnesses(bridges: list[StreamBridge]) -> None:
     for bridge in bridges:
         try:
             await bridge.check_witness()
+        except LoginRefused:
+            continue  # the bridge says why, and what to do, when it tries to connect
         except (aiomqtt.MqttError, OSError, TimeoutError) as error:
             logger.warning(
                 "could not read %s from the MQTT broker now (%s): the bridge checks it when "

@@ -43,7 +43,12 @@ from bingo_hall.store.eventlog import EventEnvelope, EventLog
 from bingo_hall.store.positions import PublishedPositions
 from bingo_hall.transport.fanout import event_frame
 from bingo_hall.transport.mqtt_access import hall_client_id, witness_client_id
-from bingo_hall.transport.mqtt_witness import LogBehindBroker, retained_seq
+from bingo_hall.transport.mqtt_witness import (
+    LogBehindBroker,
+    LoginRefused,
+    refused_login,
+    retained_seq,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -265,6 +270,7 @@ class StreamBridge:
         if self.service.seq > self._snapshot[0]:  # commands ran since the bridge was made
             self._snapshot = self._capture()
         delay = self.backoff_initial
+        refused = False  # the last attempt's login was refused: said once, until it is taken
         try:
             while True:
                 connections = self.connections
@@ -278,12 +284,26 @@ class StreamBridge:
                     self.connected.clear()
                     if self.connections > connections:  # it was up: start the backoff again
                         delay = self.backoff_initial
-                    if isinstance(error, aiomqtt.MqttError | TimeoutError):
+                        refused = False
+                    if refused_login(error):  # the bridge's own connection, not the witness's
+                        error = LoginRefused(error, self.identifier, self.config)
+                    if isinstance(error, LoginRefused):
+                        # no use knocking fast: the broker's files change when a person acts
+                        delay = self.backoff_max
+                        logger.log(
+                            logging.DEBUG if refused else logging.ERROR,
+                            "MQTT broker %s:%s: %s; trying again every %.1f s",
+                            *self._where(),
+                            error,
+                            delay,
+                        )
+                        refused = True
+                    elif isinstance(error, aiomqtt.MqttError | TimeoutError):
+                        refused = False
                         logger.warning(
                             "MQTT broker %s:%s: %s; reconnecting in %.1f s "
                             "(published up to seq %d)",
-                            self.broker.hostname,
-                            self.broker.port,
+                            *self._where(),
                             error,
                             delay,
                             self.published_seq,
@@ -295,6 +315,9 @@ class StreamBridge:
         finally:
             self.connected.clear()
             self._running = False
+
+    def _where(self) -> tuple[str | None, int | None]:
+        return self.broker.hostname, self.broker.port
 
     async def _load_position(self) -> None:
         """Where this bridge last left off (once; a failed read is tried again with the

@@ -15,10 +15,37 @@ import json
 import logging
 
 import aiomqtt
+from aiomqtt.exceptions import MqttConnectError  # not exported at the top
 
 from bingo_hall.config import MqttConfig
 
 logger = logging.getLogger(__name__)
+
+
+# The CONNACK codes of a refused login: MQTT 3.1.1's 4 (bad user name or password) and 5 (not
+# authorised), MQTT 5's 134 and 135.
+LOGIN_REFUSED_CODES = frozenset({4, 5, 134, 135})
+
+
+class LoginRefused(aiomqtt.MqttError):
+    """The broker refused a hub connection's login: what to do about it, in one message."""
+
+    def __init__(self, error: MqttConnectError, user: str, config: MqttConfig) -> None:
+        sent = "its password" if config.password is not None else "no password"
+        super().__init__(
+            f"the broker refused user {user} with {sent} ({error}): its password file and "
+            "ACL must hold the hub's users"
+            + ("" if config.password is not None else " and [mqtt] password must be set")
+            + "; `bingo-hall mqtt-access --config <hall.toml> --acl <file> --passwd <file>` "
+            "writes them, then reload the broker (docs/mqtt.md, «Access control»)"
+        )
+
+
+def refused_login(error: BaseException) -> bool:
+    """Whether `error` is the broker refusing the connection's user name or password."""
+    if not isinstance(error, MqttConnectError):
+        return False
+    return getattr(error.rc, "value", error.rc) in LOGIN_REFUSED_CODES
 
 
 class LogBehindBroker(Exception):
@@ -68,6 +95,10 @@ async def retained_seq(
                     return None
                 if message.retain:
                     return _seq_of(message.payload)
+    except MqttConnectError as error:
+        if refused_login(error):
+            raise LoginRefused(error, identifier, config) from None
+        raise
     except TimeoutError:
         # the broker took the login but neither the state nor the marker came back: its ACL
         # denies this user its topics, most often one written for another hall, topic prefix

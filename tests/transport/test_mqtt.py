@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 import urllib.request
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -757,6 +758,40 @@ def test_serve_runs_on_the_broker_users_and_acl_that_mqtt_access_writes(tmp_path
         assert retained_state(broker, *monitor) is None
     finally:
         broker.stop()
+
+
+def test_a_login_the_broker_refuses_is_said_once_with_what_to_do(tmp_path):
+    """The hub's users written for the hall, but the configuration without `[mqtt] password`:
+    the broker refuses every connection of the hub. The hub serves on without the bridge, says
+    once for each bridge which user was refused and what to do (not a line every tenth of a
+    second), and keeps trying at its slowest pace; with the password, the same broker takes it."""
+    broker = example_broker(tmp_path, {"mon-1": "clave-de-mon-1"})
+    config = bridged_config(tmp_path, broker)
+    db = f"sqlite:///{tmp_path / 'hall.sqlite'}"
+    broker.start()
+    try:
+        with serving("--config", str(config), "--db", db) as hub:
+            time.sleep(6.5)  # two attempts at least: at once, then 5 s later
+            assert [bridge["connected"] for bridge in health_of(hub)] == [False]
+        refused = [line for line in hub.err.splitlines() if "refused user" in line]
+        assert len(refused) == 1, hub.err
+        assert f"refused user bingo-hub-{HALL}-witness with no password" in refused[0]
+        assert "[mqtt] password must be set" in refused[0]
+        assert "bingo-hall mqtt-access" in refused[0] and "trying again every 5.0 s" in refused[0]
+        assert "could not read" not in hub.err and "reconnecting in" not in hub.err, hub.err
+        assert "Traceback" not in hub.err
+
+        with config.open("a", encoding="utf-8") as file:
+            file.write(f'password = "{HUB_PASSWORD}"\n')
+        with serving("--config", str(config), "--db", db) as hub:
+            run_async(until(lambda: all(b["connected"] for b in health_of(hub)), 20))
+        assert "refused" not in hub.err, hub.err
+    finally:
+        broker.stop()
+
+
+def health_of(hub) -> list[dict]:
+    return read_json(f"http://127.0.0.1:{hub.port}/health")["mqtt"]
 
 
 def test_a_bridge_that_finds_the_broker_past_its_log_publishes_nothing(store, broker, caplog):
