@@ -26,7 +26,7 @@ from bingo_hall.domain.commissioning import (
 from bingo_hall.domain.errors import RuleError, require_legal_phase
 from bingo_hall.domain.money import percentage_of, split_equally
 from bingo_hall.domain.phases import Phase
-from bingo_hall.domain.profiles import LinePrizePayable, UnclaimedLinePrize
+from bingo_hall.domain.profiles import LinePrizePayable, UnclaimedLinePrize, VoidReason
 from bingo_hall.domain.series import MAX_FACE_VALUE, MAX_SERIES_SIZE, SERIES_ID_PATTERN
 from bingo_hall.domain.state import Claim, Game, HallState
 from bingo_hall.registry import registrar
@@ -618,6 +618,13 @@ def _void_game(state: HallState, cmd: c.VoidGame, now: datetime) -> list[e.Event
         raise RuleError(
             f"profile {profile.id} does not name {cmd.reason.value} as a cause of a void game "
             f"(causes: {', '.join(r.value for r in profile.void_reasons)})"
+        )
+    if cmd.reason is VoidReason.ANNOUNCEMENT_ERROR and not game.calls:
+        # «error … en el anuncio de un determinado número» (S79 L1222, S77 L2518): a number
+        # must have been announced (a ball the camera holds has not been)
+        raise RuleError(
+            f"game {game.game_id} has announced no number yet, so no announcement error can "
+            "void it; name the cause that stops it"
         )
     restitutions = ()
     if profile.restitution_on_void:

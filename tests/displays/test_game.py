@@ -283,10 +283,13 @@ def test_a_whole_session_on_the_control_screen_monitors_and_terminal(hall, brows
     # --- the draw; a false claim --------------------------------------------------------------
     line_row = sorted(card_rows(series, 61)[0])
     expect(locutor.locator("#draw-ball")).to_be_disabled()  # blower: key the ball first
+    announcement_error = mesa.locator("#void-reason option[value='announcement_error']")
+    expect(announcement_error).to_have_count(0)  # no number announced: none announced wrong
     ordinal = 0
     for number in line_row[:3]:
         ordinal += 1
         draw(locutor, number, ordinal)
+    expect(announcement_error).to_have_count(1)
     expect(panel.locator("#m-last")).to_have_text(str(line_row[2]))
     expect(panel.locator("#m-count")).to_have_text("3")
     expect(panel.locator(".m-board .cell.drawn")).to_have_count(3)

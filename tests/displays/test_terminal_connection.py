@@ -173,7 +173,7 @@ def test_a_purchase_the_hub_never_got_is_not_made_in_a_later_game(hall_served):
             hub,
             "sala",
             ("close_sale", {}),
-            ("void_game", {"reason": "announcement_error", "note": "prueba"}),
+            ("void_game", {"reason": "equipment_breakdown", "note": "prueba"}),
             ("announce_series", {"series": ["A1"]}),
             ("start_sale", {}),
         )

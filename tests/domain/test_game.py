@@ -154,7 +154,7 @@ class TestSale:
         assert isinstance(closed, e.SaleClosed)
         assert [(s.first, s.last) for s in closed.sold] == [(1, 40)]
         assert closed.cards_sold == 40 and closed.takings == Decimal("60.00")
-        hall.run(c.VoidGame(reason=VoidReason.ANNOUNCEMENT_ERROR, note="prueba"))
+        hall.run(c.VoidGame(reason=VoidReason.EQUIPMENT_BREAKDOWN, note="prueba"))
         announced = hall.run(c.AnnounceSeries(series=("A1",)))[0]
         assert announced.series[0].first_available == 41
 
@@ -460,9 +460,22 @@ class TestVoid:
         with pytest.raises(RuleError, match="does not name reglamento_art36_other"):
             hall.run(c.VoidGame(reason=VoidReason.REGLAMENTO_ART36_OTHER, note="x"))
 
+    @pytest.mark.parametrize("profile_id", ["1977", "1979", "basque"])
+    def test_no_announcement_error_before_a_number_is_announced(self, profile_id):
+        """«error … en el anuncio de un determinado número» (S79 L1222, S77 L2518): with no
+        number announced there is none to be wrong, and the refusal changes nothing."""
+        hall = drawing(profile_id)
+        before = hall.state
+        with pytest.raises(RuleError, match="announced no number yet"):
+            hall.run(c.VoidGame(reason=VoidReason.ANNOUNCEMENT_ERROR, note="x"))
+        assert hall.state == before
+        hall.draw(ROW0[0])
+        voided = hall.run(c.VoidGame(reason=VoidReason.ANNOUNCEMENT_ERROR, note="bola mal"))[0]
+        assert voided.reason is VoidReason.ANNOUNCEMENT_ERROR
+
     def test_voided_cards_are_never_sold_again(self):
         hall = drawing()
-        hall.run(c.VoidGame(reason=VoidReason.ANNOUNCEMENT_ERROR, note="x"))
+        hall.run(c.VoidGame(reason=VoidReason.EQUIPMENT_BREAKDOWN, note="x"))
         assert hall.state.series["A1"].next_number == 101
 
 
@@ -496,7 +509,7 @@ class TestSessionRules:
         assert hall.state == before
         hall.game_drawing()
         assert hall.state.game.last_game
-        hall.run(c.VoidGame(reason=VoidReason.ANNOUNCEMENT_ERROR, note="x"))
+        hall.run(c.VoidGame(reason=VoidReason.EQUIPMENT_BREAKDOWN, note="x"))
         with pytest.raises(RuleError, match="last game has been played"):
             hall.run(c.AnnounceSeries(series=("A1",)))
         hall.run(c.CloseSession())

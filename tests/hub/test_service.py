@@ -479,7 +479,7 @@ def test_players_requests_and_complaints_are_answered_and_in_the_acta(log, servi
         with pytest.raises(RuleError, match=message):
             run(service, command)
         assert service.state == before
-    run(service, c.VoidGame(reason=VoidReason.ANNOUNCEMENT_ERROR, note="prueba"))
+    run(service, c.VoidGame(reason=VoidReason.EQUIPMENT_BREAKDOWN, note="avería"))
     run(service, c.CloseSession())
     first = session_acta(log, 1)
     assert "Peticiones de información y quejas de los jugadores:" in first
@@ -709,7 +709,7 @@ def test_prizes_a_void_leaves_standing_are_owed_at_the_close(log, service, clock
     )
     clock.advance(10)
     run(service, c.GiveOrder())
-    run(service, c.VoidGame(reason=VoidReason.ANNOUNCEMENT_ERROR, note="error de anuncio"))
+    run(service, c.VoidGame(reason=VoidReason.EQUIPMENT_BREAKDOWN, note="avería del bombo"))
     assert service.state.awards  # the line stands
     run(service, c.CloseSession())
     assert "  partida 1, línea, cartón A1 nº 1 (reclamación 1): 15,00 €" in session_acta(log, 1)

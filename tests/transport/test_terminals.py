@@ -251,7 +251,7 @@ def test_a_purchase_sent_again_after_its_answer_was_lost_buys_one_block(store):
             Client.login(hub.url, user="sala", password=PASSWORD) as staff,
         ):
             await staff.ok("close_sale")
-            await staff.ok("void_game", reason="announcement_error", note="prueba")
+            await staff.ok("void_game", reason="equipment_breakdown", note="avería")
             await staff.ok("announce_series", series=["A1"])
             await staff.ok("start_sale")
             # game 1's purchase, its answer lost, found in the game that ended: not bought again

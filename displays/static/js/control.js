@@ -662,9 +662,11 @@ function renderWindow() {
 }
 
 function renderVoid() {
-  const reasons = model.profile ? model.profile.void_reasons : [];
-  fillSelect($('#void-reason'), reasons.map((reason) => [reason, t(`void.reason.${reason}`)]));
   const game = model.game;
+  // an error announcing a number needs a number announced (the hub refuses it before)
+  const announced = Boolean(game && game.balls.length);
+  const reasons = (model.profile ? model.profile.void_reasons : []).filter((reason) => announced || reason !== 'announcement_error');
+  fillSelect($('#void-reason'), reasons.map((reason) => [reason, t(`void.reason.${reason}`)]));
   const result = $('#void-result');
   result.hidden = !(game && game.void);
   if (!game || !game.void) return;
