@@ -731,6 +731,7 @@ def test_mqtt_access_writes_the_example_acl_and_keeps_the_hubs_users(tmp_path):
     entries = dict(line.split(":", 1) for line in lines[2:])
     assert list(entries) == hub_users(("R1", "B1"))
     assert all(password_matches(stored, HUB_PASSWORD) for stored in entries.values())
+    assert not password_matches("$7$²$AAAA$AAAA", HUB_PASSWORD)  # a digit int() refuses
 
     again = cli(*access)  # nothing to do: the file is left as it was
     assert again.code == 0 and "kept as they were: 6 of the hub's users" in again.out

@@ -117,6 +117,7 @@ def test_bad_input_is_refused_with_one_line_and_records_nothing(tmp_path, video)
     cases = {
         "a word for a ball": (("--ball-set", "JB-1"), "1\n2\ntres\n", "line 3: 'tres'"),
         "a ball beyond 90": (("--ball-set", "JB-1"), "91\n", "'91' is not a ball number"),
+        "a superscript digit": (("--ball-set", "JB-1"), "²\n", "'²' is not a ball number"),
         "too few balls": (("--ball-set", "JB-1"), "1\n2\nfin\n", "88 were not: 3, 4"),
         "no such set": (("--ball-set", "JB-9"), "", "JB-9 is not registered"),
     }

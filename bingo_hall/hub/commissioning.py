@@ -97,7 +97,7 @@ def keyed_numbers(lines: TextIO, prompt: TextIO | None = None) -> Iterator[int]:
             continue
         if text.lower() in ("fin", "end"):
             return
-        if not text.isdigit() or not 1 <= int(text) <= 90:
+        if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= 90:
             raise ValueError(f"line {line_number}: {text!r} is not a ball number (1 to 90)")
         yield int(text)
 

@@ -169,7 +169,7 @@ def password_hash(password: str, salt: bytes | None = None) -> str:
 def password_matches(stored: str, password: str) -> bool:
     """Whether a ``$7$`` hash of the password file is this password's (other kinds: no)."""
     parts = stored.split("$")
-    if len(parts) != 5 or parts[:2] != ["", "7"] or not parts[2].isdigit():
+    if len(parts) != 5 or parts[:2] != ["", "7"] or not (parts[2].isascii() and parts[2].isdigit()):
         return False
     try:
         salt, digest = (base64.b64decode(part, validate=True) for part in parts[3:])

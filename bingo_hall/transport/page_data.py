@@ -534,7 +534,7 @@ class PageData:
         for name in scope:
             values = query.get(name)
             if values:
-                if not values[0].isdigit() or len(values[0]) > 9:
+                if not (values[0].isascii() and values[0].isdigit()) or len(values[0]) > 9:
                     return _error(
                         connection,
                         HTTPStatus.BAD_REQUEST,

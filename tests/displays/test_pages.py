@@ -228,6 +228,10 @@ def test_staff_data_needs_a_staff_password_and_the_acta_a_jefe(store):
             assert forbidden[0] == 403
             assert (await staff_get(port, "/api/acta", "mesa"))[0] == 400
             assert (await staff_get(port, "/api/acta?game=x", "mesa"))[0] == 400
+            for digits in ("%C2%B2", "%D9%A1"):  # ² and Arabic-Indic 1: digits, not numbers
+                for name in ("game", "session"):
+                    refused = await staff_get(port, f"/api/acta?{name}={digits}", "mesa")
+                    assert refused[0] == 400 and b"must be a number" in refused[2], refused
             assert (await staff_get(port, "/api/acta?game=9", "mesa"))[0] == 404
             status, _, body = await staff_get(port, "/api/acta?game=1", "mesa")
             acta = json.loads(body)
