@@ -67,6 +67,7 @@ CREDENTIAL_TTL = 600.0  # seconds a verified staff credential is remembered
 REFUSAL_TTL = 2.0  # a wrong password is answered from memory this long (no scrypt flood)
 MAX_PENDING = 8  # jobs waiting in the worker pool; beyond that: 503, try again
 RETRY_AFTER = "0.2"
+UNCLAIMED_TTL = 30.0  # a result whose asker never came back for it is dropped after this
 
 _AUDIO_PATH = re.compile(r"/audio/([a-z]{2,3})/([1-9][0-9]?)\.wav")
 
@@ -126,12 +127,14 @@ def _pending(connection: ServerConnection) -> Response:
 
 class _Jobs:
     """Work that must not run on the event loop: a small thread pool whose results the
-    handlers pick up on a later request (202 until then)."""
+    handlers pick up on a later request (202 until then). A result nobody comes back for is
+    dropped UNCLAIMED_TTL seconds after it is done."""
 
     def __init__(self) -> None:
         self._pool: ThreadPoolExecutor | None = None
-        self._jobs: dict[Any, tuple[Future[Any], float]] = {}
-        self._lock = threading.Lock()
+        # key → (the work, kept until, picked up yet)
+        self._jobs: dict[Any, tuple[Future[Any], float, bool]] = {}
+        self._lock = threading.RLock()  # a job done already calls back at once, lock held
 
     def result(self, key: Any, work: Callable[[], Any], keep: float) -> tuple[bool, Any]:
         """(True, result) once `work` is done (then kept `keep` seconds), else (False, None).
@@ -140,38 +143,40 @@ class _Jobs:
         now = time.monotonic()
         with self._lock:
             self._jobs = {
-                k: (f, until) for k, (f, until) in self._jobs.items() if not f.done() or until > now
+                k: entry for k, entry in self._jobs.items() if not entry[0].done() or entry[1] > now
             }
             entry = self._jobs.get(key)
             if entry is None:
-                if sum(1 for f, _ in self._jobs.values() if not f.done()) >= MAX_PENDING:
+                if sum(1 for f, _, _ in self._jobs.values() if not f.done()) >= MAX_PENDING:
                     raise _Busy
                 if self._pool is None:
                     self._pool = ThreadPoolExecutor(2, thread_name_prefix="page-data")
-                self._jobs[key] = (self._pool.submit(work), float("inf"))
+                future = self._pool.submit(work)
+                self._jobs[key] = (future, float("inf"), False)
+                future.add_done_callback(lambda _: self._unclaimed(key, future))
                 return False, None
-            future, until = entry
+            future, _, claimed = entry
             if not future.done():
                 return False, None
-            if until == float("inf"):
-                self._jobs[key] = (future, now + keep)
+            if not claimed:
+                self._jobs[key] = (future, now + keep, True)
         error = future.exception()
         if error is not None:
             raise _Failed(str(error) or type(error).__name__)
         return True, future.result()
 
-    def done(self, key: Any) -> bool:
-        """Whether a job's result is at hand (remembered, not expired)."""
+    def _unclaimed(self, key: Any, future: Future[Any]) -> None:
         with self._lock:
             entry = self._jobs.get(key)
-            return entry is not None and entry[0].done() and entry[1] > time.monotonic()
+            if entry is not None and entry[0] is future and not entry[2]:
+                self._jobs[key] = (future, time.monotonic() + UNCLAIMED_TTL, False)
 
     def forget(self, key: Any, after: float) -> None:
         """Let a finished job's result expire `after` seconds from now."""
         with self._lock:
             entry = self._jobs.get(key)
             if entry is not None and entry[0].done():
-                self._jobs[key] = (entry[0], min(entry[1], time.monotonic() + after))
+                self._jobs[key] = (entry[0], min(entry[1], time.monotonic() + after), entry[2])
 
 
 class _Failed(Exception):
@@ -220,7 +225,7 @@ class _StaffGate:
             return principal, time.monotonic(), None  # checked by then
 
         refused = self._guard.refusal(source)
-        if refused is not None and not self._jobs.done(("staff", key)):
+        if refused is not None:  # a remembered login too: its answer would tell a guess right
             raise refused
 
         done, answer = self._jobs.result(("staff", key), check, CREDENTIAL_TTL)
