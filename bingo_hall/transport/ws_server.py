@@ -204,7 +204,7 @@ class HubServer:
                 _address(replaced.connection),
             )
             self.sessions.discard(replaced)
-            replaced.replaced = True
+            replaced.closing = True
             # closed in the background: the new login does not wait for the old screen's
             # answer to the close
             closing = asyncio.create_task(
@@ -219,6 +219,7 @@ class HubServer:
         fallen = [s for s in self.sessions if not watch.stands(s.principal, s.checked_at)]
         for session in fallen:
             logger.warning("closing %s's connection: credential withdrawn", session.principal)
+            session.closing = True
         # all at once: one client slow to answer the close does not keep the others open
         await asyncio.gather(
             *(
@@ -310,7 +311,9 @@ class _Session:
         self.principal = principal
         self.checked_at = checked_at  # when its credential was checked (time.monotonic())
         self.subscriptions: dict[str, asyncio.Task[None]] = {}  # by stream
-        self.replaced = False  # its device logged in on another connection: being closed
+        # being closed (its device logged in on another connection, or its credential was
+        # withdrawn): a frame that came in before the close runs no command
+        self.closing = False
 
     async def run(self) -> None:
         try:
@@ -424,7 +427,7 @@ class _Session:
             await self.connection.close(m.CLOSE_STREAM_FAILED, "the stream failed: resume")
 
     async def command(self, message: m.Command) -> None:
-        if self.replaced:  # a frame that came in before the close: the other screen has it
+        if self.closing:
             return
         try:
             if message.table is None:

@@ -5,17 +5,21 @@ whatever authenticated with a credential that no longer stands."""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 
 from bingo_hall.transport.page_data import REFUSAL_TTL
 from support.aio import run_async
 from support.cli import REPO, add_device, add_staff, hall
+from support.demo import open_log
 from support.hub import Client, auth_answer
+from support.raw_ws import RawWebSocket
 from support.serve import api_hall, serving
 
 OLD = "una clave muy larga"
 NEW = "otra clave aun mas larga"
 WITHDRAWN = 4003
+HALL = "sala-1"  # the hall of the default configuration
 
 
 async def _closed_with(client: Client, timeout: float = 15) -> int | None:
@@ -79,6 +83,31 @@ def test_the_running_hub_cuts_a_revoked_device_a_disabled_user_and_a_changed_pas
         time.sleep(REFUSAL_TTL)  # the pages answer a refused login from memory this long
         assert api_hall(hub.port, "sala2", OLD)[0] == 200
     assert hub.err.count("credential withdrawn") == 3
+
+
+def test_a_client_that_ignores_the_close_runs_no_command_once_its_user_is_disabled(tmp_path):
+    """The hub closes a disabled user's connection; a client that goes on sending as if it
+    had not heard the close gets no command run: nothing of it reaches the log."""
+    db = f"sqlite:///{tmp_path / 'hall.sqlite'}"
+    add_staff(db, "sala1", password=OLD)
+    with serving("--db", db) as hub:
+        client = RawWebSocket(hub.port)
+        try:
+            assert json.loads(client.receive()[1])["type"] == "auth_required"
+            client.send({"type": "auth", "user": "sala1", "password": OLD})
+            assert json.loads(client.receive()[1])["type"] == "auth_ok"
+            disabled = hall("user-disable", "sala1", "--db", db)
+            assert disabled.returncode == 0, disabled.stderr
+            assert client.until_close() == WITHDRAWN
+            command = {"type": "command", "command": "register_ball_set"}
+            args = {"ball_set_id": "JB-9", "homologation": "CNJ-BOLAS-0009"}
+            client.send({**command, "id": 1, "args": args})
+            assert client.receive(2) is None  # no answer
+        finally:
+            client.close()
+        time.sleep(0.5)
+        assert [e.type for e in open_log(db).read(HALL)] == []
+    assert "credential withdrawn" in hub.err
 
 
 def _admin(capsys, *args: str, stdin: str | None = None) -> tuple[int, str, str]:
