@@ -68,7 +68,8 @@ class RawWebSocket:
 
     def _have(self, count: int, deadline: float) -> bool:
         while len(self.buffer) < count:
-            ready, _, _ = select.select([self.socket], [], [], max(0.0, deadline - time.monotonic()))
+            wait = max(0.0, deadline - time.monotonic())
+            ready, _, _ = select.select([self.socket], [], [], wait)
             if not ready:
                 return False
             data = self.socket.recv(65536)
