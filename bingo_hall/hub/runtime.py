@@ -59,7 +59,8 @@ from bingo_hall.hub.commissioning import (
 )
 from bingo_hall.hub.service import HallService
 from bingo_hall.store.cards import CardStore
-from bingo_hall.store.eventlog import EventEnvelope, StoreError
+from bingo_hall.store.database import STORE_FAILURES
+from bingo_hall.store.eventlog import EventEnvelope
 from bingo_hall.transport.fanout import Fanout
 
 logger = logging.getLogger(__name__)
@@ -69,10 +70,16 @@ FOLLOW_SECONDS = 1.0  # how often the hub looks for events another process appen
 REFERENCE_EVENTS = frozenset({"ball_set_commissioned", "ball_set_changed"})
 
 
-def store_failure(error: Exception) -> str:
-    logger.error("the store failed a command: %s", error)
+def store_failure(error: Exception, reading: bool = False) -> str:
+    """What a person is told when the store fails under a command (or a read): the database
+    driver's own words (its first line, never the SQL and its parameters), and what to do."""
+    logger.error("the store failed %s: %s", "a read" if reading else "a command", error)
+    reason = str(getattr(error, "orig", None) or error).strip()
+    reason = reason.splitlines()[0] if reason else type(error).__name__
+    if reading:
+        return f"the hall's store failed while reading ({reason}): try again"
     return (
-        f"the hall's store failed while recording the command ({error}): look at the hall's "
+        f"the hall's store failed while recording the command ({reason}): look at the hall's "
         "state before giving it again"
     )
 
@@ -170,7 +177,14 @@ class HubRuntime:
                 self._prepare_references()
 
     async def execute(self, principal: Principal, name: str, args: dict[str, Any]) -> dict:
-        """Run one command for a principal; its events are durable when this returns."""
+        """Run one command for a principal; its events are durable when this returns. A store
+        that fails under it (a full disk, a database gone) answers `store_failed`."""
+        try:
+            return await self._execute(principal, name, args)
+        except STORE_FAILURES as error:
+            raise CommandFailed("store_failed", store_failure(error)) from None
+
+    async def _execute(self, principal: Principal, name: str, args: dict[str, Any]) -> dict:
         if name not in KNOWN_COMMANDS:
             raise CommandFailed("unknown_command", f"there is no command {name!r}")
         try:
@@ -221,8 +235,6 @@ class HubRuntime:
             raise CommandFailed("wrong_phase", error.message) from None
         except RuleError as error:
             raise CommandFailed(error.code, error.message) from None
-        except StoreError as error:
-            raise CommandFailed("store_failed", store_failure(error)) from None
 
     def _build(self, name: str, args: dict[str, Any]) -> Command:
         command_type = COMMAND_TYPES.get(name)

@@ -15,13 +15,8 @@ from bingo_hall.domain.commands import Command
 from bingo_hall.domain.errors import RuleError
 from bingo_hall.domain.events import Event, SessionClosed, event_from_payload
 from bingo_hall.domain.phases import Phase
-from bingo_hall.store.eventlog import (
-    ConcurrentAppend,
-    EventEnvelope,
-    EventLog,
-    NewEvent,
-    StoreError,
-)
+from bingo_hall.store.database import STORE_FAILURES
+from bingo_hall.store.eventlog import ConcurrentAppend, EventEnvelope, EventLog, NewEvent
 
 Listener = Callable[[EventEnvelope], None]
 
@@ -46,7 +41,7 @@ def decided_again(
         except RuleError:
             try:
                 caught = catch_up()
-            except StoreError:  # the refusal stands on what was known: say why it was refused
+            except STORE_FAILURES:  # the refusal stands on what was known: say why it was refused
                 caught = []
             if not caught:
                 raise

@@ -23,7 +23,8 @@ from bingo_hall.hub.auth import TABLE_ROLE, Principal, TableDenied, authorise_ta
 from bingo_hall.hub.runtime import CommandFailed, store_failure
 from bingo_hall.hub.service import utc_now
 from bingo_hall.hub.table_service import TableService, TableSnapshot
-from bingo_hall.store.eventlog import EventLog, StoreError
+from bingo_hall.store.database import STORE_FAILURES
+from bingo_hall.store.eventlog import EventLog
 from bingo_hall.tables import commands as c
 from bingo_hall.tables.config import find_table_profile
 from bingo_hall.tables.limits import LimitChoice, boule_floor_problem, resolve_limits
@@ -174,7 +175,16 @@ class TableRuntime:
     async def execute(
         self, principal: Principal, table_id: str, name: str, args: dict[str, Any]
     ) -> dict:
-        """Run one table command for a principal; its events are durable when this returns."""
+        """Run one table command for a principal; its events are durable when this returns.
+        A store that fails under it answers `store_failed`."""
+        try:
+            return await self._execute(principal, table_id, name, args)
+        except STORE_FAILURES as error:
+            raise CommandFailed("store_failed", store_failure(error)) from None
+
+    async def _execute(
+        self, principal: Principal, table_id: str, name: str, args: dict[str, Any]
+    ) -> dict:
         table = self.table(table_id)
         if name not in c.COMMAND_TYPES:
             raise CommandFailed(
@@ -204,8 +214,6 @@ class TableRuntime:
                 raise CommandFailed("wrong_phase", f"table {table_id}: {error.message}") from None
             except RuleError as error:
                 raise CommandFailed(error.code, f"table {table_id}: {error.message}") from None
-            except StoreError as error:
-                raise CommandFailed("store_failed", store_failure(error)) from None
 
     def _keep_boule_floor(self, table: LinkedTable, command: c.TableCommand) -> None:
         """Refuse a command that would leave boule layouts at twice the authorised minimum with

@@ -29,6 +29,11 @@ class StoreError(Exception):
     """The store refused or could not do something. The message is meant for a person."""
 
 
+# What a command or a read meets when the database fails under it: the store's own refusals,
+# and the driver's errors SQLAlchemy wraps (a full disk, a server gone, a connection cut).
+STORE_FAILURES: tuple[type[Exception], ...] = (StoreError, sqlalchemy.exc.SQLAlchemyError)
+
+
 def make_engine(url: str) -> sqlalchemy.Engine:
     """Return an engine for a ``sqlite:///file`` or ``postgresql+psycopg://`` URL."""
     parsed = _parse(url)

@@ -56,7 +56,8 @@ from bingo_hall.hub.auth import (
     Principal,
 )
 from bingo_hall.hub.credential_watch import CredentialWatch
-from bingo_hall.hub.runtime import HubRuntime
+from bingo_hall.hub.runtime import HubRuntime, store_failure
+from bingo_hall.store.database import STORE_FAILURES
 from bingo_hall.transport.login_guard import LoginGuard, LoginRefused
 
 REPO = Path(__file__).resolve().parents[2]
@@ -161,6 +162,8 @@ class _Jobs:
             if not claimed:
                 self._jobs[key] = (future, now + keep, True)
         error = future.exception()
+        if isinstance(error, STORE_FAILURES):
+            raise error  # answered as the store's failure, as a command's is
         if error is not None:
             raise _Failed(str(error) or type(error).__name__)
         return True, future.result()
@@ -519,6 +522,13 @@ class PageData:
             )
         except _Failed as failed:
             return _error(connection, HTTPStatus.INTERNAL_SERVER_ERROR, "failed", str(failed))
+        except STORE_FAILURES as error:  # the database gone or full under a read on the loop
+            return _error(
+                connection,
+                HTTPStatus.SERVICE_UNAVAILABLE,
+                "store_failed",
+                store_failure(error, reading=True),
+            )
 
     def _acta(
         self,

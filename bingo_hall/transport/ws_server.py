@@ -77,6 +77,12 @@ def _failure(request_id: int, code: str, message: str) -> str:
     )
 
 
+COMMAND_FAULT = (
+    "the hub failed on this command (its log says why): look at the hall's state before giving "
+    "it again"
+)
+
+
 class HubServer:
     def __init__(
         self,
@@ -440,6 +446,10 @@ class _Session:
                 )
         except CommandFailed as failed:
             await self.connection.send(_failure(message.id, failed.code, failed.message))
+            return
+        except Exception:  # the hub's fault, not the sender's: answered, logged, connection kept
+            logger.exception("%s's command %s failed", self.principal.id, message.command)
+            await self.connection.send(_failure(message.id, "failed", COMMAND_FAULT))
             return
         await self.connection.send(_dump(m.Result(id=message.id, success=True, result=result)))
         if message.table is None and message.command in SHOWINGS_CHANGED_BY:

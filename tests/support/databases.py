@@ -90,3 +90,24 @@ def _execute(admin: sqlalchemy.Engine, statement: str, admin_url: URL) -> None:
             "scripts/ensure-services.sh (role bingo/bingo with CREATEDB) or point "
             "BINGO_TEST_PG_ADMIN_URL at a server where you may create databases."
         ) from exc
+
+
+@contextmanager
+def postgresql_unreachable(url: str) -> Iterator[None]:
+    """The PostgreSQL database of `url` refuses connections, and those open are cut, until the
+    block ends: what a hub sees when its database server goes away."""
+    admin_url = pg_admin_url()
+    name = make_url(url).database
+    admin = sqlalchemy.create_engine(admin_url, isolation_level="AUTOCOMMIT")
+    try:
+        _execute(admin, f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS false', admin_url)
+        _execute(
+            admin,
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            f"WHERE datname = '{name}' AND pid <> pg_backend_pid()",
+            admin_url,
+        )
+        yield
+    finally:
+        _execute(admin, f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true', admin_url)
+        admin.dispose()
