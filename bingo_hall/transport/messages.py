@@ -263,6 +263,7 @@ ERROR_CODES = frozenset(
         "unknown_table",
         "duplicate_cards",
         "already_subscribed",
+        "ahead_of_log",
         "bad_frame",
         "bad_json",
         "not_found",

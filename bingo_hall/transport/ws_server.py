@@ -389,6 +389,18 @@ class _Session:
         except CommandFailed as failed:
             await self.connection.send(_failure(message.id, failed.code, failed.message))
             return
+        head = self._head(message.stream)
+        if message.after_seq > head:  # it saw events this log no longer holds
+            await self.connection.send(
+                _failure(
+                    message.id,
+                    "ahead_of_log",
+                    f"seq {message.after_seq} is past the end of this stream's log (seq {head}): "
+                    "the log was restored from an older copy, and what this client saw after "
+                    f"seq {head} is no longer a fact; start again from the log",
+                )
+            )
+            return
         await self.connection.send(_dump(m.Result(id=message.id, success=True, result={})))
         subscriber = Subscriber(
             message.after_seq,
@@ -403,6 +415,12 @@ class _Session:
         if stream == "hall":
             return self.server.runtime.fanout
         return self.server.tables.table(stream.removeprefix("table:")).fanout
+
+    def _head(self, stream: str) -> int:
+        """The seq of the stream's last event the hub has."""
+        if stream == "hall":
+            return self.server.runtime.service.seq
+        return self.server.tables.table(stream.removeprefix("table:")).service.seq
 
     async def tables(self, message: m.Tables) -> None:
         tables = []

@@ -6,7 +6,6 @@ closes the first, which says so and does not fight back."""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from decimal import Decimal
 
@@ -15,10 +14,8 @@ from playwright.sync_api import Browser, Page, WebSocketRoute, expect
 
 from bingo_hall.domain.state import HallState
 from bingo_hall.hub.service import HallService
-from support.aio import run_async
-from support.browser import HubProcess, PreparedHall, chromium, page_in, served
+from support.browser import HubProcess, PreparedHall, chromium, given_by, page_in, served
 from support.demo import open_log
-from support.hub import PASSWORD, Client, open_sale
 
 
 @pytest.fixture
@@ -82,35 +79,6 @@ def hall_state(hall: PreparedHall) -> HallState:
         return HallService(log, "sala-web").state
     finally:
         log.engine.dispose()
-
-
-def given_by(hub: HubProcess, user: str, *commands: tuple[str, dict]) -> None:
-    """Commands of a member of staff, over the protocol ("open_sale": the session opened and
-    a game's sale started)."""
-
-    async def given() -> None:
-        url = f"ws://127.0.0.1:{hub.port}/ws"
-        async with Client.login(url, user=user, password=PASSWORD) as staff:
-            for name, args in commands:
-                if name == "open_sale":
-                    await open_sale(staff)
-                else:
-                    await staff.ok(name, **args)
-
-    # on a thread of its own: the browser's sync API holds this thread's event loop
-    failures: list[BaseException] = []
-    worker = threading.Thread(target=lambda: _collect(failures, given()))
-    worker.start()
-    worker.join()
-    if failures:
-        raise failures[0]
-
-
-def _collect(failures: list[BaseException], coroutine) -> None:
-    try:
-        run_async(coroutine)
-    except BaseException as failure:  # handed to the test's thread
-        failures.append(failure)
 
 
 PENDING = "localStorage.getItem('bingo.terminal.purchase')"

@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -22,8 +23,9 @@ from playwright.sync_api import Error as PlaywrightError
 
 from bingo_hall.config import HallConfig
 from bingo_hall.store.credentials import CredentialStore
+from support.aio import run_async
 from support.demo import open_log
-from support.hub import PASSWORD, USERS, prepare_store
+from support.hub import PASSWORD, USERS, Client, open_sale, prepare_store
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -320,3 +322,32 @@ def page_states(browser: Browser) -> list[str]:
             held = f"\nactions: {actions}" if actions is not None else ""
             states.append(f"{page.url}{held}\n{' '.join(str(text).split())[:600]}")
     return states
+
+
+def given_by(hub: HubProcess, user: str, *commands: tuple[str, dict]) -> None:
+    """Commands of a member of staff, over the protocol ("open_sale": the session opened and
+    a game's sale started)."""
+
+    async def given() -> None:
+        url = f"ws://127.0.0.1:{hub.port}/ws"
+        async with Client.login(url, user=user, password=PASSWORD) as staff:
+            for name, args in commands:
+                if name == "open_sale":
+                    await open_sale(staff)
+                else:
+                    await staff.ok(name, **args)
+
+    # on a thread of its own: the browser's sync API holds this thread's event loop
+    failures: list[BaseException] = []
+    worker = threading.Thread(target=lambda: _collect(failures, given()))
+    worker.start()
+    worker.join()
+    if failures:
+        raise failures[0]
+
+
+def _collect(failures: list[BaseException], coroutine) -> None:
+    try:
+        run_async(coroutine)
+    except BaseException as failure:  # handed to the test's thread
+        failures.append(failure)

@@ -122,6 +122,25 @@ def test_resume_after_a_reconnect_and_after_a_hub_restart_has_no_gap_and_no_dupl
     run(scenario())
 
 
+def test_a_resume_past_the_end_of_the_log_is_refused_naming_its_last_seq(store):
+    """A client that saw events a restored log no longer holds is not resumed silently (it
+    would hear nothing until the log passed its seq, and then only part of the new branch)."""
+
+    async def scenario():
+        async with (
+            running_hub(*store) as hub,
+            Client.login(hub.url, token=hub.monitor_token) as monitor,
+        ):
+            head = hub.runtime.service.seq
+            ahead = await monitor.request({"type": "subscribe", "after_seq": head + 5})
+            assert ahead["success"] is False and ahead["error"]["code"] == "ahead_of_log"
+            assert f"past the end of this stream's log (seq {head})" in ahead["error"]["message"]
+            at_head = await monitor.request({"type": "subscribe", "after_seq": head})
+            assert at_head["success"], at_head  # the refusal subscribed nothing
+
+    run(scenario())
+
+
 def test_bad_frames_get_an_answer_and_change_nothing(store):
     async def scenario():
         async with (

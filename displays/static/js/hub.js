@@ -99,6 +99,10 @@ export class Hub {
       return;
     }
     if (this.stopped) return;
+    if (this.lastSeq > this.headSeq) {
+      this.logWentBack();
+      return;
+    }
     const ws = new WebSocket(this.url);
     this.ws = ws;
     ws.onmessage = (message) => this.receive(ws, message.data);
@@ -145,9 +149,10 @@ export class Hub {
         this.principal = message;
         this.retry = 0;
         this.onAuth(message);
+        this.subscribeId = this.nextId++;
         this.send(ws, {
           type: 'subscribe',
-          id: this.nextId++,
+          id: this.subscribeId,
           after_seq: this.lastSeq,
           channel: this.channel,
         });
@@ -174,6 +179,10 @@ export class Hub {
         this.onShowings(message.showings);
         break;
       case 'result': {
+        if (message.id === this.subscribeId && !message.success && message.error.code === 'ahead_of_log') {
+          this.logWentBack();
+          break;
+        }
         const waiting = this.pending.get(message.id);
         if (!waiting) return;
         this.pending.delete(message.id);
@@ -184,6 +193,15 @@ export class Hub {
       default:
         break;
     }
+  }
+
+  // The hall's log ends before the last event this page saw: restored from an older copy, so
+  // what the page shows after that point is no longer a fact. The page starts again from the
+  // log (a staff screen asks for its login again).
+  logWentBack() {
+    this.stop();
+    this.onStatus('log_went_back');
+    location.reload();
   }
 
   // The tables' states, then each table's stream after the last seq seen of it (a table not
