@@ -103,10 +103,10 @@ def audience_payload(event_type: str, payload: dict, audience: Audience) -> dict
 
 def event_frame(envelope: EventEnvelope, audience: Audience = "staff") -> str:
     """The `event` message of an envelope, as sent on the wire to an audience. An event of a
-    table's stream names its hall and its table. A payload a device sees in part goes without
-    its hash, which covers the whole payload: a device could test guesses against it."""
+    table's stream names its hall and its table. Only the acta's keepers get the hash: it
+    covers the payload and the hash before it, so any later hash would let an audience that
+    sees a payload in part test guesses at what it was not shown."""
     hall, table = split_stream(envelope.hall_id)
-    redacted = _seen_fields(envelope.type, audience) is not None
     where = {"hall": hall} if table is None else {"hall": hall, "table": table}
     return json.dumps(
         {
@@ -119,7 +119,7 @@ def event_frame(envelope: EventEnvelope, audience: Audience = "staff") -> str:
             "payload": audience_payload(envelope.type, envelope.payload, audience),
             "time": envelope.time.isoformat(),
             "actor": envelope.actor,
-            "hash": None if redacted else envelope.hash,
+            "hash": envelope.hash if audience == "staff" else None,
         },
         ensure_ascii=False,
         separators=(",", ":"),
@@ -131,8 +131,8 @@ class Outgoing:
     seq: int
     type: str
     frame: str  # as staff see it
-    device_frame: str  # as monitors and terminals see it (the same text unless redacted)
-    clerk_frame: str  # as the staff who do not keep the acta see it (the same unless redacted)
+    device_frame: str  # as monitors and terminals see it: no hash, some payloads in part
+    clerk_frame: str  # as the staff who do not keep the acta see it: no hash, requests in part
     committed_at: float  # loop time when the hub learnt it was durable
 
     def frame_for(self, audience: Audience) -> str:
@@ -183,8 +183,8 @@ class Fanout:
     def publish(self, envelope: EventEnvelope) -> None:
         """Called on the event loop, in seq order, once the event is durable."""
         frame = event_frame(envelope)
-        device_frame = event_frame(envelope, "device") if envelope.type in DEVICE_FIELDS else frame
-        clerk_frame = event_frame(envelope, "clerk") if envelope.type in CLERK_FIELDS else frame
+        device_frame = event_frame(envelope, "device")
+        clerk_frame = event_frame(envelope, "clerk")
         loop_time = asyncio.get_running_loop().time()
         item = Outgoing(envelope.seq, envelope.type, frame, device_frame, clerk_frame, loop_time)
         self.published_seq = envelope.seq

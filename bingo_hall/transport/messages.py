@@ -118,9 +118,11 @@ class Event(_Message):
     """One fact of the hall's log; sent only once it is durable. An event of a table's stream
     carries `table`; its `seq` is the table's, `session` the table's session, `game` the coup.
     Monitors and terminals get some payloads with fewer fields: a camera hold's, a sale's, and a
-    casino table's public view (see "Casino tables"); never fewer events. Such a frame carries
-    no `hash` (null): the hash covers the whole payload, and would let a device test guesses at
-    what was left out (the player who bought, the ball held)."""
+    casino table's public view (see "Casino tables"); never fewer events. They, and the staff
+    who do not keep the acta (who get a player's request without its text), get no `hash`
+    (null) on any event: each hash covers its payload and the hash before it, so the hash of a
+    payload seen whole would let them test guesses at what was left out of the one before (the
+    player who bought, the ball held, what a player asked)."""
 
     type: Literal["event"] = "event"
     hall: str

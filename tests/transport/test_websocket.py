@@ -141,6 +141,34 @@ def test_a_resume_past_the_end_of_the_log_is_refused_naming_its_last_seq(store):
     run(scenario())
 
 
+def test_only_the_actas_keepers_get_the_hash_chain(store):
+    """Each hash covers its payload and the hash before it: a monitor or a cashier, who see
+    some payloads in part (a sale's buyer, a camera hold's ball, a player's request), could test
+    guesses at what they were not shown against the next hash they see. So they see none."""
+
+    async def scenario():
+        async with (
+            running_hub(*store) as hub,
+            Client.login(hub.url, user="sala", password=PASSWORD) as staff,
+            Client.login(hub.url, user="locutor", password=PASSWORD) as locutor,
+            Client.login(hub.url, user="caja", password=PASSWORD) as cashier,
+            Client.login(hub.url, token=hub.monitor_token) as monitor,
+        ):
+            await open_game(staff, locutor)
+            await locutor.ok("draw_ball")
+            head = hub.runtime.service.seq
+            for client in (staff, cashier, monitor):
+                assert (await client.request({"type": "subscribe"}))["success"]
+            kept, clerk, device = [await c.events(head) for c in (staff, cashier, monitor)]
+            assert (
+                [e["seq"] for e in kept] == [e["seq"] for e in device] == list(range(1, head + 1))
+            )
+            assert all(len(e["hash"]) == 64 for e in kept)
+            assert all(e["hash"] is None for e in clerk + device)
+
+    run(scenario())
+
+
 def test_bad_frames_get_an_answer_and_change_nothing(store):
     async def scenario():
         async with (
