@@ -271,13 +271,17 @@ class Fanout:
                 await asyncio.sleep(wait)
 
     async def _hold_logged_ball(self, envelope: EventEnvelope) -> None:
-        """A panel catching up from the log (a reconnect just after a ball) shows the ball no
-        sooner than a live one would: `display_delay` after it was committed, by the hall's
-        clock (at most the delay itself, whatever the clocks say)."""
-        if self.display_delay:
-            shown_at = envelope.time + timedelta(seconds=self.display_delay)
-            wait = (shown_at - datetime.now(UTC)).total_seconds()
-            await asyncio.sleep(min(max(wait, 0.0), self.display_delay))
+        await hold_until_shown(envelope, self.display_delay)
+
+
+async def hold_until_shown(envelope: EventEnvelope, display_delay: float) -> None:
+    """A ball read from the log (a panel catching up just after it, the MQTT bridge) is shown
+    no sooner than a live one would be: `display_delay` after it was committed, by the hall's
+    clock (at most the delay itself, whatever the clocks say)."""
+    if display_delay and envelope.type == "ball_drawn":
+        shown_at = envelope.time + timedelta(seconds=display_delay)
+        wait = (shown_at - datetime.now(UTC)).total_seconds()
+        await asyncio.sleep(min(max(wait, 0.0), display_delay))
 
 
 def _buffered(connection: Any) -> int:

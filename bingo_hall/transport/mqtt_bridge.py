@@ -41,7 +41,7 @@ from bingo_hall.hub.runtime import HubRuntime
 from bingo_hall.hub.service import Listener
 from bingo_hall.store.eventlog import EventEnvelope, EventLog
 from bingo_hall.store.positions import PublishedPositions
-from bingo_hall.transport.fanout import event_frame
+from bingo_hall.transport.fanout import event_frame, hold_until_shown
 from bingo_hall.transport.mqtt_access import hall_client_id, witness_client_id
 from bingo_hall.transport.mqtt_witness import (
     LogBehindBroker,
@@ -193,6 +193,7 @@ class StreamBridge:
         self.keepalive = keepalive
         self.timeout = timeout
         self.connect_timeout = connect_timeout
+        self.display_delay = 0.0  # a stream with balls: the panels' delay (MqttBridge)
 
         self.published_seq = self.service.seq if after_seq is None else after_seq
         self._resume_stored = after_seq is None  # start where this bridge last left off
@@ -430,9 +431,28 @@ class StreamBridge:
             self.published_seq = envelope.seq
             self.events_sent += 1
 
-        await self._publish_in_order(
-            client, [(self.events_topic, event_frame(e, "device"), e) for e in batch], acked
-        )
+        await self._publish_shown(client, self.events_topic, batch, acked)
+
+    async def _publish_shown(
+        self,
+        client: aiomqtt.Client,
+        topic: str,
+        batch: Sequence[EventEnvelope],
+        acked: Callable[[EventEnvelope], None],
+    ) -> None:
+        """The events in order as the panels see them: each ball no sooner than the panels
+        show it (`display_delay` after it was announced), and nothing after it before it."""
+        start = 0
+        for index, envelope in enumerate(batch):
+            if envelope.type == "ball_drawn" and self.display_delay:
+                await self._publish_in_order(client, self._items(topic, batch[start:index]), acked)
+                await hold_until_shown(envelope, self.display_delay)
+                start = index
+        await self._publish_in_order(client, self._items(topic, batch[start:]), acked)
+
+    @staticmethod
+    def _items(topic: str, batch: Sequence[EventEnvelope]) -> list[tuple[str, str, EventEnvelope]]:
+        return [(topic, event_frame(e, "device"), e) for e in batch]
 
     async def _publish_state(self, client: aiomqtt.Client) -> None:
         seq, state = self._snapshot
@@ -519,9 +539,7 @@ class StreamBridge:
             last, sent = envelope.seq, True
 
         while batch := await asyncio.to_thread(self.log.read, self.stream, last, self.batch_size):
-            await self._publish_in_order(
-                client, [(topic, event_frame(e, "device"), e) for e in batch], acked
-            )
+            await self._publish_shown(client, topic, batch, acked)
         if not sent:
             last = min(request.after_seq, (await asyncio.to_thread(self.log.head, self.stream))[0])
         await client.publish(topic, _dump(ReplayDone(seq=last)), qos=1)
@@ -543,6 +561,8 @@ class MqttBridge(StreamBridge):
             base=f"{config.topic_prefix}/{self.hall_id}",
             **options,
         )
+        # MQTT carries the panels' view: the balls as the panels show them, not before
+        self.display_delay = runtime.display_delay
 
     def _capture(self) -> tuple[int, HallState]:
         return self.runtime.service.seq, self.runtime.service.state

@@ -69,9 +69,11 @@ def store(tmp_path):
 
 
 @asynccontextmanager
-async def bridged_hub(store, mqtt: MqttConfig, **options) -> AsyncIterator[tuple]:
+async def bridged_hub(
+    store, mqtt: MqttConfig, display_delay: float = 0.0, **options
+) -> AsyncIterator[tuple]:
     """The test hub (websocket server) with an MQTT bridge running beside it."""
-    async with running_hub(*store) as hub:
+    async with running_hub(*store, display_delay=display_delay) as hub:
         bridge = MqttBridge(hub.runtime, mqtt, **options)
         task = asyncio.create_task(bridge.run())
         try:
@@ -144,6 +146,45 @@ def test_every_event_reaches_subscribers_in_order_as_the_websocket_frame(store, 
         assert bridge.published_seq == head and bridge.connections == 1
 
     run(scenario())
+
+
+def test_mqtt_shows_each_ball_when_the_panels_do_not_before(store, broker):
+    """MQTT carries the panels' view: a ball is published `display_delay` after it was
+    announced (a terminal reading MQTT would otherwise see it before the hall's panels), and
+    nothing after it goes first; a replay just after the ball holds it alike."""
+    delay = 1.0
+
+    async def scenario():
+        async with (
+            bridged_hub(store, MqttConfig(url=broker.url), display_delay=delay) as (hub, _),
+            mqtt_client(broker) as subscriber,
+            staff(hub) as (sala, locutor),
+        ):
+            await open_game(sala, locutor)
+            await subscriber.subscribe(EVENTS, qos=1)
+            await subscriber.subscribe(replay_topic("mon-9"), qos=1)
+            head = hub.runtime.service.seq
+            loop = asyncio.get_running_loop()
+            await locutor.ok("draw_ball")
+            announced = loop.time()
+            await sala.ok("record_player_request", kind="information", text="¿A qué hora acaba?")
+            request = json.dumps({"client": "mon-9", "after_seq": head})
+            await subscriber.publish(f"bingo/{HALL}/replay/request/mon-9", request, qos=1)
+            arrivals: dict[tuple[str, str], float] = {}
+            async for message in subscriber.messages:
+                frame = json.loads(message.payload)
+                if frame.get("seq", 0) <= head:  # the game's opening, published meanwhile
+                    continue
+                arrivals[(str(message.topic), frame.get("event", frame["type"]))] = loop.time()
+                if len(arrivals) == 5:  # two events on each topic, and replay_done
+                    break
+            return announced, arrivals
+
+    announced, arrivals = run(scenario())
+    for topic in (EVENTS, replay_topic("mon-9")):
+        ball = arrivals[(topic, "ball_drawn")]
+        assert ball - announced >= delay * 0.9, (topic, ball - announced)
+        assert arrivals[(topic, "player_request_recorded")] >= ball  # nothing overtakes it
 
 
 def test_the_retained_state_shows_a_late_subscriber_the_balls_drawn(store, broker):
