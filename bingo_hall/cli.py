@@ -418,7 +418,7 @@ def run_serve(args: argparse.Namespace) -> int:
             "store (--db)"
         ) from None
     try:
-        asyncio.run(serve(config, _open_log(config, args.db, verified=True), args.port))
+        asyncio.run(serve(config, _open_log(config, args.db, verified=True), args.port, store_lock))
     except CameraError as error:
         raise UserError(f"{error}: check camera.source in the hall configuration") from None
     except ListenError as error:
