@@ -45,6 +45,9 @@ LOCK_SUFFIX = ".serve.lock"
 # is likely to meet it. pg_locks shows it as classid (high 32 bits) and objid (low 32 bits).
 LOCK_KEY = int.from_bytes(hashlib.sha256(b"bingo-hall: one hub per store").digest()[:8]) >> 1
 CHECK_SECONDS = 2.0
+_SERVER_KEEPALIVES = (
+    "-c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5 -c tcp_keepalives_count=3"
+)
 
 _TRY_LOCK = sqlalchemy.text("SELECT pg_try_advisory_lock(:key)")
 _LOCK_ROWS = """
@@ -177,6 +180,9 @@ class AdvisoryLock:
                 "keepalives_interval": 5,
                 "keepalives_count": 3,
                 "tcp_user_timeout": 15_000,
+                # and the server's side: a hub whose machine lost its power lets the lock go
+                # within a minute, not the system's two hours, for its replacement to start
+                "options": " ".join(filter(None, (_SERVER_KEEPALIVES, url.query.get("options")))),
             },
         )
         self._conn: sqlalchemy.Connection | None = self._engine.connect()
