@@ -29,7 +29,9 @@ from bingo_hall.vision.cli import add_vision_parser
 from card_generator.files import CardFileError
 
 if TYPE_CHECKING:
+    from bingo_hall.domain.profiles import RuleProfile
     from bingo_hall.store.credentials import CredentialStore
+    from bingo_hall.store.instance_lock import InstanceLock
 
 REPO_CONFIG = Path(__file__).resolve().parent.parent / "config" / "hall.toml"
 
@@ -82,6 +84,21 @@ def _open_log(
     return log
 
 
+def _hold_store(config: HallConfig, url: str | None, role: str) -> InstanceLock:
+    """The store's single-instance lock for `serve` or the demo (store/instance_lock.py), taken
+    before the log is opened; StoreInUse if another hub (or demo) holds it."""
+    from bingo_hall.store.instance_lock import take_instance_lock
+
+    target = url or config.store_url()
+    engine = make_engine(target)
+    try:
+        return take_instance_lock(engine, role)
+    except sqlalchemy.exc.SQLAlchemyError as error:
+        raise UserError(f"cannot open the store {_shown(target)}: {_first_line(error)}") from None
+    finally:
+        engine.dispose()
+
+
 def _shown(url: str) -> str:
     """A database URL as it may be printed: without its password."""
     try:
@@ -130,11 +147,27 @@ def _first_ball_set(log: EventLog, hall_id: str) -> EventEnvelope | None:
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    from bingo_hall.demo import Demo, SimulatedClock, print_trace
-    from bingo_hall.store.cards import CardStore
+    from bingo_hall.store.instance_lock import StoreInUse
 
     config = _config(args)
     profile = config.load_profile()
+    try:
+        store_lock = _hold_store(config, args.db, "demo")
+    except StoreInUse as error:
+        raise UserError(
+            f"{error}: the demo would write its session among the hub's commands; stop that "
+            "hub first, or give the demo a store of its own (--db)"
+        ) from None
+    try:
+        return _run_demo(args, config, profile)
+    finally:
+        store_lock.release()
+
+
+def _run_demo(args: argparse.Namespace, config: HallConfig, profile: RuleProfile) -> int:
+    from bingo_hall.demo import Demo, SimulatedClock, print_trace
+    from bingo_hall.store.cards import CardStore
+
     log = _open_log(config, args.db, verified=True)
     seq, _ = log.head(config.hall_id)
     start = utc_now()
@@ -372,18 +405,28 @@ def run_serve(args: argparse.Namespace) -> int:
     import asyncio
 
     from bingo_hall.serve import ListenError, serve
+    from bingo_hall.store.instance_lock import StoreInUse
     from bingo_hall.transport.mqtt_witness import LogBehindBroker
     from bingo_hall.vision.camera import CameraError
 
     config = _config(args)
     try:
-        asyncio.run(serve(config, _open_log(config, args.db, verified=True), args.port))
+        store_lock = _hold_store(config, args.db, "serve")
+    except StoreInUse as error:
+        raise UserError(
+            f"{error}: one hub per store; stop that hub first, or give this one another "
+            "store (--db)"
+        ) from None
+    try:
+        asyncio.run(serve(config, _open_log(config, args.db, verified=True), args.port, store_lock))
     except CameraError as error:
         raise UserError(f"{error}: check camera.source in the hall configuration") from None
     except ListenError as error:
         raise UserError(f"{error}: check --port (or server.host and server.port)") from None
     except LogBehindBroker as error:
         raise TamperedLog(str(error)) from None
+    finally:
+        store_lock.release()
     return 0
 
 

@@ -20,6 +20,7 @@ from bingo_hall.store.cards import CardStore
 from bingo_hall.store.credentials import CredentialStore
 from bingo_hall.store.eventlog import EventLog
 from bingo_hall.store.frames import FrameStore
+from bingo_hall.store.instance_lock import InstanceLock
 from bingo_hall.transport.login_guard import LoginGuard
 from bingo_hall.transport.messages import Auth
 from bingo_hall.transport.mqtt_bridge import MqttBridge, StreamBridge
@@ -67,7 +68,14 @@ async def _check_witnesses(bridges: list[StreamBridge]) -> None:
             return
 
 
-async def serve(config: HallConfig, log: EventLog, port: int | None = None) -> None:
+async def serve(
+    config: HallConfig,
+    log: EventLog,
+    port: int | None = None,
+    store_lock: InstanceLock | None = None,
+) -> None:
+    """The hub until SIGINT or SIGTERM. `store_lock`: the single-instance lock the caller took
+    on the store (cli.py `run_serve`), reported by /health."""
     specs = load_tables(config)  # a bad [[tables]] entry stops here, in one line
     service = await asyncio.to_thread(HallService, log, config.hall_id)
     tables = await asyncio.to_thread(TableRuntime, log, config.hall_id, specs)
@@ -93,6 +101,7 @@ async def serve(config: HallConfig, log: EventLog, port: int | None = None) -> N
         tables=tables,
         login_guard=guard,
     )
+    server.store_lock = store_lock
     bridges: list[StreamBridge] = []
     if config.mqtt.url is not None:
         bridges = [MqttBridge(runtime, config.mqtt)]

@@ -30,7 +30,9 @@ linked tables' (when there are any), and the exit camera: `null` for a hall with
 gave a frame in the last two seconds) and `losses` (how often a live source was lost and
 opened again); and, when the configuration names a broker, each MQTT bridge (`stream`,
 `connected`, `published_seq`, and `halted`: why it stopped, when the broker had seen the stream
-past the log's head, docs/mqtt.md). A call the camera could not see is held with the reason
+past the log's head, docs/mqtt.md); under `bingo-hall serve`, `store_lock`: whether the hub
+holds its store's single-instance lock (false while a PostgreSQL connection that held it is
+being taken again, docs/architecture.md). A call the camera could not see is held with the reason
 `no_picture`; one whose frames the ball set's own prints (kept at its commissioning) show as
 another ball, with `set_disagrees` and that ball in `set_ball`.
 

@@ -38,6 +38,7 @@ from bingo_hall.hub.commissioning import showings_json
 from bingo_hall.hub.credential_watch import CredentialWatch
 from bingo_hall.hub.runtime import CommandFailed, HubRuntime
 from bingo_hall.hub.table_runtime import TableRuntime
+from bingo_hall.store.instance_lock import InstanceLock
 from bingo_hall.transport import messages as m
 from bingo_hall.transport.fanout import Audience, Fanout, Subscriber, TooSlow
 from bingo_hall.transport.login_guard import LoginGuard, LoginRefused
@@ -96,6 +97,7 @@ class HubServer:
     ) -> None:
         self.routes = tuple(routes)
         self.bridges: Sequence[StreamBridge] = ()  # the MQTT bridges, for /health (serve.py)
+        self.store_lock: InstanceLock | None = None  # serve's lock on the store, for /health
         self.login_guard = login_guard or LoginGuard()
         self.runtime = runtime
         self.tables = tables or TableRuntime(runtime.service.log, runtime.service.hall_id)
@@ -131,6 +133,8 @@ class HubServer:
                 "phase": state.phase.value,
                 "camera": _camera_health(self.runtime.ball_check),
             }
+            if self.store_lock is not None:
+                body["store_lock"] = self.store_lock.held
             if self.bridges:
                 body["mqtt"] = [_bridge_health(bridge) for bridge in self.bridges]
             if self.tables.tables:
