@@ -25,12 +25,18 @@ class _ActaBuilder:
         self.trials_between_sessions: list[Json] = []  # for the acta of the next session
         self.series_between_sessions: list[Json] = []  # for the acta of the next session
         self.requests: dict[int, Json] = {}  # players' requests and complaints, by number
+        self.homologations: dict[str, str] = {}  # each registered ball set's, hall-wide
 
     def session(self, envelope: EventEnvelope) -> Json:
         return self.sessions[envelope.session_id]  # type: ignore[index]
 
     def game(self, envelope: EventEnvelope) -> Json:
         return self.games[envelope.game_id]  # type: ignore[index]
+
+    def homologation(self, ball_set_id: str | None) -> str | None:
+        """The homologation reference a ball set was registered with (S79 L1194); "" when it
+        was registered without one (a log older than the rule); None for no set."""
+        return None if ball_set_id is None else self.homologations.get(ball_set_id, "")
 
     def add(self, env: EventEnvelope) -> None:
         handler = getattr(self, f"_on_{env.type}", None)
@@ -61,6 +67,7 @@ class _ActaBuilder:
             "balls_loaded": [],
             "series_registered": self.series_between_sessions,
             "last_game_announced_at": None,
+            "last_game_announced_seq": None,
             "games": [],
             "prizes_paid_for_earlier_sessions": [],
             "unpaid_at_close": [],
@@ -74,17 +81,33 @@ class _ActaBuilder:
     def _on_equipment_checked(self, env: EventEnvelope, p: Json, at: str) -> None:
         self.session(env)["equipment_checks"].append({"at": at, "ok": p["ok"], "notes": p["notes"]})
 
+    def _on_ball_set_registered(self, env: EventEnvelope, p: Json, at: str) -> None:
+        """A hall-wide record: the acta names a set's homologation where the set is put in
+        service, loaded or played."""
+        self.homologations[p["ball_set_id"]] = p.get("homologation", "")
+
     def _on_ball_set_changed(self, env: EventEnvelope, p: Json, at: str) -> None:
         if env.session_id in self.sessions:
-            self.session(env)["ball_set_changes"].append({"at": at, "actor": env.actor, **p})
+            self.session(env)["ball_set_changes"].append(
+                {
+                    "at": at,
+                    "seq": env.seq,
+                    "actor": env.actor,
+                    **p,
+                    "homologation": self.homologation(p["ball_set_id"]),
+                    "previous_homologation": self.homologation(p["previous"]),
+                }
+            )
 
     def _on_ball_set_commissioned(self, env: EventEnvelope, p: Json, at: str) -> None:
         """The verdict and its figures; each showing's reading and frame stay in the log."""
-        self._camera_trial(env, {"at": at, "actor": env.actor, **verdict_summary(p)})
+        trial = {"at": at, "seq": env.seq, "actor": env.actor, **verdict_summary(p)}
+        self._camera_trial(env, trial)
 
     def _on_ball_showings_discarded(self, env: EventEnvelope, p: Json, at: str) -> None:
         """A trial set aside unjudged is listed with the others, in its place."""
-        self._camera_trial(env, {"at": at, "actor": env.actor, "discarded": True, **p})
+        trial = {"at": at, "seq": env.seq, "actor": env.actor, "discarded": True, **p}
+        self._camera_trial(env, trial)
 
     def _camera_trial(self, env: EventEnvelope, trial: Json) -> None:
         """A ball set's trial under the camera, in its session's acta; one made while no
@@ -95,18 +118,22 @@ class _ActaBuilder:
             self.trials_between_sessions.append(trial)
 
     def _on_balls_loaded(self, env: EventEnvelope, p: Json, at: str) -> None:
-        self.session(env)["balls_loaded"].append({"at": at, **p})
+        self.session(env)["balls_loaded"].append(
+            {"at": at, "seq": env.seq, **p, "homologation": self.homologation(p["ball_set_id"])}
+        )
 
     def _on_series_registered(self, env: EventEnvelope, p: Json, at: str) -> None:
         """In its session's acta; one registered while no session was open, in the next
         session's (the first that may sell it), as a camera trial is."""
+        series = {"at": at, "seq": env.seq, **p}
         if env.session_id in self.sessions:
-            self.session(env)["series_registered"].append({"at": at, **p})
+            self.session(env)["series_registered"].append(series)
         else:
-            self.series_between_sessions.append({"at": at, **p})
+            self.series_between_sessions.append(series)
 
     def _on_last_game_announced(self, env: EventEnvelope, p: Json, at: str) -> None:
-        self.session(env)["last_game_announced_at"] = at
+        session = self.session(env)
+        session["last_game_announced_at"], session["last_game_announced_seq"] = at, env.seq
 
     def _on_session_closed(self, env: EventEnvelope, p: Json, at: str) -> None:
         """What the hall still owes at the close: every prize won so far and not paid, of this
@@ -147,11 +174,13 @@ class _ActaBuilder:
             "last_game": p["last_game"],
             "status": "in_progress",
             "announced_at": at,
+            "announced_seq": env.seq,  # where the game begins in the log (the acta's order)
             "series": p["series"],
             "sales": [],
             "cards_sold": 0,
             "takings": "0",
             "announcement": None,
+            "prizes_announced_at": None,
             "line_prize": None,
             "bingo_prize": None,
             "paying_row": None,
@@ -177,7 +206,14 @@ class _ActaBuilder:
         amount = Decimal(sale["face_value"]) * count
         game = self.game(env)
         game["sales"].append(
-            {"at": at, "actor": env.actor, **sale, "count": count, "amount": _money(amount)}
+            {
+                "at": at,
+                "actor": env.actor,
+                **sale,
+                "count": count,
+                "amount": _money(amount),
+                "buyer": p.get("buyer"),  # "terminal/player": a terminal's purchase; else None
+            }
         )
         game["cards_sold"] += count
         game["takings"] = _money(Decimal(game["takings"]) + amount)
@@ -192,7 +228,7 @@ class _ActaBuilder:
         """The prizes, and what rounding their percentages of the takings down left: recorded,
         never lost (the log holds the takings, the percentages and the prizes)."""
         game = self.game(env)
-        game["announcement"] = p["wording"]
+        game["announcement"], game["prizes_announced_at"] = p["wording"], at
         game["line_prize"], game["bingo_prize"] = p["line_prize"], p["bingo_prize"]
         profile = self.session(env)["profile"]
         takings = Decimal(p["takings"])
@@ -207,7 +243,11 @@ class _ActaBuilder:
 
     def _on_draw_started(self, env: EventEnvelope, p: Json, at: str) -> None:
         game = self.game(env)
-        game["ball_set"] = {"ball_set_id": p["ball_set_id"], "games_on_set": p["games_on_set"]}
+        game["ball_set"] = {
+            "ball_set_id": p["ball_set_id"],
+            "games_on_set": p["games_on_set"],
+            "homologation": self.homologation(p["ball_set_id"]),
+        }
         game["draw_started_at"] = at
 
     def _on_ball_drawn(self, env: EventEnvelope, p: Json, at: str) -> None:
@@ -345,7 +385,13 @@ class _ActaBuilder:
         game = self.games.get(p["game_id"])
         if game is None:
             return
-        payment = {"at": at, "actor": env.actor, "session_id": env.session_id, **p}
+        payment = {
+            "at": at,
+            "seq": env.seq,
+            "actor": env.actor,
+            "session_id": env.session_id,
+            **p,
+        }
         game["payments"].append(payment)
         if env.session_id != game["session_id"] and env.session_id in self.sessions:
             later = self.sessions[env.session_id]["prizes_paid_for_earlier_sessions"]

@@ -76,7 +76,13 @@ def _rounding_left(left: str | None, currency: str) -> str:
     return f" (el redondeo de los porcentajes deja {digits} {symbol})"
 
 
+def _homologation(reference: str | None) -> str:
+    """A ball set's homologation reference (S79 L1194), as the acta names it with the set."""
+    return f"homologación {reference}" if reference else "sin referencia de homologación"
+
+
 def _session_lines(session: Json) -> list[str]:
+    """The head of the session: its rules, machine, opening and equipment check."""
     profile, machine = session["profile"], session["machine"]
     lines = [
         f"Reglamento aplicado: {profile['title']} (perfil {profile['id']}); premios: línea "
@@ -96,28 +102,66 @@ def _session_lines(session: Json) -> list[str]:
         verdict = "correcto" if check["ok"] else "DEFECTUOSO"
         note = f" — {check['notes']}" if check["notes"] else ""
         lines.append(f"Comprobación del material ({clock(check['at'])}): {verdict}{note}")
+    return lines
+
+
+def _session_entries(session: Json, currency: str) -> list[tuple[int, str]]:
+    """The session's own entries (ball sets changed, tried before the camera and loaded,
+    series registered, the last game announced, earlier sessions' prizes paid), each with its
+    place in the log, in the log's order: `render_text` prints each where it falls among the
+    games."""
+    entries = []
     for change in session["ball_set_changes"]:
-        lines.append(
-            f"Cambio de juego de bolas ({clock(change['at'])}): "
-            f"{change['previous'] or '—'} ({change['previous_games']} partidas) → "
-            f"{change['ball_set_id']} ({change['games']} partidas); motivo: {change['reason']}"
+        previous = (
+            f"{change['previous']} ({_homologation(change['previous_homologation'])}; "
+            if change["previous"]
+            else "— ("
+        )
+        entries.append(
+            (
+                change["seq"],
+                f"Cambio de juego de bolas ({clock(change['at'])}): "
+                f"{previous}{change['previous_games']} partidas) → {change['ball_set_id']} "
+                f"({_homologation(change['homologation'])}; {change['games']} partidas); "
+                f"motivo: {change['reason']}",
+            )
         )
     for trial in session["camera_commissionings"]:
-        lines.append(_commissioning_line(trial))
+        entries.append((trial["seq"], _commissioning_line(trial)))
     for load in session["balls_loaded"]:
-        lines.append(
-            f"Introducción de las bolas ({clock(load['at'])}): juego {load['ball_set_id']}, "
-            f"{load['games']} partidas jugadas"
+        entries.append(
+            (
+                load["seq"],
+                f"Introducción de las bolas ({clock(load['at'])}): juego {load['ball_set_id']} "
+                f"({_homologation(load['homologation'])}), {load['games']} partidas jugadas",
+            )
         )
     for series in session["series_registered"]:
-        lines.append(
-            f"Serie registrada {series['series_id']}: {series['size']} cartones, valor facial "
-            f"{euros(series['face_value'])}"
-            + (f", compromiso {series['commitment'][:16]}…" if series["commitment"] else "")
+        entries.append(
+            (
+                series["seq"],
+                f"Serie registrada {series['series_id']}: {series['size']} cartones, valor "
+                f"facial {euros(series['face_value'])}"
+                + (f", compromiso {series['commitment'][:16]}…" if series["commitment"] else ""),
+            )
         )
     if session["last_game_announced_at"]:
-        lines.append(f"Anuncio de la última partida: {clock(session['last_game_announced_at'])}")
-    return lines
+        entries.append(
+            (
+                session["last_game_announced_seq"],
+                f"Anuncio de la última partida: {clock(session['last_game_announced_at'])}",
+            )
+        )
+    for paid in session.get("prizes_paid_for_earlier_sessions", ()):
+        entries.append(
+            (
+                paid["seq"],
+                f"Pago de un premio de la sesión {paid['game_session_id']} "
+                f"({clock(paid['at'])}, {paid['actor']}): partida {paid['game_id']}, "
+                f"reclamación {paid['claim_id']}, {euros(paid['amount'], currency)}",
+            )
+        )
+    return sorted(entries, key=lambda entry: entry[0])
 
 
 def _claim_line(claim: Json) -> str:
@@ -142,19 +186,36 @@ def _game_lines(game: Json, currency: str) -> list[str]:
     money = lambda v: euros(v, currency)  # noqa: E731
     title = f"PARTIDA {game['game_id']}" + (" (última de la sesión)" if game["last_game"] else "")
     lines = ["", title, "-" * len(title)]
+    announced = clock(game["announced_at"])
     for s in game["series"]:
         lines.append(
-            f"Serie anunciada {s['series_id']}: {s['size']} cartones, valor facial "
+            f"Serie anunciada {s['series_id']} ({announced}): {s['size']} cartones, valor facial "
             f"{money(s['face_value'])}, primer cartón disponible nº {s['first_available']}"
         )
+    for sale in game["sales"]:
+        if sale.get("buyer"):  # an auxiliary terminal's purchase (Basque profile)
+            lines.append(
+                f"Venta en terminal auxiliar ({clock(sale['at'])}, {sale['actor']}): serie "
+                f"{sale['series_id']} del nº {sale['first']} al {sale['last']} "
+                f"({sale['count']} cartones × {money(sale['face_value'])}); "
+                f"comprador «{sale['buyer']}»"
+            )
     for sale in game.get("sold_ranges", []):
         lines.append(
             f"Vendidos serie {sale['series_id']}: del nº {sale['first']} al {sale['last']} "
             f"({sale['count']} cartones × {money(sale['face_value'])})"
         )
-    lines.append(f"Cartones vendidos: {game['cards_sold']}; recaudación: {money(game['takings'])}")
+    if game.get("sale_closed_at"):
+        lines.append(
+            f"Cierre de la venta ({clock(game['sale_closed_at'])}): {game['cards_sold']} "
+            f"cartones vendidos; recaudación: {money(game['takings'])}"
+        )
+    else:  # the sale still open, or voided before it closed: what its sales sold so far
+        lines.append(
+            f"Cartones vendidos: {game['cards_sold']}; recaudación: {money(game['takings'])}"
+        )
     if game["announcement"]:
-        lines.append(f"Anuncio: «{game['announcement']}»")
+        lines.append(f"Anuncio ({clock(game['prizes_announced_at'])}): «{game['announcement']}»")
         lines.append(
             f"Premio de línea: {money(game['line_prize'])}; "
             f"premio de bingo: {money(game['bingo_prize'])}"
@@ -162,10 +223,12 @@ def _game_lines(game: Json, currency: str) -> list[str]:
         )
         if game["paying_row"] is not None:
             lines.append(f"Línea que se paga: {ROW_NAMES[game['paying_row']]}")
-    if game["ball_set"]:
+    if game["ball_set"]:  # the draw started (S79 L1208: «comienzo de la partida»)
+        ball_set = game["ball_set"]
         lines.append(
-            f"Juego de bolas {game['ball_set']['ball_set_id']}: partida nº "
-            f"{game['ball_set']['games_on_set']} con este juego"
+            f"Comienzo de la partida ({clock(game['draw_started_at'])}): juego de bolas "
+            f"{ball_set['ball_set_id']} ({_homologation(ball_set['homologation'])}), partida nº "
+            f"{ball_set['games_on_set']} con este juego"
         )
     if game["balls"]:
         lines.append("Orden de salida de las bolas:")
@@ -249,15 +312,21 @@ def render_text(acta: Json) -> str:
     lines = [heading, f"Sala: {acta['hall']} — sesión {session['session_id']}", ""]
     lines += _session_lines(session)
     currency = session["profile"]["currency"]
-    for game in session["games"]:
+    # each of the session's entries where it falls among the games: before the first game
+    # that began after it, or after the last game
+    entries = _session_entries(session, currency)
+    for index, game in enumerate(session["games"]):
+        due = [line for seq, line in entries if seq < game["announced_seq"]]
+        entries = [(seq, line) for seq, line in entries if seq >= game["announced_seq"]]
+        if due and index > 0:
+            lines.append("")  # a paragraph of its own, between two games
+        lines += due
         lines += _game_lines(game, currency)
+    if not session["games"]:
+        lines += [line for _, line in entries]
     lines.append("")
-    for paid in session.get("prizes_paid_for_earlier_sessions", ()):
-        lines.append(
-            f"Pago de un premio de la sesión {paid['game_session_id']} ({clock(paid['at'])}, "
-            f"{paid['actor']}): partida {paid['game_id']}, reclamación {paid['claim_id']}, "
-            f"{euros(paid['amount'], currency)}"
-        )
+    if session["games"] and entries:
+        lines += [line for _, line in entries]
     lines += _request_lines(session)
     if session["closed_at"] and session.get("unpaid_at_close"):
         lines.append("Premios pendientes de pago al cierre de la sesión:")
