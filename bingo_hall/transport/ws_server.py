@@ -20,7 +20,7 @@ from http import HTTPStatus
 from typing import Any
 
 from pydantic import ValidationError
-from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
@@ -105,7 +105,6 @@ class HubServer:
         self.queue_size = queue_size
         self.auth_timeout = auth_timeout
         self.sessions: set[_Session] = set()  # the authenticated connections
-        self._pushing = asyncio.Lock()  # one push at a time: none overtakes a later state
         self._closing: set[asyncio.Task[None]] = set()  # connections being closed (_replace)
 
     async def start(self, host: str, port: int) -> Server:
@@ -174,18 +173,20 @@ class HubServer:
         finally:
             self.sessions.discard(session)
 
-    async def push_showings(self, origin: _Session) -> None:
+    def push_showings(self, origin: _Session) -> None:
         """The showings as they now are, to every other connection that may read them: two
-        control pages commissioning one set see each other's showings. The state is read
-        under the lock, so every connection gets the pushes in the order the showings
-        changed."""
-        async with self._pushing:
-            pushed = m.Showings(showings=showings_json(self.runtime.showings))
-            frame = pushed.model_dump_json()  # with "showings": null when none are kept
-            for session in list(self.sessions):
-                if session is not origin and session.principal.may(BALL_SHOWINGS):
-                    with contextlib.suppress(ConnectionClosed):
-                        await session.connection.send(frame)
+        control pages commissioning one set see each other's showings. Read and written with
+        no wait between (a broadcast waits for no connection), so every connection gets the
+        pushes in the order the showings changed, and one that stops reading holds up no
+        other."""
+        pushed = m.Showings(showings=showings_json(self.runtime.showings))
+        frame = pushed.model_dump_json()  # with "showings": null when none are kept
+        readers = [
+            session.connection
+            for session in list(self.sessions)
+            if session is not origin and session.principal.may(BALL_SHOWINGS)
+        ]
+        broadcast(readers, frame)
 
     async def _check(self, connection: ServerConnection, auth: m.Auth) -> Principal | None:
         """A device token is checked on a worker thread (a hash and a lookup); a staff
@@ -475,7 +476,7 @@ class _Session:
             return
         await self.connection.send(_dump(m.Result(id=message.id, success=True, result=result)))
         if message.table is None and message.command in SHOWINGS_CHANGED_BY:
-            await self.server.push_showings(self)
+            self.server.push_showings(self)
 
 
 def _bridge_health(bridge: StreamBridge) -> dict[str, object]:
