@@ -226,7 +226,7 @@ def test_a_whole_session_on_the_control_screen_monitors_and_terminal(hall, brows
     mesa.click("#start-sale")
     phase(locutor, "Venta de cartones")
     expect(panel.locator("#m-state")).to_have_text("Partida 1: venta de cartones")
-    expect(panel.locator("#m-info")).to_contain_text("A1")
+    expect(panel.locator("#m-info")).to_have_text("A la venta: A1, 120 cartones a 1,50 €")
     expect(mesa.locator("#announce-prizes")).to_be_disabled()
     expect(mesa.locator("#close-sale")).to_be_disabled()  # no card sold: the rules refuse it
 

@@ -128,9 +128,14 @@ function infoLines(game) {
       return t('monitor.winners', { kind, count: split.winners.length, share: money(split.share), cards });
     });
   }
-  if (game.wording) return [game.wording];
+  if (game.wording) {
+    // 1977: the line that pays, as the Jefe de Mesa designated it (S77 L2472-2474)
+    const paying = game.payingRow === null || game.payingRow === undefined ? [] : [t('monitor.paying_row', { row: t(`row.${game.payingRow}`) })];
+    return [game.wording, ...paying];
+  }
   if (['series_announced', 'selling', 'sale_closed'].includes(game.status)) {
-    const series = game.series.map((s) => `${s.series_id} (${money(s.face_value)})`).join(', ');
+    // each series with its card count and face value, as they are announced (S79 L1202)
+    const series = game.series.map((s) => t('monitor.series_on_sale', { series: s.series_id, size: s.size, price: money(s.face_value) })).join(', ');
     return [t('monitor.on_sale', { series })];
   }
   return [];
