@@ -185,6 +185,7 @@ def _run_demo(args: argparse.Namespace, config: HallConfig, profile: RuleProfile
         clock,
         trace=print_trace if args.trace else (lambda line: None),
         call_witness_floor=config.camera.call_witness_floor,
+        machine_homologation=config.machine.homologation,
     )
     if not args.no_camera:
         if config.camera.seed is None and _first_ball_set(log, config.hall_id) is None:

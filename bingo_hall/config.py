@@ -24,6 +24,9 @@ class MachineConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
     id: str = "EXT-1"
     kind: Literal["drum", "pneumatic"] = "pneumatic"
+    # the homologation of the machine's model (S79 L1188: «será precisa la homologación previa
+    # … de los distintos modelos»), recorded at each session's opening and in the acta
+    homologation: str = Field(default="", max_length=100, pattern=r"^[^\x00-\x1f\x7f]*$")
     draw: Literal["certified_random", "blower"] = "certified_random"
 
 

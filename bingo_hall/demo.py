@@ -66,6 +66,7 @@ class Demo:
     machine_id: str
     machine_kind: str
     clock: SimulatedClock
+    machine_homologation: str = ""
     trace: Callable[[str], None] = lambda line: None
     ball_check: BallCheck | None = None  # with a simulated camera (`present`) when set
     call_witness_floor: float | None = None  # the hall's, `domain.call_check`
@@ -115,6 +116,7 @@ class Demo:
                 c.OpenSession(
                     machine_id=self.machine_id,
                     machine_kind=self.machine_kind,
+                    machine_homologation=self.machine_homologation,
                     profile=self.profile,
                     call_witness_floor=self.call_witness_floor,
                 ),

@@ -156,6 +156,8 @@ def test_demo_prints_the_spanish_acta(demo_text):
     assert "Devolución íntegra" in text
     assert "Cadena de hash del registro: VERIFICADA" in text
     assert "NO VERIFICA" not in text
+    # the machine's model and its homologation, from config/hall.toml (S79 L1188)
+    assert "Aparato extractor: EXT-1 (neumático), modelo con homologación CNJ-EXT-0001\n" in text
 
 
 def test_demo_json_games_and_their_order(demo_json):

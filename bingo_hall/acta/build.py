@@ -59,7 +59,11 @@ class _ActaBuilder:
                 "bingo_prize_percent": profile["bingo_prize_percent"],
                 "currency": profile["currency"],
             },
-            "machine": {"id": p["machine_id"], "kind": p["machine_kind"]},
+            "machine": {
+                "id": p["machine_id"],
+                "kind": p["machine_kind"],
+                "homologation": p.get("machine_homologation", ""),
+            },
             "call_witness_floor": p.get("call_witness_floor"),
             "equipment_checks": [],
             "ball_set_changes": [],

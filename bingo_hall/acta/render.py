@@ -88,7 +88,12 @@ def _session_lines(session: Json) -> list[str]:
         f"Reglamento aplicado: {profile['title']} (perfil {profile['id']}); premios: línea "
         f"{profile['line_prize_percent']} %, bingo {profile['bingo_prize_percent']} % "
         "del valor facial de los cartones vendidos",
-        f"Aparato extractor: {machine['id']} ({MACHINE_KINDS[machine['kind']]})",
+        f"Aparato extractor: {machine['id']} ({MACHINE_KINDS[machine['kind']]}), modelo "
+        + (
+            f"con homologación {machine['homologation']}"
+            if machine.get("homologation")
+            else "sin referencia de homologación"
+        ),
         f"Apertura: {clock(session['opened_at'])}",
     ]
     floor = session.get("call_witness_floor")

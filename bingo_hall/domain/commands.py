@@ -38,6 +38,7 @@ class OpenSession(Command):
     legal_in = frozenset({Phase.SESSION_CLOSED})
     machine_id: str = Field(min_length=1)
     machine_kind: MachineKind
+    machine_homologation: str = Field(default="", max_length=100, pattern=ONE_LINE)
     profile: RuleProfile
     call_witness_floor: WitnessFloor | None = None  # from the hall's configuration
 

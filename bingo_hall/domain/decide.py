@@ -61,6 +61,7 @@ def _open_session(state: HallState, cmd: c.OpenSession, now: datetime) -> list[e
             session_id=state.session_id + 1,
             machine_id=cmd.machine_id,
             machine_kind=cmd.machine_kind,
+            machine_homologation=cmd.machine_homologation,
             profile=cmd.profile,
             call_witness_floor=cmd.call_witness_floor,
         )

@@ -31,6 +31,7 @@ class SessionOpened(Event):
     session_id: int
     machine_id: str
     machine_kind: MachineKind
+    machine_homologation: str = ""  # of the machine's model (S79 L1188); "": not configured
     profile: RuleProfile
     call_witness_floor: WitnessFloor | None = None  # `domain.call_check`; None: never
 

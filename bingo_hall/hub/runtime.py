@@ -245,6 +245,7 @@ class HubRuntime:
             args |= {
                 "machine_id": self.config.machine.id,
                 "machine_kind": self.config.machine.kind,
+                "machine_homologation": self.config.machine.homologation,
                 "profile": self.profile,
                 "call_witness_floor": self.config.camera.call_witness_floor,
             }
@@ -516,6 +517,7 @@ HUB_FILLED_ARGS: dict[str, dict[str, str]] = {
     "open_session": {
         "machine_id": CONFIG,
         "machine_kind": CONFIG,
+        "machine_homologation": CONFIG,
         "profile": "the hall's rule profile, " + CONFIG,
         "call_witness_floor": CONFIG,
     },

@@ -234,6 +234,8 @@ def test_the_acta_names_the_homologation_of_the_set_put_in_service_loaded_and_pl
     clock.at("18:32:00")
     play_game(service, clock, card=7)
     lines = text(log, session_id=1).splitlines()
+    # a session opened with no homologation of the machine's model (S79 L1188) says so
+    assert "Aparato extractor: EXT-1 (neumático), modelo sin referencia de homologación" in lines
     assert (
         "Cambio de juego de bolas (2026-11-21 17:01:00.000 UTC): — (0 partidas) → JB-1 "
         "(homologación CNJ-BOLAS-0001; 0 partidas); motivo: puesta en servicio"
