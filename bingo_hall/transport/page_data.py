@@ -113,7 +113,10 @@ def _json_default(value: object) -> object:
     raise TypeError(f"{type(value).__name__} is not JSON")
 
 
-def _error(connection: ServerConnection, status: HTTPStatus, code: str, message: str) -> Response:
+def http_error(
+    connection: ServerConnection, status: HTTPStatus, code: str, message: str
+) -> Response:
+    """An error answer as every HTTP route of the hub gives it: JSON, a code and a message."""
     return json_response(connection, status, {"error": {"code": code, "message": message}})
 
 
@@ -491,7 +494,7 @@ class PageData:
         if path == "/api/start":
             return json_response(connection, HTTPStatus.OK, start_data(runtime))
         if path not in ("/api/hall", "/api/acta"):
-            return _error(connection, HTTPStatus.NOT_FOUND, "not_found", f"no data at {path}")
+            return http_error(connection, HTTPStatus.NOT_FOUND, "not_found", f"no data at {path}")
         try:
             source = str(connection.remote_address[0]) if connection.remote_address else "?"
             header = request.headers.get("Authorization")
@@ -499,7 +502,7 @@ class PageData:
             if principal is WAIT:
                 return _pending(connection)
             if principal is None:
-                return _error(
+                return http_error(
                     connection,
                     HTTPStatus.UNAUTHORIZED,
                     "unauthorized",
@@ -515,15 +518,15 @@ class PageData:
                 if refused.code == "locked"
                 else HTTPStatus.SERVICE_UNAVAILABLE
             )
-            return _error(connection, status, refused.code, refused.message)
+            return http_error(connection, status, refused.code, refused.message)
         except _Busy:
-            return _error(
+            return http_error(
                 connection, HTTPStatus.SERVICE_UNAVAILABLE, "busy", "the hub is busy: try again"
             )
         except _Failed as failed:
-            return _error(connection, HTTPStatus.INTERNAL_SERVER_ERROR, "failed", str(failed))
+            return http_error(connection, HTTPStatus.INTERNAL_SERVER_ERROR, "failed", str(failed))
         except STORE_FAILURES as error:  # the database gone or full under a read on the loop
-            return _error(
+            return http_error(
                 connection,
                 HTTPStatus.SERVICE_UNAVAILABLE,
                 "store_failed",
@@ -538,7 +541,7 @@ class PageData:
         principal: Principal,
     ) -> Response:
         if principal.role not in ACTA_ROLES:
-            return _error(
+            return http_error(
                 connection,
                 HTTPStatus.FORBIDDEN,
                 "forbidden",
@@ -550,7 +553,7 @@ class PageData:
             values = query.get(name)
             if values:
                 if not (values[0].isascii() and values[0].isdigit()) or len(values[0]) > 9:
-                    return _error(
+                    return http_error(
                         connection,
                         HTTPStatus.BAD_REQUEST,
                         "invalid_args",
@@ -558,7 +561,7 @@ class PageData:
                     )
                 scope[name] = int(values[0])
         if (scope["session"] is None) == (scope["game"] is None):
-            return _error(
+            return http_error(
                 connection,
                 HTTPStatus.BAD_REQUEST,
                 "invalid_args",
@@ -579,14 +582,14 @@ class PageData:
     def audio(self, connection: ServerConnection, request: Request, path: str) -> Response | None:
         match = _AUDIO_PATH.fullmatch(path)
         if match is None or not 1 <= int(match[2]) <= 90 or match[1] not in languages():
-            return _error(connection, HTTPStatus.NOT_FOUND, "not_found", f"no audio at {path}")
+            return http_error(connection, HTTPStatus.NOT_FOUND, "not_found", f"no audio at {path}")
         lang, number = match[1], int(match[2])
         file = self.audio_dir / lang / f"{number}.wav"
         try:
             body = file.read_bytes()
         except OSError:
             self._generate(lang)
-            return _error(
+            return http_error(
                 connection, HTTPStatus.NOT_FOUND, "not_prepared", f"no audio for {lang} yet"
             )
         return respond(

@@ -36,13 +36,15 @@ from bingo_hall.hub.auth import (
 from bingo_hall.hub.ball_check import BallCheck
 from bingo_hall.hub.commissioning import showings_json
 from bingo_hall.hub.credential_watch import CredentialWatch
-from bingo_hall.hub.runtime import CommandFailed, HubRuntime
+from bingo_hall.hub.runtime import CommandFailed, HubRuntime, store_failure
 from bingo_hall.hub.table_runtime import TableRuntime
+from bingo_hall.store.database import STORE_FAILURES
 from bingo_hall.store.instance_lock import InstanceLock
 from bingo_hall.transport import messages as m
 from bingo_hall.transport.fanout import Audience, Fanout, Subscriber, TooSlow
 from bingo_hall.transport.login_guard import LoginGuard, LoginRefused
 from bingo_hall.transport.mqtt_bridge import StreamBridge
+from bingo_hall.transport.page_data import http_error
 
 logger = logging.getLogger(__name__)
 
@@ -147,7 +149,20 @@ class HubServer:
             return response
         for prefix, handler in self.routes:
             if path.startswith(prefix):
-                answer = handler(connection, request, path)
+                try:
+                    answer = handler(connection, request, path)
+                except STORE_FAILURES as error:  # a frame or page data read from a store gone
+                    return http_error(
+                        connection,
+                        HTTPStatus.SERVICE_UNAVAILABLE,
+                        "store_failed",
+                        store_failure(error, reading=True),
+                    )
+                except Exception:  # the hub's fault: logged, and said in one line
+                    logger.exception("GET %s failed", path)
+                    return http_error(
+                        connection, HTTPStatus.INTERNAL_SERVER_ERROR, "failed", COMMAND_FAULT
+                    )
                 if answer is not None:
                     return answer
         return connection.respond(HTTPStatus.NOT_FOUND, f"no page at {path}\n")

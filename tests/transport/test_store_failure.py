@@ -1,16 +1,27 @@
 """The database going away under a running hub: each command it cannot record is answered
 `store_failed` (never a dropped connection), a refusal the rules give from what the hub knows
-stands, the pages' data says the store failed, nothing is recorded, and once the database is
+stands, the pages' data and a camera frame say the store failed (503), nothing is recorded, and once the database is
 back the same connections go on."""
 
 from __future__ import annotations
 
 import asyncio
+import json
+import urllib.error
+import urllib.request
 
 from support.aio import run_async
 from support.databases import fresh_database_url, postgresql_unreachable
 from support.hub import PASSWORD, Client, hall_staff, open_game, prepare_store, running_hub
 from support.serve import api_hall
+
+
+def _get(url: str) -> tuple[int, dict]:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
 
 
 def test_a_database_gone_is_answered_store_failed_and_play_goes_on_when_it_is_back():
@@ -40,6 +51,8 @@ def test_a_database_gone_is_answered_store_failed_and_play_goes_on_when_it_is_ba
                     for user in ("mesa", "sala"):  # a login remembered, and one to check
                         status, body = await asyncio.to_thread(api_hall, port, user, PASSWORD)
                         assert status == 503 and body["error"]["code"] == "store_failed", body
+                    frame = await asyncio.to_thread(_get, f"{hub.http}/frames/{'0' * 64}.jpg")
+                    assert frame[0] == 503 and frame[1]["error"]["code"] == "store_failed"
                     assert hub.runtime.service.seq == seq
                 drawn = await locutor.ok("draw_ball")  # the same connection, the store back
                 assert [event["seq"] for event in drawn["events"]] == [seq + 1]
