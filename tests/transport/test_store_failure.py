@@ -1,7 +1,7 @@
 """The database going away under a running hub: each command it cannot record is answered
 `store_failed` (never a dropped connection), a refusal the rules give from what the hub knows
-stands, the pages' data and a camera frame say the store failed (503), nothing is recorded, and once the database is
-back the same connections go on."""
+stands, the pages' data and a camera frame say the store failed (503), nothing is recorded,
+and once the database is back the same connections go on."""
 
 from __future__ import annotations
 
