@@ -84,15 +84,17 @@ def _open_log(
     return log
 
 
-def _hold_store(config: HallConfig, url: str | None, role: str) -> InstanceLock:
+def _hold_store(config: HallConfig, url: str | None, role: str, in_use: str) -> InstanceLock:
     """The store's single-instance lock for `serve` or the demo (store/instance_lock.py), taken
-    before the log is opened; StoreInUse if another hub (or demo) holds it."""
-    from bingo_hall.store.instance_lock import take_instance_lock
+    before the log is opened; a UserError saying `in_use` if another hub (or demo) holds it."""
+    from bingo_hall.store.instance_lock import StoreInUse, take_instance_lock
 
     target = url or config.store_url()
     engine = make_engine(target)
     try:
         return take_instance_lock(engine, role)
+    except StoreInUse as error:
+        raise UserError(f"{error}: {in_use}") from None
     except sqlalchemy.exc.SQLAlchemyError as error:
         raise UserError(f"cannot open the store {_shown(target)}: {_first_line(error)}") from None
     finally:
@@ -147,17 +149,15 @@ def _first_ball_set(log: EventLog, hall_id: str) -> EventEnvelope | None:
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    from bingo_hall.store.instance_lock import StoreInUse
-
     config = _config(args)
     profile = config.load_profile()
-    try:
-        store_lock = _hold_store(config, args.db, "demo")
-    except StoreInUse as error:
-        raise UserError(
-            f"{error}: the demo would write its session among the hub's commands; stop that "
-            "hub first, or give the demo a store of its own (--db)"
-        ) from None
+    store_lock = _hold_store(
+        config,
+        args.db,
+        "demo",
+        "the demo would write its session among the hub's commands; stop that hub first, or "
+        "give the demo a store of its own (--db)",
+    )
     try:
         return _run_demo(args, config, profile)
     finally:
@@ -406,18 +406,16 @@ def run_serve(args: argparse.Namespace) -> int:
     import asyncio
 
     from bingo_hall.serve import ListenError, serve
-    from bingo_hall.store.instance_lock import StoreInUse
     from bingo_hall.transport.mqtt_witness import LogBehindBroker
     from bingo_hall.vision.camera import CameraError
 
     config = _config(args)
-    try:
-        store_lock = _hold_store(config, args.db, "serve")
-    except StoreInUse as error:
-        raise UserError(
-            f"{error}: one hub per store; stop that hub first, or give this one another "
-            "store (--db)"
-        ) from None
+    store_lock = _hold_store(
+        config,
+        args.db,
+        "serve",
+        "one hub per store; stop that hub first, or give this one another store (--db)",
+    )
     try:
         asyncio.run(serve(config, _open_log(config, args.db, verified=True), args.port, store_lock))
     except CameraError as error:

@@ -123,12 +123,11 @@ def line_index(lines: list[str], start: str) -> int:
 # --- 1. the session's entries in time among the games --------------------------------------------
 
 
-def test_a_set_change_and_the_last_game_announcement_between_games_are_printed_between_them(
-    log, service, clock
-):
-    """An entry made after game 1 ended is printed after game 1, not above «PARTIDA 1»; those
-    made before the first game stay before it; opening and check at the top, close at the
-    bottom."""
+def two_games_with_a_set_change(
+    service: HallService, clock: SetClock, announce_last_game: bool = False
+) -> None:
+    """Game 1 at 18:00 on JB-1; at 18:30 JB-2 registered, put in service and loaded (and, at
+    18:31, the last game announced); game 2 at 18:32."""
     open_session(service, clock)
     clock.at("18:00:00")
     play_game(service, clock, card=1)
@@ -139,10 +138,20 @@ def test_a_set_change_and_the_last_game_announcement_between_games_are_printed_b
         c.ChangeBallSet(ball_set_id="JB-2", reason="bola 37 mellada"),
         c.LoadBalls(),
     )
-    clock.at("18:31:00")
-    run(service, c.AnnounceLastGame())
+    if announce_last_game:
+        clock.at("18:31:00")
+        run(service, c.AnnounceLastGame())
     clock.at("18:32:00")
     play_game(service, clock, card=7)
+
+
+def test_a_set_change_and_the_last_game_announcement_between_games_are_printed_between_them(
+    log, service, clock
+):
+    """An entry made after game 1 ended is printed after game 1, not above «PARTIDA 1»; those
+    made before the first game stay before it; opening and check at the top, close at the
+    bottom."""
+    two_games_with_a_set_change(service, clock, announce_last_game=True)
     clock.at("19:00:00")
     run(service, c.CloseSession())
 
@@ -221,18 +230,7 @@ def test_a_series_registered_and_an_earlier_prize_paid_during_the_session_fall_i
 def test_the_acta_names_the_homologation_of_the_set_put_in_service_loaded_and_played(
     log, service, clock
 ):
-    open_session(service, clock)
-    clock.at("18:00:00")
-    play_game(service, clock, card=1)
-    clock.at("18:30:00")
-    run(
-        service,
-        c.RegisterBallSet(ball_set_id="JB-2", homologation="CNJ-BOLAS-0002"),
-        c.ChangeBallSet(ball_set_id="JB-2", reason="bola 37 mellada"),
-        c.LoadBalls(),
-    )
-    clock.at("18:32:00")
-    play_game(service, clock, card=7)
+    two_games_with_a_set_change(service, clock)
     lines = text(log, session_id=1).splitlines()
     # a session opened with no homologation of the machine's model (S79 L1188) says so
     assert "Aparato extractor: EXT-1 (neumático), modelo sin referencia de homologación" in lines
