@@ -165,8 +165,11 @@ class _Jobs:
             if not claimed:
                 self._jobs[key] = (future, now + keep, True)
         error = future.exception()
-        if isinstance(error, STORE_FAILURES):
-            raise error  # answered as the store's failure, as a command's is
+        if isinstance(error, STORE_FAILURES):  # answered as a command's is, and not kept:
+            with self._lock:  # the next request checks again, the store perhaps back
+                if self._jobs.get(key, (None,))[0] is future:
+                    del self._jobs[key]
+            raise error
         if error is not None:
             raise _Failed(str(error) or type(error).__name__)
         return True, future.result()

@@ -409,7 +409,7 @@ class _Session:
         except CommandFailed as failed:
             await self.connection.send(_failure(message.id, failed.code, failed.message))
             return
-        head = self._head(message.stream)
+        head = await self._head(fanout)
         if message.after_seq > head:  # it saw events this log no longer holds
             await self.connection.send(
                 _failure(
@@ -436,11 +436,12 @@ class _Session:
             return self.server.runtime.fanout
         return self.server.tables.table(stream.removeprefix("table:")).fanout
 
-    def _head(self, stream: str) -> int:
-        """The seq of the stream's last event the hub has."""
-        if stream == "hall":
-            return self.server.runtime.service.seq
-        return self.server.tables.table(stream.removeprefix("table:")).service.seq
+    @staticmethod
+    async def _head(fanout: Fanout) -> int:
+        """The seq of the stream's last event in the log (the catch-up serves from the log,
+        which may be ahead of the service for a moment: events a console command appended)."""
+        head, _ = await asyncio.to_thread(fanout.log.head, fanout.hall_id)
+        return head
 
     async def tables(self, message: m.Tables) -> None:
         tables = []

@@ -54,6 +54,9 @@ def test_a_database_gone_is_answered_store_failed_and_play_goes_on_when_it_is_ba
                     frame = await asyncio.to_thread(_get, f"{hub.http}/frames/{'0' * 64}.jpg")
                     assert frame[0] == 503 and frame[1]["error"]["code"] == "store_failed"
                     assert hub.runtime.service.seq == seq
+                # a login the store failed to check is checked again, not refused from memory
+                status, _ = await asyncio.to_thread(api_hall, port, "sala", PASSWORD)
+                assert status == 200
                 drawn = await locutor.ok("draw_ball")  # the same connection, the store back
                 assert [event["seq"] for event in drawn["events"]] == [seq + 1]
                 async with Client.login(hub.url, user="mesa", password=PASSWORD) as again:

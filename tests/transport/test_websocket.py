@@ -12,8 +12,11 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
+from bingo_hall.domain import commands as c
+from bingo_hall.hub.service import HallService
 from bingo_hall.transport.fanout import Fanout, Subscriber, TooSlow
 from support.aio import run_async as run
+from support.demo import open_log
 from support.hub import PASSWORD, Client, open_game, prepare_store, running_hub
 
 
@@ -137,6 +140,31 @@ def test_a_resume_past_the_end_of_the_log_is_refused_naming_its_last_seq(store):
             assert f"past the end of this stream's log (seq {head})" in ahead["error"]["message"]
             at_head = await monitor.request({"type": "subscribe", "after_seq": head})
             assert at_head["success"], at_head  # the refusal subscribed nothing
+
+    run(scenario())
+
+
+def test_a_resume_after_an_event_another_process_appended_is_not_taken_for_a_restored_log(
+    store,
+):
+    """A console command appends while the hub runs; a monitor served it from the log before
+    the hub's own state caught up resumes after it: the log holds it, so nothing is refused."""
+
+    async def scenario():
+        async with running_hub(*store) as hub:
+            console = open_log(store[0])
+            try:
+                other = HallService(console, "sala-1")
+                other.execute(c.RegisterBallSet(ball_set_id="JB-9", homologation="H-9"), "console")
+            finally:
+                console.engine.dispose()
+            head = hub.runtime.service.seq + 1  # the hub has not caught up with it yet
+            async with Client.login(hub.url, token=hub.monitor_token) as monitor:
+                assert (await monitor.request({"type": "subscribe", "channel": "panel"}))["success"]
+                assert [e["seq"] for e in await monitor.events(head)][-1] == head
+            async with Client.login(hub.url, token=hub.monitor_token) as monitor:
+                again = await monitor.request({"type": "subscribe", "after_seq": head})
+                assert again["success"], again
 
     run(scenario())
 

@@ -43,13 +43,15 @@ export async function fetchStaff(url, user, password, timeoutMs = 60000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const response = await fetch(url, { headers: { Authorization: auth }, cache: 'no-store' });
-    if (response.status === 202 || response.status === 503) {
+    const body = response.status === 202 ? null : await response.json().catch(() => ({}));
+    // 202: the password is being checked; 503 busy: the hub's checks are all taken. Any other
+    // 503 (the store failing) is an answer, said as it is.
+    if (response.status === 202 || (response.status === 503 && body.error && body.error.code === 'busy')) {
       if (Date.now() > deadline) throw new CommandError('timeout', `${url}: no answer`);
       const wait = Number(response.headers.get('Retry-After') || '0.3') * 1000;
       await new Promise((resolve) => setTimeout(resolve, Math.max(100, wait)));
       continue;
     }
-    const body = await response.json();
     if (!response.ok) {
       const error = body.error || { code: `http_${response.status}`, message: url };
       throw new CommandError(error.code, error.message);
@@ -99,10 +101,6 @@ export class Hub {
       return;
     }
     if (this.stopped) return;
-    if (this.lastSeq > this.headSeq) {
-      this.logWentBack();
-      return;
-    }
     const ws = new WebSocket(this.url);
     this.ws = ws;
     ws.onmessage = (message) => this.receive(ws, message.data);
