@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, TypeAdapter
 
 from bingo_hall.hub.streams import TABLE_ID_PATTERN
 from bingo_hall.tables.bets import Bet
@@ -57,6 +57,9 @@ class Subscribe(_Message):
     id: int = Field(ge=0)
     type: Literal["subscribe"]
     after_seq: int = Field(default=0, ge=0, le=2**63 - 1)
+    # the `time` of the event at after_seq as the client got it: a log restored from an older
+    # copy that has gone on past after_seq holds another event there (`not_in_log`)
+    after_time: AwareDatetime | None = None
     channel: Literal["caller", "panel"] = "caller"
     stream: str = Field(default="hall", pattern=STREAM_PATTERN)
 
@@ -265,7 +268,7 @@ ERROR_CODES = frozenset(
         "unknown_table",
         "duplicate_cards",
         "already_subscribed",
-        "ahead_of_log",
+        "not_in_log",
         "bad_frame",
         "bad_json",
         "not_found",

@@ -49,9 +49,11 @@ another ball, with `set_disagrees` and that ball in `set_ball`.
    across a reconnect or a hub restart. A subscriber whose queue overflows (it reads too slowly)
    is closed with 4008 and resumes with a new connection from the last seq it saw; one the hub
    cannot go on serving (its store failing) is closed with 1011 and resumes alike. An
-   `after_seq` past the end of the stream's log is refused (`ahead_of_log`, naming the log's
+   `after_seq` past the end of the stream's log is refused (`not_in_log`, naming the log's
    last seq): the log was restored from an older copy, and what the client saw after that seq
-   is no longer a fact; it starts again from the log (the pages reload). Channel
+   is no longer a fact; so is one whose `after_time` (the `time` of the event at `after_seq`,
+   as the client got it) is not that event's in the log (restored, and gone on since). The
+   client starts again from the log (the pages reload). Channel
    `panel` (display panels) receives each `ball_drawn` a configured interval after it was
    announced, also when it catches up from the log just after a ball; `caller` (the sound
    channel, the control screen) at once. A terminal subscribes to the hall's stream on `panel`

@@ -16,6 +16,7 @@ import json
 import logging
 import time
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from http import HTTPStatus
 from typing import Any
 
@@ -409,17 +410,9 @@ class _Session:
         except CommandFailed as failed:
             await self.connection.send(_failure(message.id, failed.code, failed.message))
             return
-        head = await self._head(fanout)
-        if message.after_seq > head:  # it saw events this log no longer holds
-            await self.connection.send(
-                _failure(
-                    message.id,
-                    "ahead_of_log",
-                    f"seq {message.after_seq} is past the end of this stream's log (seq {head}): "
-                    "the log was restored from an older copy, and what this client saw after "
-                    f"seq {head} is no longer a fact; start again from the log",
-                )
-            )
+        missing = await self._not_in_log(fanout, message.after_seq, message.after_time)
+        if missing is not None:  # it saw events this log no longer holds
+            await self.connection.send(_failure(message.id, "not_in_log", missing))
             return
         await self.connection.send(_dump(m.Result(id=message.id, success=True, result={})))
         subscriber = Subscriber(
@@ -437,11 +430,31 @@ class _Session:
         return self.server.tables.table(stream.removeprefix("table:")).fanout
 
     @staticmethod
-    async def _head(fanout: Fanout) -> int:
-        """The seq of the stream's last event in the log (the catch-up serves from the log,
-        which may be ahead of the service for a moment: events a console command appended)."""
+    async def _not_in_log(
+        fanout: Fanout, after_seq: int, after_time: datetime | None
+    ) -> str | None:
+        """Why a resume after `after_seq` (whose event the client saw at `after_time`) finds
+        the stream's log without what the client saw, or None when the log holds it. Measured
+        on the log itself: the catch-up serves from it, and it may be ahead of the hub's state
+        for a moment (events a console command appended)."""
         head, _ = await asyncio.to_thread(fanout.log.head, fanout.hall_id)
-        return head
+        restored = "the log was restored from an older copy"
+        if after_seq > head:
+            return (
+                f"seq {after_seq} is past the end of this stream's log (seq {head}): {restored}, "
+                f"and what this client saw after seq {head} is no longer a fact; start again "
+                "from the log"
+            )
+        if after_time is None or after_seq == 0:
+            return None
+        (event,) = await asyncio.to_thread(fanout.log.read, fanout.hall_id, after_seq - 1, 1)
+        if event.time == after_time:
+            return None
+        return (
+            f"the log's event seq {after_seq} ({event.time.isoformat()}) is not the one this "
+            f"client saw ({after_time.isoformat()}): {restored} and went on; start again from "
+            "the log"
+        )
 
     async def tables(self, message: m.Tables) -> None:
         tables = []

@@ -360,6 +360,8 @@ def test_a_whole_session_on_the_control_screen_monitors_and_terminal(hall, brows
     expect(card61.locator(".claim-line")).to_be_disabled()  # the line is won
 
     # --- the hub restarts: every screen reconnects and resumes ---------------------------------
+    for page in (panel, terminal, mesa):
+        page.evaluate("window.sameDocument = true")  # gone if the page reloads
     hub.stop()
     expect(panel.locator("#m-conn")).to_have_attribute("data-state", "reconnecting")
     expect(mesa.locator("#c-conn")).to_have_attribute("data-state", "reconnecting")
@@ -372,6 +374,9 @@ def test_a_whole_session_on_the_control_screen_monitors_and_terminal(hall, brows
     expect(panel.locator("#m-count")).to_have_text("5")
     expect(panel.locator(".m-board .cell.drawn")).to_have_count(5)
     assert hub.health()["phase"] == "drawing"
+    # resumed after the last event each saw, which the log holds (its seq and its time): no
+    # page took the restart for a restored log and started again
+    assert all(page.evaluate("window.sameDocument === true") for page in (panel, terminal, mesa))
 
     # --- the shared bingo -----------------------------------------------------------------------
     drawn = set(line_row)

@@ -1,5 +1,5 @@
 """A hall's log restored from an older copy under screens that saw more: the hub refuses to
-resume them past its log (`ahead_of_log`), and a monitor starts again from the log, showing
+resume them past its log (`not_in_log`), and a monitor starts again from the log, showing
 what the log holds and then the new branch's balls, never the lost ones."""
 
 from __future__ import annotations

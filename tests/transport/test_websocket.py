@@ -136,10 +136,41 @@ def test_a_resume_past_the_end_of_the_log_is_refused_naming_its_last_seq(store):
         ):
             head = hub.runtime.service.seq
             ahead = await monitor.request({"type": "subscribe", "after_seq": head + 5})
-            assert ahead["success"] is False and ahead["error"]["code"] == "ahead_of_log"
+            assert ahead["success"] is False and ahead["error"]["code"] == "not_in_log"
             assert f"past the end of this stream's log (seq {head})" in ahead["error"]["message"]
             at_head = await monitor.request({"type": "subscribe", "after_seq": head})
             assert at_head["success"], at_head  # the refusal subscribed nothing
+
+    run(scenario())
+
+
+def test_a_resume_after_an_event_the_log_holds_no_longer_is_refused(store):
+    """A log restored from an older copy and gone on past the client's seq: the event at that
+    seq is another one, so the client's `after_time` (when its event was committed) does not
+    match and the resume is refused; the right time resumes."""
+
+    async def scenario():
+        async with (
+            running_hub(*store) as hub,
+            Client.login(hub.url, user="sala", password=PASSWORD) as staff,
+            Client.login(hub.url, user="locutor", password=PASSWORD) as locutor,
+        ):
+            await open_game(staff, locutor)
+            seq = hub.runtime.service.seq
+            (event,) = hub.runtime.service.log.read("sala-1", seq - 1, 1)
+            async with Client.login(hub.url, token=hub.monitor_token) as monitor:
+                other = {"after_seq": seq, "after_time": "2020-01-01T00:00:00+00:00"}
+                refused = await monitor.request({"type": "subscribe", **other})
+                assert refused["error"]["code"] == "not_in_log", refused
+                assert (
+                    f"event seq {seq} ({event.time.isoformat()}) is not the one"
+                    in (refused["error"]["message"])
+                )
+                naive = {"after_seq": seq, "after_time": "2020-01-01T00:00:00"}
+                bad = await monitor.request({"type": "subscribe", **naive})
+                assert bad["error"]["code"] == "bad_frame", bad  # a time without its zone
+                same = {"after_seq": seq, "after_time": event.time.isoformat()}
+                assert (await monitor.request({"type": "subscribe", **same}))["success"]
 
     run(scenario())
 

@@ -70,6 +70,7 @@ export class Hub {
     this.auth = auth;
     this.channel = channel;
     this.lastSeq = afterSeq;
+    this.lastTime = null; // the time of the event at lastSeq, once one was seen
     this.headSeq = 0; // the log's head when this connection started: events up to it are replay
     this.onEvent = onEvent || (() => {});
     this.onStatus = onStatus || (() => {});
@@ -152,6 +153,8 @@ export class Hub {
           type: 'subscribe',
           id: this.subscribeId,
           after_seq: this.lastSeq,
+          // the time of the last event seen: a log restored and gone on holds another there
+          ...(this.lastTime ? { after_time: this.lastTime } : {}),
           channel: this.channel,
         });
         this.onStatus('live');
@@ -168,6 +171,7 @@ export class Hub {
         }
         if (message.seq <= this.lastSeq) return; // already seen
         this.lastSeq = message.seq;
+        this.lastTime = message.time;
         this.onEvent(message, { replay: message.seq <= this.headSeq });
         break;
       case 'pong':
@@ -177,7 +181,7 @@ export class Hub {
         this.onShowings(message.showings);
         break;
       case 'result': {
-        if (message.id === this.subscribeId && !message.success && message.error.code === 'ahead_of_log') {
+        if (message.id === this.subscribeId && !message.success && message.error.code === 'not_in_log') {
           this.logWentBack();
           break;
         }
