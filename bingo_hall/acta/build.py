@@ -75,6 +75,8 @@ class _ActaBuilder:
             "games": [],
             "prizes_paid_for_earlier_sessions": [],
             "unpaid_at_close": [],
+            "refunds_paid_for_earlier_sessions": [],
+            "refunds_owed_at_close": [],  # of voided games, this session's and earlier ones
             "player_requests": [],  # recorded in this session, with their answers
             "answers_for_earlier_sessions": [],
             "unanswered_at_close": [],
@@ -142,7 +144,8 @@ class _ActaBuilder:
     def _on_session_closed(self, env: EventEnvelope, p: Json, at: str) -> None:
         """What the hall still owes at the close: every prize won so far and not paid, of this
         session's games and of earlier sessions' (a prize is owed until paid); a voided game's
-        prizes only where the void left them standing (no restitution under the profile)."""
+        prizes only where the void left them standing (no restitution under the profile); and
+        every voided game's cards not refunded yet."""
         session = self.session(env)
         session["closed_at"], session["close_reason"] = at, p["reason"]
         session["close_note"] = p.get("note", "")
@@ -150,6 +153,12 @@ class _ActaBuilder:
             {key: request[key] for key in ("request_id", "session_id", "game_id", "kind")}
             for request in self.requests.values()
             if request["answer"] is None
+        ]
+        session["refunds_owed_at_close"] = [
+            {"game_id": game["game_id"], "session_id": game["session_id"], **owed}
+            for game in self.games.values()
+            if game["void"] is not None
+            for owed in game["void"]["refunds_owed"]
         ]
         for game in self.games.values():
             if game["status"] == "voided" and game["void"]["awards_withdrawn"]:
@@ -359,7 +368,33 @@ class _ActaBuilder:
     def _on_game_voided(self, env: EventEnvelope, p: Json, at: str) -> None:
         game = self.game(env)
         game["status"], game["finished_at"] = "voided", at
-        game["void"] = {"at": at, "actor": env.actor, **p}
+        game["void"] = {
+            "at": at,
+            "actor": env.actor,
+            **p,
+            "refunds_paid": [],  # the Cajero's refunds, in this session or a later one
+            "refunds_owed": [_range(r) for r in p["refunds"]],  # what is still owed, as of now
+            "refunded_total": "0",
+            "owed_total": _money(p["refund_total"]),
+        }
+
+    def _on_refund_paid(self, env: EventEnvelope, p: Json, at: str) -> None:
+        """Under the void of the game it refunds; and, paid in a later session, in that
+        session's acta too (whose cash paid it)."""
+        game = self.games.get(p["game_id"])
+        if game is None or game["void"] is None:
+            return
+        void = game["void"]
+        payment = {"at": at, "seq": env.seq, "actor": env.actor, "session_id": env.session_id, **p}
+        void["refunds_paid"].append(payment)
+        void["refunds_owed"] = _less(void["refunds_owed"], p["series_id"], p["first"], p["last"])
+        void["refunded_total"] = _money(Decimal(void["refunded_total"]) + Decimal(p["amount"]))
+        void["owed_total"] = _money(
+            sum((Decimal(r["amount"]) for r in void["refunds_owed"]), Decimal(0))
+        )
+        if env.session_id != game["session_id"] and env.session_id in self.sessions:
+            later = self.sessions[env.session_id]["refunds_paid_for_earlier_sessions"]
+            later.append({**payment, "game_session_id": game["session_id"]})
 
     # players' requests for information and complaints (S77 L2427-2432)
     def _on_player_request_recorded(self, env: EventEnvelope, p: Json, at: str) -> None:
@@ -400,6 +435,35 @@ class _ActaBuilder:
         if env.session_id != game["session_id"] and env.session_id in self.sessions:
             later = self.sessions[env.session_id]["prizes_paid_for_earlier_sessions"]
             later.append({**payment, "game_session_id": game["session_id"]})
+
+
+def _range(sold: Json, first: int | None = None, last: int | None = None) -> Json:
+    """A range of a series' cards at face value, with its count and amount."""
+    first = sold["first"] if first is None else first
+    last = sold["last"] if last is None else last
+    cards = last - first + 1
+    return {
+        "series_id": sold["series_id"],
+        "first": first,
+        "last": last,
+        "cards": cards,
+        "face_value": sold["face_value"],
+        "amount": _money(Decimal(sold["face_value"]) * cards),
+    }
+
+
+def _less(owed: list[Json], series_id: str, first: int, last: int) -> list[Json]:
+    """The ranges owed, less the cards first..last of a series (a refund paid)."""
+    left = []
+    for r in owed:
+        if r["series_id"] != series_id or r["last"] < first or last < r["first"]:
+            left.append(r)
+            continue
+        if r["first"] < first:
+            left.append(_range(r, r["first"], first - 1))
+        if last < r["last"]:
+            left.append(_range(r, last + 1, r["last"]))
+    return left
 
 
 def _guess_drawn(game: Json, camera: Json | None) -> bool:
@@ -479,6 +543,8 @@ def _build(
         for lines in (
             "prizes_paid_for_earlier_sessions",
             "unpaid_at_close",
+            "refunds_paid_for_earlier_sessions",
+            "refunds_owed_at_close",
             "player_requests",
             "answers_for_earlier_sessions",
             "unanswered_at_close",

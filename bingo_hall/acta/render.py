@@ -112,9 +112,9 @@ def _session_lines(session: Json) -> list[str]:
 
 def _session_entries(session: Json, currency: str) -> list[tuple[int, str]]:
     """The session's own entries (ball sets changed, tried before the camera and loaded,
-    series registered, the last game announced, earlier sessions' prizes paid), each with its
-    place in the log, in the log's order: `render_text` prints each where it falls among the
-    games."""
+    series registered, the last game announced, earlier sessions' prizes paid and voided games'
+    cards refunded), each with its place in the log, in the log's order: `render_text` prints
+    each where it falls among the games."""
     entries = []
     for change in session["ball_set_changes"]:
         previous = (
@@ -166,7 +166,30 @@ def _session_entries(session: Json, currency: str) -> list[tuple[int, str]]:
                 f"reclamación {paid['claim_id']}, {euros(paid['amount'], currency)}",
             )
         )
+    for paid in session.get("refunds_paid_for_earlier_sessions", ()):
+        entries.append(
+            (
+                paid["seq"],
+                f"Devolución de cartones de una partida nula de la sesión "
+                f"{paid['game_session_id']} ({clock(paid['at'])}, {paid['actor']}): partida "
+                f"{paid['game_id']}, serie {paid['series_id']} del nº {paid['first']} al "
+                f"{paid['last']} ({_cards(paid['cards'])}), {euros(paid['amount'], currency)}",
+            )
+        )
     return sorted(entries, key=lambda entry: entry[0])
+
+
+def _cards(count: int) -> str:
+    return "1 cartón" if count == 1 else f"{count} cartones"
+
+
+def _owed_range(owed: Json, currency: str) -> str:
+    """A range of a voided game's cards not refunded yet."""
+    return (
+        f"serie {owed['series_id']} del nº {owed['first']} al {owed['last']} "
+        f"({_cards(owed['cards'])} × {euros(owed['face_value'], currency)}): "
+        f"{euros(owed['amount'], currency)}"
+    )
 
 
 def _claim_line(claim: Json) -> str:
@@ -292,6 +315,19 @@ def _game_lines(game: Json, currency: str) -> list[str]:
             lines.append(
                 f"  serie {refund['series_id']} del nº {refund['first']} al {refund['last']}"
             )
+        for paid in void.get("refunds_paid", ()):
+            later = paid.get("session_id", game["session_id"]) != game["session_id"]
+            lines.append(
+                f"Devolución pagada ({clock(paid['at'])}, {paid['actor']}"
+                + (f", en la sesión {paid['session_id']}" if later else "")
+                + f"): serie {paid['series_id']} del nº {paid['first']} al {paid['last']} "
+                f"({_cards(paid['cards'])}), {money(paid['amount'])}"
+            )
+        if void.get("refunds_owed"):
+            lines.append(f"Pendiente de devolver: {money(void['owed_total'])}")
+            lines += [f"  {_owed_range(owed, currency)}" for owed in void["refunds_owed"]]
+        elif void.get("refunds_paid"):
+            lines.append("Devuelto el importe de todos los cartones")
         for r in void["restitutions"]:
             state = "pagado, a restituir" if r["paid"] else "no pagado, anulado"
             lines.append(
@@ -343,6 +379,12 @@ def render_text(acta: Json) -> str:
                 f"{unpaid['series_id']} nº {unpaid['card_number']} (reclamación "
                 f"{unpaid['claim_id']}): {euros(unpaid['amount'], currency)}"
             )
+    if session["closed_at"] and session.get("refunds_owed_at_close"):
+        lines.append("Devoluciones de partidas nulas pendientes al cierre de la sesión:")
+        for owed in session["refunds_owed_at_close"]:
+            earlier = owed["session_id"] != session["session_id"]
+            of_session = f" de la sesión {owed['session_id']}" if earlier else ""
+            lines.append(f"  partida {owed['game_id']}{of_session}, {_owed_range(owed, currency)}")
     if session["closed_at"] and session.get("unanswered_at_close"):
         numbers = [
             f"nº {r['request_id']}"

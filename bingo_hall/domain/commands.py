@@ -240,6 +240,19 @@ class PayPrize(Command):
     claim_id: int
 
 
+class PayRefund(Command):
+    """The Cajero refunds a range of a voided game's cards at face value, as the player hands
+    them back: «la devolución del importe íntegro de sus cartones y la restitución de éstos a
+    la mesa» (S79 L1222). Legal whenever a prize may be paid, in a later session too."""
+
+    name = "pay_refund"
+    legal_in = SESSION_OPEN_PHASES
+    game_id: int
+    series_id: str
+    first: int = Field(ge=1)
+    last: int = Field(ge=1)
+
+
 class RecordPlayerRequest(Command):
     """A player's request for information or complaint, as the Jefe de Mesa took it down;
     with its answer when it was answered on the spot: «contestará las peticiones de información
@@ -290,6 +303,7 @@ COMMAND_TYPES: dict[str, type[Command]] = {
         GiveOrder,
         VoidGame,
         PayPrize,
+        PayRefund,
         RecordPlayerRequest,
         AnswerPlayerRequest,
     )

@@ -691,3 +691,51 @@ def _pay_prize(state: HallState, cmd: c.PayPrize, now: datetime) -> list[e.Event
         when = "at the end of the game" if payable is LinePrizePayable.AT_GAME_END else "later"
         raise RuleError(f"this {award.kind} prize is paid {when}")
     return [e.PrizePaid(game_id=cmd.game_id, claim_id=cmd.claim_id, amount=award.amount)]
+
+
+@_handles(c.PayRefund)
+def _pay_refund(state: HallState, cmd: c.PayRefund, now: datetime) -> list[e.Event]:
+    """A range of a voided game's cards refunded at face value: inside what the game sold of
+    its series, none of it refunded before."""
+    if cmd.game_id not in state.voided_games:
+        raise RuleError(
+            f"game {cmd.game_id} was not voided: only a voided game's cards are refunded"
+        )
+    ledger = state.refunds.get(cmd.game_id)
+    if ledger is None:
+        raise RuleError(f"voided game {cmd.game_id} owes no refund: every card it sold is refunded")
+    cards = f"{cmd.series_id} nº {cmd.first}–{cmd.last}"
+    if cmd.first > cmd.last:
+        raise RuleError(f"cards {cards}: the first card is after the last")
+    sold = next(
+        (
+            r
+            for r in ledger.refunds
+            if r.series_id == cmd.series_id and r.first <= cmd.first and cmd.last <= r.last
+        ),
+        None,
+    )
+    if sold is None:
+        refunded = ", ".join(f"{r.series_id} nº {r.first}–{r.last}" for r in ledger.refunds)
+        raise RuleError(
+            f"cards {cards} were not all sold in game {cmd.game_id}, so they are not refunded "
+            f"(its refunds: {refunded or 'none, nothing was sold'})"
+        )
+    for paid in ledger.paid:
+        if paid.series_id == cmd.series_id and paid.first <= cmd.last and cmd.first <= paid.last:
+            card = max(paid.first, cmd.first)
+            raise RuleError(
+                f"card {cmd.series_id} nº {card} of game {cmd.game_id} has already been refunded "
+                f"(nº {paid.first}–{paid.last})"
+            )
+    count = cmd.last - cmd.first + 1
+    return [
+        e.RefundPaid(
+            game_id=cmd.game_id,
+            series_id=cmd.series_id,
+            first=cmd.first,
+            last=cmd.last,
+            cards=count,
+            amount=sold.face_value * count,
+        )
+    ]

@@ -392,6 +392,19 @@ class PrizePaid(Event):
     amount: Decimal
 
 
+class RefundPaid(Event):
+    """A range of a voided game's cards refunded at face value by the Cajero (S79 L1222; S77
+    L2518-2524), the cards handed back: `cards` of them, `amount` in all. It names no player."""
+
+    type = "refund_paid"
+    game_id: int
+    series_id: str
+    first: int
+    last: int
+    cards: int
+    amount: Decimal
+
+
 PlayerRequestKind = Literal["information", "complaint"]
 
 
@@ -446,6 +459,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         GameFinished,
         GameVoided,
         PrizePaid,
+        RefundPaid,
         PlayerRequestRecorded,
         PlayerRequestAnswered,
     )

@@ -18,8 +18,10 @@ from bingo_hall.domain.state import (
     HallState,
     Holding,
     OpenRequest,
+    PaidRefund,
     Series,
     ShowingsInProgress,
+    VoidRefunds,
 )
 from bingo_hall.registry import registrar
 
@@ -159,6 +161,7 @@ def _(state: HallState, ev: e.LastGameAnnounced, time: datetime) -> HallState:
 def _(state: HallState, ev: e.SeriesAnnounced, time: datetime) -> HallState:
     game = Game(ev.game_id, tuple(s.series_id for s in ev.series), last_game=ev.last_game)
     unpaid = {key: award for key, award in state.awards.items() if award.status != "paid"}
+    owed = {game_id: ledger for game_id, ledger in state.refunds.items() if not ledger.settled}
     return replace(
         state,
         phase=Phase.SERIES_ANNOUNCED,
@@ -166,6 +169,7 @@ def _(state: HallState, ev: e.SeriesAnnounced, time: datetime) -> HallState:
         games_started=ev.game_id,
         session_games=state.session_games + 1,
         awards=unpaid,
+        refunds=owed,
     )
 
 
@@ -339,6 +343,13 @@ def _(state: HallState, ev: e.GameFinished, time: datetime) -> HallState:
 
 @_applies(e.GameVoided)
 def _(state: HallState, ev: e.GameVoided, time: datetime) -> HallState:
+    """The game's refund ledger is owed until the Cajero has refunded every card of it."""
+    ledger = VoidRefunds(ev.game_id, state.session_id, ev.refunds)
+    state = replace(
+        state,
+        refunds={**state.refunds, ev.game_id: ledger},
+        voided_games=state.voided_games | {ev.game_id},
+    )
     return _end_game(_release_awards(state, ev.game_id, keep=not ev.awards_withdrawn))
 
 
@@ -356,6 +367,14 @@ def _(state: HallState, ev: e.PlayerRequestRecorded, time: datetime) -> HallStat
 def _(state: HallState, ev: e.PlayerRequestAnswered, time: datetime) -> HallState:
     open_requests = {k: v for k, v in state.open_requests.items() if k != ev.request_id}
     return replace(state, open_requests=open_requests)
+
+
+@_applies(e.RefundPaid)
+def _(state: HallState, ev: e.RefundPaid, time: datetime) -> HallState:
+    ledger = state.refunds[ev.game_id]
+    paid = PaidRefund(ev.series_id, ev.first, ev.last, ev.amount)
+    ledger = replace(ledger, paid=(*ledger.paid, paid))
+    return replace(state, refunds={**state.refunds, ev.game_id: ledger})
 
 
 @_applies(e.PrizePaid)

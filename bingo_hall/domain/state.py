@@ -91,6 +91,54 @@ class Award:
 
 
 @dataclass(frozen=True, slots=True)
+class PaidRefund:
+    """A range of a voided game's cards the Cajero refunded."""
+
+    series_id: str
+    first: int
+    last: int
+    amount: Decimal
+
+
+@dataclass(frozen=True, slots=True)
+class VoidRefunds:
+    """What a voided game owes its players: every card it sold, at face value (the refund
+    ledger of its `game_voided`), less the ranges the Cajero has refunded. Kept across sessions
+    until every card is refunded (then until the next game is announced, as a paid prize)."""
+
+    game_id: int
+    session_id: int
+    refunds: tuple[SoldRange, ...]
+    paid: tuple[PaidRefund, ...] = ()
+
+    def owed(self) -> tuple[SoldRange, ...]:
+        """The cards not refunded yet, as ranges of each sold range in card order."""
+        pieces = []
+        for sold in self.refunds:
+            taken = sorted((p.first, p.last) for p in self.paid if p.series_id == sold.series_id)
+            start = sold.first
+            for first, last in taken:
+                if first > start:
+                    pieces.append(sold.model_copy(update={"first": start, "last": first - 1}))
+                start = max(start, last + 1)
+            if start <= sold.last:
+                pieces.append(sold.model_copy(update={"first": start, "last": sold.last}))
+        return tuple(pieces)
+
+    @property
+    def owed_total(self) -> Decimal:
+        return sum((r.amount for r in self.owed()), Decimal(0))
+
+    @property
+    def paid_total(self) -> Decimal:
+        return sum((p.amount for p in self.paid), Decimal(0))
+
+    @property
+    def settled(self) -> bool:
+        return not self.owed()
+
+
+@dataclass(frozen=True, slots=True)
 class OpenRequest:
     """A player's request for information or complaint not answered yet: it stays open across
     sessions until the Jefe de Mesa answers it."""
@@ -200,6 +248,9 @@ class HallState:
     last_game_announced: bool = False
     last_game_played: bool = False
     awards: dict[tuple[int, int], Award] = field(default_factory=dict)  # unpaid, by (game, claim)
+    # the refunds voided games owe (and those settled, until the next game is announced)
+    refunds: dict[int, VoidRefunds] = field(default_factory=dict)
+    voided_games: frozenset[int] = frozenset()
     player_requests: int = 0  # requests and complaints recorded in the hall, ever
     open_requests: dict[int, OpenRequest] = field(default_factory=dict)  # not answered yet
 

@@ -127,7 +127,8 @@ PERMISSIONS: dict[Role, frozenset[str]] = {
     Role.JEFE_DE_SALA: _JEFE_DE_SALA,
     Role.JEFE_DE_MESA: _JEFE_DE_MESA,
     # 1977: «pagará los premios» [S77] L2435-2437; §3.1 «prize payment». Sales are the sellers'.
-    Role.CAJERO: frozenset({"pay_prize"}),
+    # The cash that pays prizes refunds a voided game's cards (S79 L1222, S77 L2518-2524).
+    Role.CAJERO: frozenset({"pay_prize", "pay_refund"}),
     # S79 L1202 sells; L1214 interrupts the game at a call; L1222 announces the numbers.
     Role.VENDEDOR_LOCUTOR: frozenset({"record_sale", "draw_ball", "call_claim"}),
     # §3.1 [INF]: «May be allowed to register claims»: relays a call from the floor.

@@ -1,4 +1,5 @@
-"""Read models of the log: sessions, games, sales, balls, claims, prizes, voids, ball sets.
+"""Read models of the log: sessions, games, sales, balls, claims, prizes, voids, refunds paid,
+ball sets.
 
 They are written by `project` inside the same transaction as the events they come from, and
 can be dropped and rebuilt from the log at any time (`rebuild_projections`): the log is the
@@ -104,6 +105,21 @@ class VoidView(SQLModel, table=True):
     voided_at: str
 
 
+class RefundView(SQLModel, table=True):
+    """A range of a voided game's cards the Cajero refunded (no card is refunded twice)."""
+
+    __tablename__ = "view_refund"
+    hall_id: str = Field(primary_key=True)
+    game_id: int = Field(primary_key=True)
+    series_id: str = Field(primary_key=True)
+    first: int = Field(primary_key=True)
+    last: int
+    cards: int
+    amount: str
+    session_id: int | None = None
+    paid_at: str
+
+
 class BallSetView(SQLModel, table=True):
     __tablename__ = "view_ball_set"
     hall_id: str = Field(primary_key=True)
@@ -113,7 +129,17 @@ class BallSetView(SQLModel, table=True):
     retired: bool = False
 
 
-VIEWS = (SessionView, GameView, SaleView, BallView, ClaimView, PrizeView, VoidView, BallSetView)
+VIEWS = (
+    SessionView,
+    GameView,
+    SaleView,
+    BallView,
+    ClaimView,
+    PrizeView,
+    VoidView,
+    RefundView,
+    BallSetView,
+)
 TABLES: tuple[sqlalchemy.Table, ...] = tuple(v.__table__ for v in VIEWS)  # type: ignore[attr-defined]
 
 
@@ -361,6 +387,23 @@ def _game_voided(conn: Connection, env: EventEnvelope, p: dict, at: str) -> None
                 {"game_id": p["game_id"], "claim_id": r["claim_id"]},
                 status="restitution_due" if r["paid"] else "withdrawn",
             )
+
+
+@_on("refund_paid")
+def _refund_paid(conn: Connection, env: EventEnvelope, p: dict, at: str) -> None:
+    _insert(
+        conn,
+        RefundView,
+        env,
+        game_id=p["game_id"],
+        series_id=p["series_id"],
+        first=p["first"],
+        last=p["last"],
+        cards=p["cards"],
+        amount=p["amount"],
+        session_id=env.session_id,
+        paid_at=at,
+    )
 
 
 def rebuild_projections(log: EventLog, hall_id: str) -> None:

@@ -78,7 +78,8 @@ CLERK_FIELDS: dict[str, tuple[str, ...]] = {
 # What devices (monitors, terminals, MQTT) see of a camera hold: that the game holds, not the
 # called number or the reading. Nothing of a held ball reaches the panels before it is resolved.
 # Of a sale, the cards sold, not the player who bought them. Of a player's request, what the
-# clerks see. And of a table's stream, its public view.
+# clerks see. And of a table's stream, its public view. A prize paid and a voided game's cards
+# refunded name a claim or a range of cards, never a player: every audience sees them whole.
 DEVICE_FIELDS: dict[str, tuple[str, ...]] = {
     "sale_recorded": ("sale",),  # not which player at which terminal bought the cards
     "ball_held": ("ordinal",),

@@ -5,7 +5,8 @@
   and the phases where each command is legal (so a page enables an action only where it is
   legal, from the rules engine's own table).
 - ``GET /api/hall`` (staff): the hall's registers that live outside one session — ball sets and
-  their game counters, the series and their next card, unpaid prizes — as of a log seq.
+  their game counters, the series and their next card, unpaid prizes, the refunds voided games
+  owe — as of a log seq.
 - ``GET /api/acta?game=N`` or ``?session=N`` (Jefe de Sala, Jefe de Mesa): the acta as JSON and
   as the Spanish text of ``bingo-hall acta``, with the verdict of the hash chain.
 - ``GET /audio/<lang>/<n>.wav``: the spoken number, from the cache prepared at install with
@@ -47,7 +48,9 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from bingo_hall.domain.commands import COMMAND_TYPES
+from bingo_hall.domain.events import SoldRange
 from bingo_hall.domain.phases import Phase
+from bingo_hall.domain.state import VoidRefunds
 from bingo_hall.hub.auth import (
     ACTA_ROLES,
     BALL_SHOWINGS,
@@ -375,6 +378,7 @@ def hall_data(runtime: HubRuntime, principal: Principal) -> dict[str, Any]:
             }
             for a in sorted(state.awards.values(), key=lambda a: (a.game_id, a.claim_id))
         ],
+        "refunds": [_refunds(ledger) for _, ledger in sorted(state.refunds.items())],
         "open_requests": [
             {
                 "request_id": r.request_id,
@@ -390,6 +394,43 @@ def hall_data(runtime: HubRuntime, principal: Principal) -> dict[str, Any]:
         "last_game_announced": state.last_game_announced,
         "last_game_played": state.last_game_played,
         "game_id": state.game.game_id if state.game else None,
+    }
+
+
+def _refunds(ledger: VoidRefunds) -> dict[str, Any]:
+    """A voided game's refunds: what it sold, what the Cajero refunded and what is owed."""
+
+    def ranges(sold: tuple[SoldRange, ...]) -> list[dict[str, Any]]:
+        return [
+            {
+                "series_id": r.series_id,
+                "first": r.first,
+                "last": r.last,
+                "cards": r.count,
+                "face_value": str(r.face_value),
+                "amount": str(r.amount),
+            }
+            for r in sold
+        ]
+
+    return {
+        "game_id": ledger.game_id,
+        "session_id": ledger.session_id,
+        "refunds": ranges(ledger.refunds),
+        "paid": [
+            {
+                "series_id": p.series_id,
+                "first": p.first,
+                "last": p.last,
+                "cards": p.last - p.first + 1,
+                "amount": str(p.amount),
+            }
+            for p in ledger.paid
+        ],
+        "owed": ranges(ledger.owed()),
+        "refund_total": str(sum((r.amount for r in ledger.refunds), Decimal(0))),
+        "paid_total": str(ledger.paid_total),
+        "owed_total": str(ledger.owed_total),
     }
 
 

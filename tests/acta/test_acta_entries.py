@@ -13,6 +13,7 @@ import pytest
 
 from bingo_hall.acta import build_acta, render_text
 from bingo_hall.domain import commands as c
+from bingo_hall.domain.profiles import VoidReason
 from bingo_hall.hub.service import HallService
 from bingo_hall.store import EventLog, make_engine
 from support.hall import CARD, profile
@@ -358,3 +359,115 @@ def test_a_sale_not_closed_prints_its_running_totals_without_a_close(log, servic
     acta_text = text(log, game_id=1)
     assert "Cartones vendidos: 6; recaudación: 9,00 €\n" in acta_text
     assert "Cierre de la venta" not in acta_text and "Comienzo de la partida" not in acta_text
+
+
+# --- 5. the refunds of a voided game ----------------------------------------------------------
+
+
+def void_game_1(service: HallService, clock: SetClock) -> None:
+    """Game 1 sells A1 1-60 (90,00 €) from 18:00 and is voided at 18:05."""
+    clock.at("18:00:00")
+    run(
+        service,
+        c.AnnounceSeries(series=("A1",)),
+        c.StartSale(),
+        c.RecordSale(series_id="A1", first=1, last=60),
+    )
+    clock.at("18:05:00")
+    run(service, c.VoidGame(reason=VoidReason.EQUIPMENT_BREAKDOWN, note="Avería del soplador"))
+
+
+def test_refunds_paid_are_printed_under_the_void_and_what_is_owed_at_the_close(log, service, clock):
+    """Under the void: each refund (range, amount, when, by whom) and what is still owed; at
+    the close, the cards not refunded yet, as unpaid prizes are."""
+    open_session(service, clock)
+    void_game_1(service, clock)
+    clock.at("18:10:00")
+    run(service, c.PayRefund(game_id=1, series_id="A1", first=1, last=10), actor="caja")
+    clock.at("18:11:00")
+    run(service, c.PayRefund(game_id=1, series_id="A1", first=21, last=21), actor="caja")
+    clock.at("19:00:00")
+    run(service, c.CloseSession())
+
+    lines = text(log, session_id=1).splitlines()
+    void = line_index(lines, "PARTIDA NULA (2026-11-21 18:05:00.000 UTC, test)")
+    assert lines[void + 1 : void + 10] == [
+        "Devolución íntegra del importe de los cartones: 90,00 €",
+        "  serie A1 del nº 1 al 60",
+        "Devolución pagada (2026-11-21 18:10:00.000 UTC, caja): serie A1 del nº 1 al 10 "
+        "(10 cartones), 15,00 €",
+        "Devolución pagada (2026-11-21 18:11:00.000 UTC, caja): serie A1 del nº 21 al 21 "
+        "(1 cartón), 1,50 €",
+        "Pendiente de devolver: 73,50 €",
+        "  serie A1 del nº 11 al 20 (10 cartones × 1,50 €): 15,00 €",
+        "  serie A1 del nº 22 al 60 (39 cartones × 1,50 €): 58,50 €",
+        "",
+        "Devoluciones de partidas nulas pendientes al cierre de la sesión:",
+    ]
+    assert lines[void + 10 : void + 13] == [
+        "  partida 1, serie A1 del nº 11 al 20 (10 cartones × 1,50 €): 15,00 €",
+        "  partida 1, serie A1 del nº 22 al 60 (39 cartones × 1,50 €): 58,50 €",
+        "Cierre de la sesión: 2026-11-21 19:00:00.000 UTC",
+    ]
+    # the JSON: the payments and what is owed under the void, the close's list in the session
+    session = acta(log, session_id=1)["session"]
+    void_json = session["games"][0]["void"]
+    assert [
+        (p["first"], p["last"], p["amount"], p["actor"]) for p in void_json["refunds_paid"]
+    ] == [
+        (1, 10, "15.00", "caja"),
+        (21, 21, "1.50", "caja"),
+    ]
+    assert [(o["first"], o["last"]) for o in void_json["refunds_owed"]] == [(11, 20), (22, 60)]
+    assert (void_json["refunded_total"], void_json["owed_total"]) == ("16.50", "73.50")
+    assert [(o["game_id"], o["first"], o["amount"]) for o in session["refunds_owed_at_close"]] == [
+        (1, 11, "15.00"),
+        (1, 22, "58.50"),
+    ]
+    assert "Pendiente de devolver: 73,50 €" in text(log, game_id=1)
+
+
+def test_a_refund_paid_in_a_later_session_is_printed_in_that_sessions_acta_in_time(
+    log, service, clock
+):
+    """The rest refunded in session 2, after its game 2: printed in session 2's acta between
+    games 2 and 3, and under game 1's void («en la sesión 2»), which is then refunded in full;
+    session 1's close keeps what was owed then."""
+    open_session(service, clock)
+    void_game_1(service, clock)
+    clock.at("18:10:00")
+    run(service, c.PayRefund(game_id=1, series_id="A1", first=1, last=10), actor="caja")
+    clock.at("19:00:00")
+    run(service, c.CloseSession())
+    clock.at("20:00:00")
+    run(
+        service,
+        c.OpenSession(machine_id="EXT-1", machine_kind="pneumatic", profile=profile("1979")),
+        c.RecordEquipmentCheck(ok=True),
+        c.LoadBalls(),
+    )
+    clock.at("20:10:00")
+    play_game(service, clock, card=61)
+    clock.at("20:40:00")
+    run(service, c.PayRefund(game_id=1, series_id="A1", first=11, last=60), actor="caja")
+    clock.at("20:41:00")
+    play_game(service, clock, card=67)
+
+    later = text(log, session_id=2).splitlines()
+    paid = later.index(
+        "Devolución de cartones de una partida nula de la sesión 1 (2026-11-21 20:40:00.000 "
+        "UTC, caja): partida 1, serie A1 del nº 11 al 60 (50 cartones), 75,00 €"
+    )
+    assert later.index("PARTIDA 2") < paid < later.index("PARTIDA 3")
+    earlier = text(log, session_id=1)
+    assert (
+        "Devolución pagada (2026-11-21 20:40:00.000 UTC, caja, en la sesión 2): serie A1 del "
+        "nº 11 al 60 (50 cartones), 75,00 €\nDevuelto el importe de todos los cartones\n"
+    ) in earlier
+    assert "Pendiente de devolver" not in earlier
+    assert (
+        "Devoluciones de partidas nulas pendientes al cierre de la sesión:\n"
+        "  partida 1, serie A1 del nº 11 al 60 (50 cartones × 1,50 €): 75,00 €\n"
+    ) in earlier
+    # a game's acta prints that game's money alone
+    assert "Devolución de cartones" not in text(log, game_id=2)

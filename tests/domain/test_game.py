@@ -54,6 +54,7 @@ def test_every_command_in_a_wrong_phase_is_refused_naming_phase_and_allowed_comm
         "give_order": c.GiveOrder(),
         "void_game": c.VoidGame(reason=VoidReason.ANNOUNCEMENT_ERROR, note="n"),
         "pay_prize": c.PayPrize(game_id=1, claim_id=1),
+        "pay_refund": c.PayRefund(game_id=1, series_id="A1", first=1, last=1),
         "record_player_request": c.RecordPlayerRequest(kind="complaint", text="t"),
         "answer_player_request": c.AnswerPlayerRequest(request_id=1, answer="a"),
     }

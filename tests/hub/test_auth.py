@@ -106,7 +106,9 @@ def test_a_cajero_may_not_draw_a_ball() -> None:
 
 def test_the_cajero_pays_and_the_vendedor_locutor_sells_draws_and_calls() -> None:
     authorise(staff(Role.CAJERO), "pay_prize")
-    assert PERMISSIONS[Role.CAJERO] == {"pay_prize"}
+    authorise(staff(Role.CAJERO), "pay_refund")  # the same cash refunds a voided game's cards
+    assert roles_allowed("pay_refund") == roles_allowed("pay_prize") == [Role.CAJERO]
+    assert PERMISSIONS[Role.CAJERO] == {"pay_prize", "pay_refund"}
     assert PERMISSIONS[Role.VENDEDOR_LOCUTOR] == {"record_sale", "draw_ball", "call_claim"}
     assert PERMISSIONS[Role.AUXILIAR_DE_SALA] == {"call_claim"}
     assert roles_allowed("record_sale") == [Role.VENDEDOR_LOCUTOR]

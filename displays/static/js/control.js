@@ -4,7 +4,7 @@
 // refusal of the hub is shown with its message.
 
 import { fetchStaff, fetchStart, Hub } from './hub.js';
-import { percentageOf, times } from './decimal.js';
+import { add, percentageOf, times } from './decimal.js';
 import {
   applyTranslations,
   initialLanguage,
@@ -29,7 +29,7 @@ import {
 
 let model = newModel();
 let start = null; // /api/start
-let hall = null; // /api/hall: ball sets, series, unpaid prizes
+let hall = null; // /api/hall: ball sets, series, unpaid prizes, refunds owed
 let hub = null;
 let credentials = null;
 let principal = null;
@@ -143,6 +143,10 @@ function updateActions() {
   for (const button of document.querySelectorAll('button.pay')) {
     button.hidden = !may('pay_prize');
     button.disabled = !legal('pay_prize') || busy.has(button.id) || button.dataset.payable !== 'true';
+  }
+  for (const form of document.querySelectorAll('form.pay-refund')) {
+    form.hidden = !may('pay_refund');
+    for (const field of form.elements) field.disabled = !legal('pay_refund') || busy.has(form.id);
   }
   $('#p-void').hidden = !may('void_game');
   $('#p-requests').hidden = !may('record_player_request');
@@ -671,6 +675,7 @@ function renderVoid() {
   result.hidden = !(game && game.void);
   if (!game || !game.void) return;
   const v = game.void;
+  const refunded = game.refundsPaid.reduce((sum, paid) => add(sum, paid.amount), '0');
   result.replaceChildren(
     el('p', { class: 'void-title', text: t('void.done', { game: game.id, reason: t(`void.reason.${v.reason}`), note: v.note }) }),
     el(
@@ -689,6 +694,7 @@ function renderVoid() {
       ),
     ),
     el('p', { class: 'refund-total', text: t('void.refund_total', { amount: money(v.refund_total) }) }),
+    el('p', { class: 'refund-state', text: t('void.refunded', { paid: money(refunded), owed: money(add(v.refund_total, `-${refunded}`)) }) }),
     ...v.restitutions.map((r) =>
       el('p', {
         class: 'restitution',
@@ -746,6 +752,86 @@ function renderPayments() {
   );
 }
 
+// The refunds voided games owe (the registers: of any session, until every card is refunded),
+// one row per game and series (a tbody: the row, and under it a form to refund a range, by
+// default the first range still owed). Each is rebuilt only when what it shows changes, so that
+// a range being typed is kept while the game goes on.
+const refundRowCache = new Map(); // "game/series" -> { key, row }
+function renderRefunds() {
+  const rows = [];
+  let owing = false;
+  for (const ledger of hall ? hall.refunds || [] : []) {
+    for (const sold of ledger.refunds) {
+      const paid = ledger.paid.filter((r) => r.series_id === sold.series_id);
+      const owed = ledger.owed.filter((r) => r.series_id === sold.series_id);
+      owing = owing || owed.length > 0;
+      const id = `${ledger.game_id}/${sold.series_id}`;
+      const key = JSON.stringify([language(), model.session && model.session.id, ledger.session_id, sold, paid, owed]);
+      const cached = refundRowCache.get(id);
+      if (cached && cached.key === key) {
+        rows.push(cached.row);
+        continue;
+      }
+      const row = refundRow(ledger, sold, paid, owed);
+      refundRowCache.set(id, { key, row });
+      rows.push(row);
+    }
+  }
+  placeRows($('#refunds'), rows, 'tbody');
+  $('#refunds').hidden = rows.length === 0;
+  $('#refunds-none').hidden = owing;
+}
+
+function rangeText(r) {
+  return t('refunds.range', { first: r.first, last: r.last, count: r.cards, amount: money(r.amount) });
+}
+
+function refundRow(ledger, sold, paid, owed) {
+  const earlier = model.session && ledger.session_id !== model.session.id;
+  return el(
+    'tbody',
+    { class: 'refund', dataset: { game: String(ledger.game_id), series: sold.series_id, state: owed.length ? 'owed' : 'refunded' } },
+    el(
+      'tr',
+      {},
+      el('td', { class: 'refund-game', text: earlier ? `${ledger.game_id} (${t('refunds.of_session', { n: ledger.session_id })})` : String(ledger.game_id) }),
+      el('td', { text: sold.series_id }),
+      el('td', { class: 'refund-sold', text: rangeText(sold) }),
+      el('td', { class: 'refund-paid', text: paid.map(rangeText).join('; ') || '—' }),
+      el('td', { class: 'refund-owed', text: owed.map(rangeText).join('; ') || t('refunds.done') }),
+    ),
+    owed.length ? el('tr', { class: 'refund-form' }, el('td', { colspan: '5' }, refundForm(ledger.game_id, sold.series_id, owed[0]))) : null,
+  );
+}
+
+function refundForm(gameId, seriesId, owed) {
+  const id = `refund-${gameId}-${seriesId}`;
+  const number = (name, value) =>
+    el('input', { class: `refund-${name}`, type: 'number', min: '1', required: true, value: String(value), title: t(`refunds.${name}`), placeholder: t(`refunds.${name}`) });
+  const first = number('first', owed.first);
+  const last = number('last', owed.last);
+  const form = el('form', { id, class: 'inline pay-refund' }, first, last, el('button', { type: 'submit', text: t('refunds.pay') }));
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const args = { game_id: gameId, series_id: seriesId, first: Number(first.value), last: Number(last.value) };
+    if (await run('pay_refund', args, id)) rerender();
+  });
+  return form;
+}
+
+// Puts `rows` (the container's children matching `selector`, after any others) in order: rows
+// no longer shown go, new ones are put in place, and a row kept is never moved, so that a field
+// being typed in keeps its focus as well as its text.
+function placeRows(container, rows, selector = 'tr') {
+  const kept = new Set(rows);
+  for (const row of container.querySelectorAll(`:scope > ${selector}`)) if (!kept.has(row)) row.remove();
+  let next = container.querySelector(`:scope > ${selector}`);
+  for (const row of rows) {
+    if (row === next) next = next.nextElementSibling;
+    else container.insertBefore(row, next);
+  }
+}
+
 function renderLive() {
   const game = model.game;
   const calledSet = called(game);
@@ -784,16 +870,7 @@ function renderRequests() {
     requestRowCache.set(r.request_id, { key, row });
     return row;
   });
-  // rows no longer shown go, new ones are put in place: a row kept is never moved, so the
-  // field being typed in keeps its focus as well as its text
-  const body = $('#requests tbody');
-  const kept = new Set(elements);
-  for (const row of [...body.children]) if (!kept.has(row)) row.remove();
-  let next = body.firstElementChild;
-  for (const row of elements) {
-    if (row === next) next = next.nextElementSibling;
-    else body.insertBefore(row, next);
-  }
+  placeRows($('#requests tbody'), elements);
 }
 
 function requestRow(r) {
@@ -838,6 +915,7 @@ function eventSummary(envelope) {
     ball_showings_discarded: () => ` ${p.ball_set_id} (${p.showings})`,
     player_request_recorded: () => ` nº ${p.request_id}`,
     player_request_answered: () => ` nº ${p.request_id}`,
+    refund_paid: () => ` ${p.series_id} ${p.first}–${p.last} · ${money(p.amount)}`,
   }[envelope.event];
   return `${name}${detail ? detail() : ''}`;
 }
@@ -859,6 +937,7 @@ function render() {
   renderWindow();
   renderVoid();
   renderPayments();
+  renderRefunds();
   renderRequests();
   renderLive();
   updateActions();

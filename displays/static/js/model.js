@@ -49,6 +49,7 @@ function newGame(payload, time) {
     lineUnclaimed: null,
     void: null,
     payments: [],
+    refundsPaid: [], // the Cajero's refunds of the game's cards, once voided
     ended: false,
   };
 }
@@ -208,6 +209,11 @@ export function apply(model, envelope) {
     case 'prize_paid': {
       const paidGame = findGame(model, p.game_id);
       if (paidGame) paidGame.payments.push({ ...p, at: time });
+      break;
+    }
+    case 'refund_paid': {
+      const voided = findGame(model, p.game_id);
+      if (voided) voided.refundsPaid.push({ ...p, at: time, actor: envelope.actor });
       break;
     }
     default:
