@@ -363,11 +363,11 @@ class _ActaBuilder:
 
     def _on_game_finished(self, env: EventEnvelope, p: Json, at: str) -> None:
         game = self.game(env)
-        game["status"], game["finished_at"] = "finished", at
+        game["status"], game["finished_at"], game["finished_seq"] = "finished", at, env.seq
 
     def _on_game_voided(self, env: EventEnvelope, p: Json, at: str) -> None:
         game = self.game(env)
-        game["status"], game["finished_at"] = "voided", at
+        game["status"], game["finished_at"], game["finished_seq"] = "voided", at, env.seq
         game["void"] = {
             "at": at,
             "actor": env.actor,

@@ -363,6 +363,12 @@ def render_text(acta: Json) -> str:
             lines.append("")  # a paragraph of its own, between two games
         lines += due
         lines += _game_lines(game, currency)
+        # made while this game ran (a payment of another game's prize or refund): after the
+        # game's lines, and said to be during it, at its own time
+        finished = game.get("finished_seq")
+        during = [line for seq, line in entries if finished is None or seq < finished]
+        entries = [(seq, line) for seq, line in entries if finished is not None and seq >= finished]
+        lines += [f"Durante la partida {game['game_id']}: {line}" for line in during]
     if not session["games"]:
         lines += [line for _, line in entries]
     lines.append("")

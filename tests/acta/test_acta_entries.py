@@ -225,6 +225,48 @@ def test_a_series_registered_and_an_earlier_prize_paid_during_the_session_fall_i
     assert lines.index("PARTIDA 2") < end_2 < paid < series < game_3
 
 
+def test_a_payment_made_while_a_game_runs_is_said_to_be_during_it(log, service, clock):
+    """The session before's bingo paid while game 2 sells: printed after game 2's lines (the
+    game's own lines are not broken up), and said to be during game 2, at its own time."""
+    open_session(service, clock)
+    clock.at("17:10:00")
+    play_game(service, clock, card=1)
+    clock.at("17:20:00")
+    run(service, c.PayPrize(game_id=1, claim_id=1), c.CloseSession())  # the bingo left unpaid
+    clock.at("18:00:00")
+    run(
+        service,
+        c.OpenSession(machine_id="EXT-1", machine_kind="pneumatic", profile=profile("1979")),
+        c.RecordEquipmentCheck(ok=True),
+        c.LoadBalls(),
+        c.AnnounceSeries(series=("A1",)),
+        c.StartSale(),
+    )
+    clock.at("18:11:00")
+    run(service, c.PayPrize(game_id=1, claim_id=2))  # while game 2 sells
+    clock.at("18:12:00")
+    run(
+        service,
+        c.RecordSale(series_id="A1", first=7, last=12),
+        c.CloseSale(),
+        c.AnnouncePrizes(),
+        c.StartDraw(),
+        *(c.DrawBall(number=n) for n in ROW0 + REST),
+        c.CallClaim(kind="bingo", series_id="A1", card_number=7, grid=CARD),
+        c.VerifyClaims(),
+    )
+    clock.now += timedelta(seconds=10)
+    run(service, c.GiveOrder())
+
+    lines = text(log, session_id=2).splitlines()
+    end = line_index(lines, "Partida finalizada: 2026-11-21 18:12")
+    paid = line_index(
+        lines, "Durante la partida 2: Pago de un premio de la sesión 1 (2026-11-21 18:11:00"
+    )
+    assert lines.index("PARTIDA 2") < end < paid
+    assert not [line for line in lines if line.startswith("Pago de un premio")]
+
+
 # --- 2. the ball set's homologation -----------------------------------------------------------
 
 
