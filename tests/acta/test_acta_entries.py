@@ -191,16 +191,14 @@ def test_a_set_change_and_the_last_game_announcement_between_games_are_printed_b
     )
 
 
-def test_a_series_registered_and_an_earlier_prize_paid_during_the_session_fall_in_time(
-    log, service, clock
-):
-    """A series registered after game 1 and the payment, after game 1, of a prize of the
-    session before: each printed after game 1, before game 2."""
+def second_session_with_game_1s_bingo_unpaid(service: HallService, clock: SetClock) -> None:
+    """Session 1: game 1 at 17:10, its line paid and its bingo not at the close (17:20);
+    session 2 open, checked and its balls loaded at 18:00."""
     open_session(service, clock)
     clock.at("17:10:00")
     play_game(service, clock, card=1)
     clock.at("17:20:00")
-    run(service, c.PayPrize(game_id=1, claim_id=1), c.CloseSession())  # the bingo left unpaid
+    run(service, c.PayPrize(game_id=1, claim_id=1), c.CloseSession())
     clock.at("18:00:00")
     run(
         service,
@@ -208,6 +206,14 @@ def test_a_series_registered_and_an_earlier_prize_paid_during_the_session_fall_i
         c.RecordEquipmentCheck(ok=True),
         c.LoadBalls(),
     )
+
+
+def test_a_series_registered_and_an_earlier_prize_paid_during_the_session_fall_in_time(
+    log, service, clock
+):
+    """A series registered after game 1 and the payment, after game 1, of a prize of the
+    session before: each printed after game 1, before game 2."""
+    second_session_with_game_1s_bingo_unpaid(service, clock)
     clock.at("18:10:00")
     play_game(service, clock, card=7)
     clock.at("18:40:00")
@@ -228,20 +234,8 @@ def test_a_series_registered_and_an_earlier_prize_paid_during_the_session_fall_i
 def test_a_payment_made_while_a_game_runs_is_said_to_be_during_it(log, service, clock):
     """The session before's bingo paid while game 2 sells: printed after game 2's lines (the
     game's own lines are not broken up), and said to be during game 2, at its own time."""
-    open_session(service, clock)
-    clock.at("17:10:00")
-    play_game(service, clock, card=1)
-    clock.at("17:20:00")
-    run(service, c.PayPrize(game_id=1, claim_id=1), c.CloseSession())  # the bingo left unpaid
-    clock.at("18:00:00")
-    run(
-        service,
-        c.OpenSession(machine_id="EXT-1", machine_kind="pneumatic", profile=profile("1979")),
-        c.RecordEquipmentCheck(ok=True),
-        c.LoadBalls(),
-        c.AnnounceSeries(series=("A1",)),
-        c.StartSale(),
-    )
+    second_session_with_game_1s_bingo_unpaid(service, clock)
+    run(service, c.AnnounceSeries(series=("A1",)), c.StartSale())
     clock.at("18:11:00")
     run(service, c.PayPrize(game_id=1, claim_id=2))  # while game 2 sells
     clock.at("18:12:00")
