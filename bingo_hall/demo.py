@@ -202,6 +202,16 @@ class Demo:
         for award in sorted(state.awards.values(), key=lambda a: (a.game_id, a.claim_id)):
             if award.payable and award.status == "awarded":
                 return 30, "cajero", c.PayPrize(game_id=award.game_id, claim_id=award.claim_id)
+        for ledger in sorted(state.refunds.values(), key=lambda ledger: ledger.game_id):
+            if owed := ledger.owed():  # the players hand a voided game's cards back
+                cards = owed[0]
+                refund = c.PayRefund(
+                    game_id=ledger.game_id,
+                    series_id=cards.series_id,
+                    first=cards.first,
+                    last=cards.last,
+                )
+                return 45, "cajero", refund
         if state.last_game_played or state.session_games >= GAMES_PER_SESSION:
             return 60, "jefe-de-sala", c.CloseSession()
         if state.session_games == GAMES_PER_SESSION - 1 and not state.last_game_announced:

@@ -154,6 +154,8 @@ def test_demo_prints_the_spanish_acta(demo_text):
     assert "entre 2 ganadores" in text
     assert "PARTIDA NULA" in text
     assert "Devolución íntegra" in text
+    assert "Devuelto el importe de todos los cartones" in text  # the Cajero refunded them all
+    assert "Devoluciones de partidas nulas pendientes" not in text
     assert "Cadena de hash del registro: VERIFICADA" in text
     assert "NO VERIFICA" not in text
     # the machine's model and its homologation, from config/hall.toml (S79 L1188)

@@ -315,6 +315,14 @@ def _game_lines(game: Json, currency: str) -> list[str]:
             lines.append(
                 f"  serie {refund['series_id']} del nº {refund['first']} al {refund['last']}"
             )
+        if void["restitutions"]:  # a heading of their own: they are not refunds
+            lines.append("Premios otorgados en la partida:")
+        for r in void["restitutions"]:
+            state = "pagado, a restituir" if r["paid"] else "no pagado, anulado"
+            lines.append(
+                f"  premio de la reclamación {r['claim_id']} (cartón {r['series_id']} nº "
+                f"{r['card_number']}): {money(r['amount'])}, {state}"
+            )
         for paid in void.get("refunds_paid", ()):
             later = paid.get("session_id", game["session_id"]) != game["session_id"]
             lines.append(
@@ -328,12 +336,6 @@ def _game_lines(game: Json, currency: str) -> list[str]:
             lines += [f"  {_owed_range(owed, currency)}" for owed in void["refunds_owed"]]
         elif void.get("refunds_paid"):
             lines.append("Devuelto el importe de todos los cartones")
-        for r in void["restitutions"]:
-            state = "pagado, a restituir" if r["paid"] else "no pagado, anulado"
-            lines.append(
-                f"  premio de la reclamación {r['claim_id']} (cartón {r['series_id']} nº "
-                f"{r['card_number']}): {money(r['amount'])}, {state}"
-            )
     elif game["status"] == "finished":
         lines.append(f"Partida finalizada: {clock(game['finished_at'])}")
     else:

@@ -205,7 +205,7 @@ def _register_series(state: HallState, cmd: c.RegisterSeries, now: datetime) -> 
     return [
         e.SeriesRegistered(
             series_id=cmd.series_id,
-            face_value=cmd.face_value,
+            face_value=cmd.face_value.quantize(Decimal("0.01")),  # "1E+1" recorded as 10.00
             size=cmd.size,
             commitment=cmd.commitment,
         )

@@ -463,6 +463,45 @@ def test_refunds_paid_are_printed_under_the_void_and_what_is_owed_at_the_close(l
     assert "Pendiente de devolver: 73,50 €" in text(log, game_id=1)
 
 
+def test_the_prizes_of_a_voided_game_are_not_read_among_the_refunds_owed(log, service, clock):
+    """A line won, then the game voided and part of its cards refunded: the prize withdrawn is
+    under a heading of its own, not in the list of cards still owed (whose sum it would
+    break)."""
+    open_session(service, clock)
+    clock.at("18:00:00")
+    run(
+        service,
+        c.AnnounceSeries(series=("A1",)),
+        c.StartSale(),
+        c.RecordSale(series_id="A1", first=1, last=20),
+        c.CloseSale(),
+        c.AnnouncePrizes(),
+        c.StartDraw(),
+        *(c.DrawBall(number=n) for n in ROW0),
+        c.CallClaim(kind="line", series_id="A1", card_number=1, grid=CARD),
+        c.VerifyClaims(),
+    )
+    clock.now += timedelta(seconds=10)
+    run(service, c.GiveOrder())
+    clock.at("18:20:00")
+    run(service, c.VoidGame(reason=VoidReason.EQUIPMENT_BREAKDOWN, note="Avería del soplador"))
+    run(service, c.PayRefund(game_id=1, series_id="A1", first=2, last=5), actor="caja")
+
+    lines = text(log, game_id=1).splitlines()
+    void = line_index(lines, "PARTIDA NULA")
+    assert lines[void + 1 : void + 8] == [
+        "Devolución íntegra del importe de los cartones: 30,00 €",
+        "  serie A1 del nº 1 al 20",
+        "Premios otorgados en la partida:",
+        "  premio de la reclamación 1 (cartón A1 nº 1): 3,00 €, no pagado, anulado",
+        "Devolución pagada (2026-11-21 18:20:00.000 UTC, caja): serie A1 del nº 2 al 5 "
+        "(4 cartones), 6,00 €",
+        "Pendiente de devolver: 24,00 €",
+        "  serie A1 del nº 1 al 1 (1 cartón × 1,50 €): 1,50 €",
+    ]
+    assert lines[void + 8] == "  serie A1 del nº 6 al 20 (15 cartones × 1,50 €): 22,50 €"
+
+
 def test_a_refund_paid_in_a_later_session_is_printed_in_that_sessions_acta_in_time(
     log, service, clock
 ):

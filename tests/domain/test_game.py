@@ -558,6 +558,16 @@ class TestSessionRules:
             with pytest.raises(RuleError, match=message):
                 hall.run(c.RegisterSeries(**command))
 
+    def test_a_face_value_in_exponent_notation_is_recorded_in_cents(self):
+        """«1E+1» is ten euros: recorded as 10.00, so no amount derived from it (a sale, a
+        refund) is written 2E+1, which the pages cannot read as money."""
+        hall = Hall(profile("1979")).open_ready()
+        (registered,) = hall.run(
+            c.RegisterSeries(series_id="C5", face_value=Decimal("1E+1"), size=10)
+        )
+        assert str(registered.face_value) == "10.00"
+        assert registered.payload()["face_value"] == "10.00"
+
 
 @pytest.mark.parametrize("homologation", ["", "   "])
 def test_a_ball_set_without_its_homologation_is_not_registered(homologation):
