@@ -282,6 +282,10 @@ class HubServer:
             await connection.send(_dump(m.AuthInvalid(message=refused.message)))
             await connection.close(m.CLOSE_AUTH_FAILED, refused.code)
             return None
+        except STORE_FAILURES as error:  # not the credential's fault: the client comes back
+            store_failure(error, reading=True)
+            await connection.close(m.CLOSE_STREAM_FAILED, "the hall's store failed: try again")
+            return None
         if principal is None:
             await connection.send(_dump(m.AuthInvalid(message="unknown user, password or token")))
             await connection.close(m.CLOSE_AUTH_FAILED, "authentication failed")
@@ -410,7 +414,12 @@ class _Session:
         except CommandFailed as failed:
             await self.connection.send(_failure(message.id, failed.code, failed.message))
             return
-        missing = await self._not_in_log(fanout, message.after_seq, message.after_time)
+        try:
+            missing = await self._not_in_log(fanout, message.after_seq, message.after_time)
+        except STORE_FAILURES as error:  # the store gone: said, and the client subscribes again
+            failure = store_failure(error, reading=True)
+            await self.connection.send(_failure(message.id, "store_failed", failure))
+            return
         if missing is not None:  # it saw events this log no longer holds
             await self.connection.send(_failure(message.id, "not_in_log", missing))
             return

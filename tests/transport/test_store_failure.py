@@ -10,6 +10,10 @@ import json
 import urllib.error
 import urllib.request
 
+import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+
 from support.aio import run_async
 from support.databases import fresh_database_url, postgresql_unreachable
 from support.hub import PASSWORD, Client, hall_staff, open_game, prepare_store, running_hub
@@ -30,7 +34,7 @@ def test_a_database_gone_is_answered_store_failed_and_play_goes_on_when_it_is_ba
 
         async def scenario() -> None:
             async with running_hub(url, token, series) as hub, hall_staff(hub) as staff_etc:
-                staff, mesa, locutor, _ = staff_etc
+                staff, mesa, locutor, monitor = staff_etc
                 await open_game(staff, locutor)
                 port = int(hub.http.rsplit(":", 1)[1])
                 assert (await asyncio.to_thread(api_hall, port, "mesa", PASSWORD))[0] == 200
@@ -51,6 +55,15 @@ def test_a_database_gone_is_answered_store_failed_and_play_goes_on_when_it_is_ba
                     for user in ("mesa", "sala"):  # a login remembered, and one to check
                         status, body = await asyncio.to_thread(api_hall, port, user, PASSWORD)
                         assert status == 503 and body["error"]["code"] == "store_failed", body
+                    async with connect(hub.url) as unchecked:  # a login the store cannot check
+                        await unchecked.recv()
+                        await unchecked.send(json.dumps({"type": "auth", "token": "mon-x.y"}))
+                        with pytest.raises(ConnectionClosed):
+                            await unchecked.recv()
+                        assert unchecked.close_code == 1011  # try again, not a refused login
+                        assert unchecked.close_reason == "the hall's store failed: try again"
+                    refused = await monitor.request({"type": "subscribe", "after_seq": seq})
+                    assert refused["error"]["code"] == "store_failed", refused
                     frame = await asyncio.to_thread(_get, f"{hub.http}/frames/{'0' * 64}.jpg")
                     assert frame[0] == 503 and frame[1]["error"]["code"] == "store_failed"
                     assert hub.runtime.service.seq == seq

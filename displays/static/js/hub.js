@@ -181,8 +181,11 @@ export class Hub {
         this.onShowings(message.showings);
         break;
       case 'result': {
-        if (message.id === this.subscribeId && !message.success && message.error.code === 'not_in_log') {
-          this.logWentBack();
+        if (message.id === this.subscribeId && !message.success) {
+          // the log no longer holds what this page saw: start again; anything else (the
+          // store failing): connect again, with the usual growing delay
+          if (message.error.code === 'not_in_log') this.logWentBack();
+          else ws.close(4000, message.error.code);
           break;
         }
         const waiting = this.pending.get(message.id);
