@@ -703,7 +703,10 @@ def _pay_refund(state: HallState, cmd: c.PayRefund, now: datetime) -> list[e.Eve
         )
     ledger = state.refunds.get(cmd.game_id)
     if ledger is None:
-        raise RuleError(f"voided game {cmd.game_id} owes no refund: every card it sold is refunded")
+        raise RuleError(
+            f"voided game {cmd.game_id} owes no refund: it sold no card, or every card it sold "
+            "has been refunded"
+        )
     cards = f"{cmd.series_id} nº {cmd.first}–{cmd.last}"
     if cmd.first > cmd.last:
         raise RuleError(f"cards {cards}: the first card is after the last")

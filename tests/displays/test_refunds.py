@@ -35,6 +35,7 @@ def test_the_cajero_refunds_a_voided_game_in_parts_and_in_the_next_session(tmp_p
         mesa_row = mesa.locator("#refunds tbody[data-game='1'][data-series='A1']")
         expect(mesa_row.locator(".refund-owed")).to_have_text("nº 1–30 (30): 45,00 €")
         expect(mesa_row.locator("form.pay-refund")).to_be_hidden()
+        expect(mesa_row.locator("tr.refund-form")).to_be_hidden()  # no empty row either
 
         # the first ten cards handed back
         row.locator(".refund-last").fill("10")

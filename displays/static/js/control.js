@@ -146,6 +146,8 @@ function updateActions() {
   }
   for (const form of document.querySelectorAll('form.pay-refund')) {
     form.hidden = !may('pay_refund');
+    const row = form.closest('tr');
+    if (row) row.hidden = form.hidden; // no empty row for those who may not refund
     for (const field of form.elements) field.disabled = !legal('pay_refund') || busy.has(form.id);
   }
   $('#p-void').hidden = !may('void_game');
