@@ -152,6 +152,8 @@ def run_print(args: argparse.Namespace) -> int:
         raise UsageError(f"{out} is a folder: --out names the PDF to write")
     if out.resolve() == path.resolve():
         raise UsageError(f"--out {out} is the card file itself")
+    if out.suffix.lower() != ".pdf":  # a slip of the card file's or its seed's name
+        raise UsageError(f"--out {out} does not end in .pdf: it names the PDF to write")
     total = 0  # every card checked before any part is written: no part is left half done
     for line, record in read_cards(path):
         total += 1
@@ -172,6 +174,9 @@ def run_print(args: argparse.Namespace) -> int:
         if parts == 1
         else [out.with_name(f"{out.stem}-{k:04d}{out.suffix}") for k in range(1, parts + 1)]
     )
+    existing = [name for name in names if name.exists()]
+    if existing:  # a series, its seed or an earlier print: never written over
+        raise UsageError(f"{existing[0]} exists: printing writes no file over another")
     stream = records()
     printed = 0
     written: list[Path] = []

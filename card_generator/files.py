@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
@@ -123,21 +124,39 @@ def _read_jsonl(handle: TextIO) -> Iterator[tuple[int, dict[str, Any] | str]]:
         yield line_number, record if isinstance(record, dict) else "not a JSON object"
 
 
+def _csv_int(text: str | None) -> int:
+    """A whole number as a card file writes it: ASCII digits only (int() would take "+7",
+    " 7", "1_0" and other scripts' digits)."""
+    if text is None or not _DIGITS.fullmatch(text):
+        raise ValueError(f"{text!r} is not a whole number in digits 0-9")
+    return int(text)
+
+
+_DIGITS = re.compile(r"[0-9]{1,18}")
+
+
 def _read_csv(handle: TextIO) -> Iterator[tuple[int, dict[str, Any] | str]]:
     reader = csv.DictReader(handle)
-    for row in reader:
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as error:  # a field over the csv module's limit, a stray NUL …
+            yield reader.line_num, f"bad CSV row ({error})"
+            return
         line_number = reader.line_num
         try:
             record: dict[str, Any] = {
                 "series": row["series"],
-                "number": int(row["number"]),
+                "number": _csv_int(row["number"]),
                 "face_value": row["face_value"],
-                "series_size": int(row["series_size"]),
-                "grid": [[int(row[f"r{r}c{c}"]) for c in range(1, 10)] for r in range(1, 4)],
+                "series_size": _csv_int(row["series_size"]),
+                "grid": [[_csv_int(row[f"r{r}c{c}"]) for c in range(1, 10)] for r in range(1, 4)],
                 "code": row["code"],
             }
             if row.get("strip"):
-                record["strip"] = int(row["strip"])
+                record["strip"] = _csv_int(row["strip"])
         except (KeyError, TypeError, ValueError) as error:
             yield line_number, f"bad CSV row ({error})"
             continue

@@ -19,7 +19,7 @@ from bingo_hall.domain.cards import card_violations
 from card_generator.ranking import rank
 from card_generator.series import MAX_FACE_VALUE, SERIES_ID_PATTERN, STRIP_SIZE, security_code
 
-FACE_VALUE = re.compile(r"^[0-9]+\.[0-9]{2}$")
+FACE_VALUE = re.compile(r"[0-9]+\.[0-9]{2}")  # fullmatch: "$" would let a final newline by
 FIELDS = ("series", "number", "face_value", "series_size", "grid", "code")
 
 
@@ -103,13 +103,13 @@ class _Checker:
         face_value = record["face_value"]
         if not isinstance(series, str) or not SERIES_ID_PATTERN.fullmatch(series):
             yield Problem(line, label, "series-id", f"{series!r} is not a letter and a number")
-        if not isinstance(face_value, str) or not FACE_VALUE.match(face_value):
+        if not isinstance(face_value, str) or not FACE_VALUE.fullmatch(face_value):
             yield Problem(line, label, "face-value", f"{face_value!r} is not an amount like 1.50")
         elif _amount(face_value) <= 0:
             yield Problem(line, label, "face-value", f"{face_value} is not positive")
         elif _amount(face_value) > MAX_FACE_VALUE:
             yield Problem(line, label, "face-value", f"{face_value} is over {MAX_FACE_VALUE}")
-        if not isinstance(size, int) or size < 1:
+        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
             yield Problem(line, label, "series-size", f"{size!r} is not a positive whole number")
         elif isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= size:
             yield Problem(line, label, "numbering", f"card number {number!r} is not 1..{size}")

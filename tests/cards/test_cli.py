@@ -205,6 +205,9 @@ def test_unreadable_files_are_one_line_errors(tmp_path):
 def test_a_bad_print_destination_or_avoided_file_is_a_one_line_error(tmp_path):
     generate(tmp_path, "a.jsonl", "--seed", "06")
     (tmp_path / "folder").mkdir()
+    for kept in ("kept.pdf", "kept-0002.pdf"):
+        (tmp_path / kept).write_bytes(b"%PDF-1.4 an earlier print\n")
+    seed = (tmp_path / "a.jsonl.seed.json").read_bytes()
     lines = (tmp_path / "a.jsonl").read_text().splitlines()
     broken = json.loads(lines[0])
     broken["grid"][0] = [0] * 9
@@ -213,6 +216,9 @@ def test_a_bad_print_destination_or_avoided_file_is_a_one_line_error(tmp_path):
         (["print", "a.jsonl", "--out", "nowhere/a.pdf"], "folder nowhere does not exist"),
         (["print", "a.jsonl", "--out", "folder"], "folder is a folder"),
         (["print", "a.jsonl", "--out", "a.jsonl"], "is the card file itself"),
+        (["print", "a.jsonl", "--out", "a.jsonl.seed.json"], "does not end in .pdf"),
+        (["print", "a.jsonl", "--out", "kept.pdf"], "kept.pdf exists"),
+        (["print", "a.jsonl", "--out", "kept.pdf", "--per-file", "2"], "kept-0002.pdf exists"),
         (
             ["generate", "--series", "B1", "--count", "6", "--face-value", "1",
              "--distinct-from", "broken.jsonl", "--out", "b.jsonl"],
@@ -224,6 +230,9 @@ def test_a_bad_print_destination_or_avoided_file_is_a_one_line_error(tmp_path):
         assert done.returncode == 2 and len(lines) == 1 and message in lines[0], done.stderr
     assert json.loads((tmp_path / "a.jsonl").read_text().splitlines()[0])["number"] == 1
     assert not (tmp_path / "b.jsonl").exists()
+    assert (tmp_path / "a.jsonl.seed.json").read_bytes() == seed
+    assert (tmp_path / "kept.pdf").read_bytes() == b"%PDF-1.4 an earlier print\n"
+    assert not (tmp_path / "kept-0001.pdf").exists()  # nothing written when one part exists
 
 
 @pytest.mark.parametrize("command", [[], ["generate"], ["verify"], ["print"]])
@@ -313,3 +322,29 @@ def test_printing_in_parts_writes_all_parts_or_none_and_counts_records_in_the_fi
     unwritable = cards("print", "a17.jsonl", "--out", "/proc/cards.pdf", cwd=tmp_path)
     assert unwritable.returncode == 2 and "Traceback" not in unwritable.stderr
     assert unwritable.stderr.startswith("bingo-cards: error: cannot write /proc/cards.pdf")
+
+
+def test_card_files_with_what_no_generator_writes_are_refused_in_one_line(tmp_path):
+    """A series size of `true`, a face value with a newline, a card number in other digits
+    than 0-9, a CSV field past the csv module's limit: each is named, never a traceback,
+    never "all good"."""
+    generate(tmp_path, "a.jsonl", "--seed", "06", count="6")
+    record = json.loads((tmp_path / "a.jsonl").read_text().splitlines()[0])
+    generate(tmp_path, "c.csv", "--seed", "06", count="6")
+    header, first, *rest = (tmp_path / "c.csv").read_text().splitlines()
+    columns = header.split(",")
+    arabic = first.split(",")
+    arabic[columns.index("number")] = "\u0661"  # ١, an Arabic-Indic one
+    huge = first.split(",")
+    huge[columns.index("code")] = "x" * 200_000
+    files = {
+        "size.jsonl": json.dumps({**record, "series_size": True}) + "\n",
+        "face.jsonl": json.dumps({**record, "face_value": "1.50\n"}) + "\n",
+        "arabic.csv": "\n".join([header, ",".join(arabic), *rest]) + "\n",
+        "huge.csv": "\n".join([header, ",".join(huge), *rest]) + "\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        done = cards("verify", name, cwd=tmp_path)
+        assert done.returncode != 0, (name, done.stdout, done.stderr)
+        assert "Traceback" not in done.stderr and "all good" not in done.stdout, name
