@@ -8,6 +8,8 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from bingo_hall.domain.errors import RuleError
 from bingo_hall.tables.bets import (
     Bet,
@@ -17,7 +19,13 @@ from bingo_hall.tables.bets import (
     request_from_json,
 )
 from bingo_hall.tables.config import TABLE_PROFILES_DIR, find_table_profile
-from bingo_hall.tables.limits import LimitChoice, ResolvedLimits, default_tier, resolve_limits
+from bingo_hall.tables.limits import (
+    LimitChoice,
+    ResolvedLimits,
+    default_tier,
+    limit_problem,
+    resolve_limits,
+)
 from bingo_hall.tables.money import money
 from bingo_hall.tables.profiles import (
     BouleRules,
@@ -46,8 +54,8 @@ def _decimal(text: str, what: str) -> Decimal:
         value = Decimal(text)
     except InvalidOperation:
         raise RuleError(f"{what} is not a number: {text!r}") from None
-    if not value.is_finite() or value <= 0:
-        raise RuleError(f"{what} must be a positive amount, not {text!r}")
+    if (problem := limit_problem(value)) is not None:
+        raise RuleError(f"{what} {problem}, not {text!r}")
     return value
 
 
@@ -99,15 +107,21 @@ def _choice(args: argparse.Namespace, table: TableGame) -> LimitChoice:
             if args.maximum is not None
             else minimum * DEFAULT_FORTUNE_MAXIMUM
         )
-    return LimitChoice(
-        minimum=minimum,
-        tier=tier,
-        even_tier=args.even_tier,
-        maximum=maximum,
-        layout_minimum=args.layout_minimum,
-        even_minimum=args.even_minimum,
-        even_multiples=args.even_multiples,
-    )
+    try:
+        return LimitChoice(
+            minimum=minimum,
+            tier=tier,
+            even_tier=args.even_tier,
+            maximum=maximum,
+            layout_minimum=args.layout_minimum,
+            even_minimum=args.even_minimum,
+            even_multiples=args.even_multiples,
+        )
+    except ValidationError as error:  # e.g. the default maximum of a huge minimum
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        why = first["msg"].removeprefix("Value error, ")
+        raise RuleError(f"the table's {where}: {why}") from None
 
 
 def _colours(args: argparse.Namespace, table: TableGame, limits: ResolvedLimits) -> dict:

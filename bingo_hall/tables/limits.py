@@ -9,10 +9,26 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from bingo_hall.domain.errors import RuleError
 from bingo_hall.tables.profiles import BouleRules, FortuneRules, GameRules, Model, RouletteRules
+
+# A table's limits are amounts of money: whole cents, and at most this (a stake the bets allow
+# is at most 10¹⁵; a limit must leave room for the multiples the profiles take of it)
+LIMIT_CENT = Decimal("0.01")
+MAX_LIMIT = Decimal(10) ** 12
+
+
+def limit_problem(value: Decimal) -> str | None:
+    """Why an amount cannot be a table limit, or None."""
+    if not value.is_finite() or value <= 0:
+        return "must be a positive amount"
+    if value > MAX_LIMIT:
+        return f"must be at most {MAX_LIMIT:,}"
+    if value != value.quantize(LIMIT_CENT):
+        return "must be a whole number of cents"
+    return None
 
 
 class LimitChoice(Model):
@@ -25,6 +41,13 @@ class LimitChoice(Model):
     layout_minimum: int = 1  # boule: this layout plays at 1 or 2 × the authorised minimum
     even_minimum: int = 1  # roulette: even-chance minimum ×minimum (EUS L294, AST L358)
     even_multiples: bool = False  # even-chance stakes must be multiples of their minimum
+
+    @field_validator("minimum", "maximum")
+    @classmethod
+    def _an_amount(cls, value: Decimal | None) -> Decimal | None:
+        if value is not None and (problem := limit_problem(value)) is not None:
+            raise ValueError(problem)
+        return value
 
 
 class BetLimit(Model):

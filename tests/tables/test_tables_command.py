@@ -218,6 +218,9 @@ CASES = [
     (["--void", "earthquake"], "'earthquake' is not a void reason of french-roulette"),
     (["--tier", "50"], "tier 50 is not allowed"),
     (["--minimum", "cheap"], "--minimum is not a number: 'cheap'"),
+    (["--minimum", "1e999999"], "--minimum must be at most 1,000,000,000,000"),
+    (["--minimum", "1.005"], "--minimum must be a whole number of cents, not '1.005'"),
+    (["--minimum", "0"], "--minimum must be a positive amount"),
     (["--revolutions", "5"], "--revolutions applies to the wheel of fortune only"),
     (["--colour", "green=2"], "--colour: french-roulette under profile 1979 has no colour"),
     (["--maximum", "50"], "--maximum does not apply to french-roulette"),
@@ -270,6 +273,9 @@ def bad_input_commands(tmp_path: Path) -> list[tuple[list[str], str]]:
     commands.append(([*wof, "--outcome", "1"], "needs --revolutions"))
     commands.append(([*wof, "--outcome", "3", "--revolutions", "5"], "outcome '3' is not on"))
     commands.append(([*wof, "--outcome", "1", "--revolutions", "-1"], "must be 0 or more"))
+    huge = ["--outcome", "1", "--revolutions", "5"]
+    commands.append(([*wof, *huge, "--maximum", "1e999999"], "--maximum must be at most"))
+    commands.append(([*wof, *huge, "--minimum", "999999999999"], "the table's maximum: must be"))
     return commands
 
 
