@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -15,15 +16,17 @@ class VisionInputError(ValueError):
 def run_read(args: argparse.Namespace) -> int:
     paths = [Path(name) for name in args.images]
     for path in paths:
-        if not path.is_file():
-            raise VisionInputError(f"{path}: no such image file")
+        _readable(path)
     from bingo_hall.vision.reading import Reading
     from bingo_hall.vision.recognise import BallReader, load_frame
 
     reader = BallReader()
     candidates = _candidates(args.candidates)
     for path, name in zip(paths, args.images, strict=True):
-        frame = load_frame(path)
+        try:
+            frame = load_frame(path)
+        except OSError as error:  # gone or locked since it was looked at
+            raise VisionInputError(f"{path}: cannot read it ({error.strerror})") from None
         if frame is None:
             reading = Reading(None, 0.0, None, "unreadable")
         else:
@@ -32,13 +35,34 @@ def run_read(args: argparse.Namespace) -> int:
     return 0
 
 
+def _readable(path: Path) -> None:
+    """VisionInputError, in one line, unless `path` is a file this user may read."""
+    try:
+        regular = stat.S_ISREG(path.stat().st_mode)  # not a folder, nor a pipe to wait on
+        if regular:
+            with path.open("rb"):
+                pass
+    except (FileNotFoundError, NotADirectoryError):
+        regular = False
+    except PermissionError:
+        raise VisionInputError(f"{path}: cannot read it (permission denied)") from None
+    except OSError as error:
+        raise VisionInputError(f"{path}: cannot read it ({error.strerror})") from None
+    if not regular:
+        raise VisionInputError(f"{path}: no such image file")
+
+
 def _candidates(text: str | None) -> list[int] | None:
     if text is None:
         return None
     try:
         numbers = [int(part) for part in text.split(",") if part.strip()]
+        if any(not part.strip().isascii() for part in text.split(",")):
+            raise ValueError(text)  # other scripts' digits: not how a ball is written
     except ValueError:
         raise VisionInputError(f"--candidates: not a list of numbers: {text!r}") from None
+    if not numbers:
+        raise VisionInputError(f"--candidates: no ball given in {text!r}")
     bad = [n for n in numbers if not 1 <= n <= 90]
     if bad:
         raise VisionInputError(f"--candidates: no ball {bad[0]}: balls are numbered 1 to 90")

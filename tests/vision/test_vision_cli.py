@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -75,6 +76,10 @@ def test_candidates_option(tmp_path: Path) -> None:
     assert (reading["number"], reading["guess"], reading["reason"]) == (None, 44, "unsure")
     bad = run("vision", "read", "--candidates", "44,99", str(ball))
     assert bad.returncode != 0 and "99" in bad.stderr and "Traceback" not in bad.stderr
+    for given, message in ((",", "no ball given"), ("\u0664\u0664", "not a list of numbers")):
+        refused = run("vision", "read", "--candidates", given, str(ball))  # , and ٤٤
+        assert refused.returncode == 2 and message in refused.stderr, refused.stderr
+        assert refused.stdout == ""
 
 
 def test_a_missing_file_is_a_one_line_error(tmp_path: Path) -> None:
@@ -85,6 +90,23 @@ def test_a_missing_file_is_a_one_line_error(tmp_path: Path) -> None:
     assert "Traceback" not in result.stderr
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "nowhere.png" in lines[0]
+
+
+def test_an_image_it_may_not_read_is_a_one_line_error(tmp_path: Path) -> None:
+    """A file there but not readable by the user (as root, the check runs as nobody): one
+    line naming it, no traceback, nothing printed for any image."""
+    locked = tmp_path / "locked.png"
+    cv2.imwrite(str(locked), render_ball(44, np.random.default_rng(32), HELD_OUT))
+    locked.chmod(0o600 if os.geteuid() == 0 else 0)
+    tmp_path.chmod(0o755)
+    as_user = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+    command = [*(as_user if os.geteuid() == 0 else []), str(BINGO_HALL), "vision", "read"]
+    result = subprocess.run(
+        [*command, str(locked)], cwd="/", capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 2 and result.stdout == "", result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert lines == [f"bingo-hall: error: {locked}: cannot read it (permission denied)"]
 
 
 def test_help() -> None:
