@@ -203,14 +203,13 @@ def _run_demo(args: argparse.Namespace, config: HallConfig, profile: RuleProfile
 
 
 def run_acta(args: argparse.Namespace) -> int:
-    from bingo_hall.acta.frames_export import require_empty_directory
+    from bingo_hall.acta.frames_export import make_frames_directory, unmake
 
     config = _config(args)
-    if args.frames is not None:
-        require_empty_directory(args.frames)
-    log = _open_log(config, args.db, existing=True)
-    chain = log.verify_chain(config.hall_id)
+    made = [] if args.frames is None else make_frames_directory(args.frames)
     try:
+        log = _open_log(config, args.db, existing=True)
+        chain = log.verify_chain(config.hall_id)
         acta = build_acta(
             config.hall_id,
             log.iter_all(config.hall_id),
@@ -219,10 +218,15 @@ def run_acta(args: argparse.Namespace) -> int:
             game_id=args.game,
         )
     except LookupError as error:
+        unmake(made)  # a refusal leaves no directory behind
         raise UserError(str(error.args[0])) from None
     except AlteredLog as altered:
+        unmake(made)
         print(altered)
         return 1
+    except BaseException:
+        unmake(made)
+        raise
     print(json.dumps(acta, ensure_ascii=False, indent=2) if args.json else render_text(acta))
     exported = args.frames is None or _export_frames(acta, log, args.frames)
     return 0 if chain.ok and exported else 1

@@ -364,6 +364,15 @@ def ball_frames(acta: dict) -> dict[str, str]:
     }
 
 
+def test_an_acta_refused_leaves_no_frames_directory_behind(demo_text, tmp_path):
+    for args in (["--game", "99", "--db", demo_text.url], ["--db", f"sqlite:///{tmp_path}/no.db"]):
+        folder = tmp_path / "new" / "frames"
+        result = cli("acta", *(args if "--game" in args else ["--session", "1", *args]),
+                     "--frames", str(folder))  # fmt: skip
+        assert result.code == 2 and "Traceback" not in result.err, result.err
+        assert not (tmp_path / "new").exists(), args
+
+
 def test_the_frames_the_acta_cites_are_written_for_sha256sum_to_check(demo_text, actas, tmp_path):
     acta = json.loads(actas["session json"].out)
     cited = ball_frames(acta)

@@ -61,7 +61,7 @@ def _game_frames(game: Json) -> Iterator[CitedFrame]:
 def export_frames(
     cited: list[CitedFrame], fetch: Callable[[str], bytes | None], directory: Path
 ) -> list[str]:
-    """Write each cited frame into `directory` (see `require_empty_directory`) with
+    """Write each cited frame into `directory` (see `make_frames_directory`) with
     `SHA256SUMS`; returns the problems (a frame missing from the store, or whose bytes
     changed), each naming the ball."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -82,15 +82,33 @@ def export_frames(
     return problems
 
 
-def require_empty_directory(directory: Path) -> None:
+def make_frames_directory(directory: Path) -> list[Path]:
     """The frames go in a new or empty directory, so that nothing else is taken for them; it
-    is made now (and must take files), before anything is printed."""
-    if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
+    is made now (and must take files), before anything is printed. Returns the directories
+    made, for `unmake` to take away if the acta is then refused."""
+    try:
+        taken = directory.exists() and (not directory.is_dir() or any(directory.iterdir()))
+    except OSError as error:  # a folder this user may not list
+        raise ValueError(f"cannot use {directory} for the frames: {error.strerror}") from None
+    if taken:
         raise ValueError(f"{directory} is not an empty directory: the frames go in a new one")
+    made = [folder for folder in (directory, *directory.parents) if not folder.exists()]
     try:
         directory.mkdir(parents=True, exist_ok=True)
         probe = directory / ".probe"
         probe.touch()
         probe.unlink()
     except OSError as error:
+        unmake(made)
         raise ValueError(f"cannot write the frames in {directory}: {error.strerror}") from None
+    return made
+
+
+def unmake(made: list[Path]) -> None:
+    """The directories `make_frames_directory` made, taken away again (deepest first) while
+    they are still empty."""
+    for folder in made:
+        try:
+            folder.rmdir()
+        except OSError:
+            return

@@ -12,7 +12,8 @@ import pytest
 from bingo_hall.acta.frames_export import (
     cited_frames,
     export_frames,
-    require_empty_directory,
+    make_frames_directory,
+    unmake,
 )
 
 JPEGS = {name: f"jpeg of {name}".encode() for name in ("first", "held", "voided")}
@@ -81,13 +82,16 @@ def test_a_missing_or_changed_frame_is_reported_and_not_written(tmp_path):
 
 
 def test_the_frames_go_in_a_new_or_empty_directory(tmp_path):
-    require_empty_directory(tmp_path / "new" / "frames")  # made now, before anything is printed
+    made = make_frames_directory(tmp_path / "new" / "frames")  # made before anything is printed
     assert (tmp_path / "new" / "frames").is_dir()
-    require_empty_directory(tmp_path / "new" / "frames")  # empty: still fine
+    assert made == [tmp_path / "new" / "frames", tmp_path / "new"]
+    assert make_frames_directory(tmp_path / "new" / "frames") == []  # empty: still fine
+    unmake(made)  # the acta refused after all: nothing left
+    assert not (tmp_path / "new").exists()
     (tmp_path / "kept.txt").write_text("other files")
     with pytest.raises(ValueError, match="is not an empty directory"):
-        require_empty_directory(tmp_path)
+        make_frames_directory(tmp_path)
     with pytest.raises(ValueError, match="is not an empty directory"):
-        require_empty_directory(tmp_path / "kept.txt")
+        make_frames_directory(tmp_path / "kept.txt")
     with pytest.raises(ValueError, match="cannot write the frames in /proc/frames"):
-        require_empty_directory(Path("/proc/frames"))
+        make_frames_directory(Path("/proc/frames"))
