@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import re
 import sys
 from collections.abc import Callable, Sequence
 from datetime import timedelta
@@ -99,6 +100,16 @@ def _hold_store(config: HallConfig, url: str | None, role: str, in_use: str) -> 
         raise UserError(f"cannot open the store {_shown(target)}: {_first_line(error)}") from None
     finally:
         engine.dispose()
+
+
+def _actor(text: str) -> str:
+    """Who gives a command at the console, as the hash-chained log records it: one line."""
+    if not re.fullmatch(r"[^\x00-\x20\x7f]([^\x00-\x1f\x7f]{0,62}[^\x00-\x20\x7f])?", text):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a name: 1 to 64 characters on one line, not starting or ending "
+            "with a space"
+        )
+    return text
 
 
 def _shown(url: str) -> str:
@@ -767,7 +778,9 @@ def build_parser() -> argparse.ArgumentParser:
         "hall's store and registers the series with its commitment. Only between games.",
     )
     imports.add_argument("file", help="JSONL or CSV card file from bingo-cards generate")
-    imports.add_argument("--actor", default="jefe-de-sala", help="who registers the series")
+    imports.add_argument(
+        "--actor", type=_actor, default="jefe-de-sala", help="who registers the series"
+    )
     imports.add_argument(
         "--commitment",
         help="the commitment published for the series (bingo-cards generate prints it): the "
@@ -787,7 +800,9 @@ def build_parser() -> argparse.ArgumentParser:
         "Prints the verdict as JSON; exit status 1 if the set was refused.",
     )
     commission.add_argument("--ball-set", required=True, help="the registered ball set's id")
-    commission.add_argument("--actor", default="jefe-de-mesa", help="who commissions the set")
+    commission.add_argument(
+        "--actor", type=_actor, default="jefe-de-mesa", help="who commissions the set"
+    )
     commission.add_argument(
         "--showings-per-ball",
         type=int,

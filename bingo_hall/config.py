@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
@@ -129,7 +130,7 @@ class TableConfig(BaseModel):
 
 class HallConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    hall_id: str = Field(min_length=1)
+    hall_id: str = Field(min_length=1, max_length=64)
     name: str = ""
     profile: str
     category: Literal["special", "first", "second", "third"] = "first"  # sets the terminal cap
@@ -142,6 +143,17 @@ class HallConfig(BaseModel):
     table_profiles_dir: str = "tables"
     tables: list[TableConfig] = []
     base_dir: Path = Path(".")
+
+    @field_validator("hall_id")
+    @classmethod
+    def _one_word(cls, hall_id: str) -> str:
+        # it names the hall's streams in the log (`<hall>/tables/<id>`) and its MQTT topics
+        if re.search(r"[\s/+#\x00-\x1f\x7f]", hall_id):
+            raise ValueError(
+                f"{hall_id!r}: a hall id is one word, without spaces, '/', '+' or '#' (it names "
+                "the hall's streams and MQTT topics)"
+            )
+        return hall_id
 
     @field_validator("tables")
     @classmethod

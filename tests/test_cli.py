@@ -820,7 +820,7 @@ def test_mqtt_access_refuses_bad_input_in_one_line_and_changes_nothing(tmp_path)
         "not a password file": [f"{config}: line 1 is not user:password-hash", "nothing written"],
         "unwritable": ["cannot write /proc/bingo.passwd", "nothing written"],
         "username": ["mqtt.username", "no longer read", "bingo-hall mqtt-access"],
-        "hall id": ["'sala 1' cannot name a broker user"],
+        "hall id": ["'sala 1': a hall id is one word, without spaces"],
     }.items():
         assert_one_line_error(results[case], *mentions)
         assert "clave" not in results[case].err

@@ -114,3 +114,17 @@ def test_an_empty_commitment_or_a_manifest_commitment_not_text_is_refused(tmp_pa
     assert numeric.returncode == 2 and "Traceback" not in numeric.stderr
     assert "its manifest's commitment is not text: 12345" in numeric.stderr
     assert not (tmp_path / "hall.sqlite").exists()
+
+
+def test_who_imports_is_one_line_of_text_or_nothing_is_imported(tmp_path):
+    """The actor goes into the hash-chained log: an empty one, or one with a newline or a
+    terminal escape, is refused before anything is read or stored."""
+    series = generate_series("K6", 30, Decimal("1.00"), seed=b"actor")
+    path = tmp_path / "k6.jsonl"
+    write_series(series, path)
+    url = f"sqlite:///{tmp_path / 'hall.sqlite'}"
+    for actor in ("", " jefe", "jefe\nde sala", "jefe\x1b[31m"):
+        done = hall("import-series", str(path), "--db", url, "--actor", actor)
+        assert done.returncode == 2 and "argument --actor" in done.stderr, (actor, done.stderr)
+        assert "Traceback" not in done.stderr
+    assert not (tmp_path / "hall.sqlite").exists()

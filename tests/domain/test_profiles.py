@@ -311,3 +311,13 @@ def test_a_configuration_naming_a_missing_profile_fails_naming_the_profile_file(
     with pytest.raises(RuleError) as raised:
         config.load_profile()
     assert_one_line_naming(raised.value, tmp_path / "profiles" / "1982.toml", None)
+
+
+@pytest.mark.parametrize("hall_id", ["sala 9", "sala/9", "sala#9", "sala+9", "sala\\t9"])
+def test_a_hall_id_that_cannot_name_its_streams_and_topics_is_refused(tmp_path, hall_id):
+    """The hall id names its streams in the log (`<hall>/tables/<id>`) and its MQTT topics."""
+    path = tmp_path / "hall.toml"
+    path.write_text(GOOD_CONFIG.replace('"sala-9"', f'"{hall_id}"'), encoding="utf-8")
+    with pytest.raises(RuleError) as raised:
+        load_config(path)
+    assert_one_line_naming(raised.value, path, "a hall id is one word")
