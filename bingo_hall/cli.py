@@ -292,6 +292,13 @@ def _published_commitment(
     recorded = manifest.get("commitment")
     if recorded is not None and not isinstance(recorded, str):
         raise UserError(f"{path}: its manifest's commitment is not text: {recorded!r}")
+    if published is not None and recorded is not None:  # both must name this series
+        given, kept = published.strip().lower(), recorded.strip().lower()
+        if given != kept:
+            raise UserError(
+                f"--commitment {given} is not the commitment {kept} of {path}'s manifest: "
+                "which was published? (nothing imported)"
+            )
     expected = (published or recorded or "").strip().lower() or None
     named = manifest.get("algorithm")
     if expected is None:

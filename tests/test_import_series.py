@@ -113,6 +113,11 @@ def test_an_empty_commitment_or_a_manifest_commitment_not_text_is_refused(tmp_pa
     numeric = hall("import-series", str(path), "--db", url)
     assert numeric.returncode == 2 and "Traceback" not in numeric.stderr
     assert "its manifest's commitment is not text: 12345" in numeric.stderr
+    # a manifest recording another commitment than the one given: which was published?
+    (tmp_path / "k8.jsonl.seed.json").write_text(json.dumps({"commitment": "0" * 64}))
+    both = hall("import-series", str(path), "--db", url, "--commitment", series.commitment)
+    assert both.returncode == 2 and "Traceback" not in both.stderr
+    assert f"is not the commitment {'0' * 64} of {path}'s manifest" in both.stderr
     assert not (tmp_path / "hall.sqlite").exists()
 
 
