@@ -8,7 +8,15 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    field_validator,
+)
 
 from bingo_hall.domain.errors import RuleError
 from bingo_hall.domain.events import WitnessFloor
@@ -35,7 +43,10 @@ class CameraConfig(BaseModel):
     """The CCTV camera on the ball exit (spec §4) that checks every call."""
 
     model_config = ConfigDict(extra="forbid")
-    source: Annotated[int, Field(ge=0, le=2**31 - 1)] | str = Field(
+    # strict: TOML's true is not device 1, nor 1e3 device 1000, and "" is no source at all
+    source: (
+        Annotated[StrictInt, Field(ge=0, le=2**31 - 1)] | Annotated[StrictStr, Field(min_length=1)]
+    ) = Field(
         default="simulated",
         description='"simulated", "none", a device index (0 or more), or a video URL/file '
         "for OpenCV",
@@ -52,6 +63,16 @@ class CameraConfig(BaseModel):
         "names at this confidence or more, the set's prints nearest it too (docs/vision.md); "
         "none: only on its accepted reading",
     )
+
+    @field_validator("source", mode="before")
+    @classmethod
+    def _a_camera(cls, source: object) -> object:
+        if isinstance(source, bool | float) or source == "":
+            raise ValueError(
+                f'{source!r} is not a camera: give "simulated", "none", a device index (0 '
+                "or more), or a video URL or file"
+            )
+        return source
 
     @field_validator("typeface")
     @classmethod

@@ -321,3 +321,13 @@ def test_a_hall_id_that_cannot_name_its_streams_and_topics_is_refused(tmp_path, 
     with pytest.raises(RuleError) as raised:
         load_config(path)
     assert_one_line_naming(raised.value, path, "a hall id is one word")
+
+
+@pytest.mark.parametrize("source", ["true", "1e3", '""', "-1"])
+def test_a_camera_source_that_names_no_camera_is_refused(tmp_path, source):
+    """TOML's true is not device 1, nor 1e3 device 1000; an empty source is none at all."""
+    path = tmp_path / "hall.toml"
+    path.write_text(GOOD_CONFIG + f"\n[camera]\nsource = {source}\n", encoding="utf-8")
+    with pytest.raises(RuleError) as raised:
+        load_config(path)
+    assert_one_line_naming(raised.value, path, "camera.source")
