@@ -27,6 +27,7 @@ from bingo_hall.store.projections import PROJECTORS, create_projection_tables
 from bingo_hall.tables.cli import add_tables_parser
 from bingo_hall.threads import use_one_blas_thread
 from bingo_hall.vision.cli import add_vision_parser
+from card_generator.arguments import whole_number
 from card_generator.files import CardFileError
 
 if TYPE_CHECKING:
@@ -721,8 +722,8 @@ def _add_credential_parsers(commands: Any, common: argparse.ArgumentParser) -> N
 
 def _port(text: str) -> int:
     try:
-        port = int(text)
-    except ValueError:
+        port = whole_number(text)
+    except argparse.ArgumentTypeError:
         port = -1
     if not 0 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"{text!r} is not a port (0 to 65535)")
@@ -767,8 +768,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     acta.add_argument("--json", action="store_true", help="print the acta as JSON")
     scope = acta.add_mutually_exclusive_group(required=True)
-    scope.add_argument("--game", type=int, help="game id")
-    scope.add_argument("--session", type=int, help="session id")
+    scope.add_argument("--game", type=whole_number, help="game id")
+    scope.add_argument("--session", type=whole_number, help="session id")
     acta.add_argument(
         "--frames",
         type=Path,
@@ -812,7 +813,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commission.add_argument(
         "--showings-per-ball",
-        type=int,
+        type=whole_number,
         default=SHOWINGS_PER_BALL,
         help="simulated camera only: how many times each ball is shown (default %(default)s)",
     )

@@ -13,6 +13,7 @@ import numpy as np
 from tqdm import tqdm
 
 from bingo_hall.domain.cards import card_violations
+from card_generator.arguments import whole_number
 from card_generator.files import CardFileError, read_cards, write_series
 from card_generator.ranking import rank
 from card_generator.series import GeneratedSeries, generate_series, generate_strip_series
@@ -213,7 +214,7 @@ def build_parser() -> argparse.ArgumentParser:
     generate.add_argument(
         "--series", required=True, help="series id: letter(s) and number, e.g. A17"
     )
-    generate.add_argument("--count", required=True, type=int, help="cards in the series")
+    generate.add_argument("--count", required=True, type=whole_number, help="cards in the series")
     generate.add_argument("--face-value", required=True, help="price of a card, e.g. 1.50")
     generate.add_argument("--strips", action="store_true", help="strips of 6 cards holding 1-90")
     generate.add_argument("--seed", help="seed in hexadecimal (default: fresh from the OS)")
@@ -248,7 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
     printer.add_argument("--out", required=True, help="the PDF to write")
     printer.add_argument(
         "--per-file",
-        type=int,
+        type=whole_number,
         default=20_000,
         metavar="N",
         help="cards per PDF (a larger series is split into OUT-0001.pdf, ...; default 20000, "

@@ -44,6 +44,7 @@ from bingo_hall.tables.settlement import (
     settle,
     void_coup,
 )
+from card_generator.arguments import whole_number
 
 PROFILE_NAMES = ("1977", "1979", "basque", "asturias", "wof-003")
 DEFAULT_FORTUNE_MAXIMUM = 100  # × the minimum, when --maximum is not given
@@ -304,18 +305,20 @@ def add_tables_parser(commands: argparse._SubParsersAction) -> None:
     )
     settle_parser.add_argument(
         "--revolutions",
-        type=int,
+        type=whole_number,
         help="wheel of fortune: complete revolutions after the second impulse",
     )
     settle_parser.add_argument("--minimum", default="1", help="table minimum (default 1)")
     settle_parser.add_argument(
         "--tier",
-        type=int,
+        type=whole_number,
         help="roulette: straight-up maximum × the minimum (default: the profile's highest); "
         "boule: number maximum × the minimum (default 100)",
     )
     settle_parser.add_argument(
-        "--even-tier", type=int, help="boule: even-chance maximum × the minimum (default 500)"
+        "--even-tier",
+        type=whole_number,
+        help="boule: even-chance maximum × the minimum (default 500)",
     )
     settle_parser.add_argument(
         "--maximum",
@@ -323,13 +326,13 @@ def add_tables_parser(commands: argparse._SubParsersAction) -> None:
     )
     settle_parser.add_argument(
         "--layout-minimum",
-        type=int,
+        type=whole_number,
         default=1,
         help="boule: the layout plays at 1 or 2 × the authorised minimum",
     )
     settle_parser.add_argument(
         "--even-minimum",
-        type=int,
+        type=whole_number,
         default=1,
         help="roulette: even-chance minimum × the minimum (up to 5 where the profile allows)",
     )

@@ -348,3 +348,14 @@ def test_card_files_with_what_no_generator_writes_are_refused_in_one_line(tmp_pa
         done = cards("verify", name, cwd=tmp_path)
         assert done.returncode != 0, (name, done.stdout, done.stderr)
         assert "Traceback" not in done.stderr and "all good" not in done.stdout, name
+
+
+def test_numbers_on_the_command_line_are_in_digits_0_to_9(tmp_path):
+    """argparse's int takes «١٠» (Arabic-Indic ten), «+7» and «1_0»: slips, not numbers."""
+    for count in ("\u0661\u0660", "+7", "1_0", " 7"):
+        done = cards(
+            "generate", "--series", "A1", "--count", count, "--face-value", "1",
+            "--out", "a.jsonl", cwd=tmp_path,
+        )  # fmt: skip
+        assert done.returncode == 2 and "is not a whole number in digits 0-9" in done.stderr
+        assert not (tmp_path / "a.jsonl").exists()
