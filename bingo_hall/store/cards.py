@@ -42,6 +42,13 @@ class CardStore:
             tables=[SeriesRecord.__table__, CardRecord.__table__],  # type: ignore[list-item]
         )
 
+    def commitment_of(self, series_id: str) -> str | None:
+        """The commitment of the series stored under `series_id`, or None."""
+        with self.engine.connect() as connection:
+            return connection.execute(
+                select(SeriesRecord.commitment).where(SeriesRecord.series_id == series_id)
+            ).scalar_one_or_none()
+
     def import_series(self, series: GeneratedSeries) -> str:
         """Store every card of a generated series in one transaction; returns the commitment.
 

@@ -70,3 +70,25 @@ def test_a_second_writer_on_the_same_hall_cannot_decide_on_a_stale_state(store_u
         assert log.head(HALL)[0] == 2
     finally:
         log.engine.dispose()
+
+
+def test_a_demo_killed_after_storing_a_series_cards_registers_those_cards(store_url):
+    """The demo stores a series' cards, then registers the series: killed between the two,
+    the cards are stored and no event names them. Carried on, it registers the cards stored,
+    under their commitment, instead of new cards the store would refuse under the same id."""
+    from decimal import Decimal
+
+    from bingo_hall.store.cards import CardStore
+    from card_generator.series import generate_series
+
+    log = open_log(store_url)
+    try:
+        stored = CardStore(log.engine).import_series(
+            generate_series("A1", 300, Decimal("1.50"), seed=b"killed before registering")
+        )
+        play_session(log)
+        registered = [e.payload for e in log.iter_all(HALL) if e.type == "series_registered"]
+        assert registered[0]["series_id"] == "A1" and registered[0]["commitment"] == stored
+        assert log.verify_chain(HALL).ok
+    finally:
+        log.engine.dispose()
