@@ -24,7 +24,7 @@ from bingo_hall.store.instance_lock import InstanceLock
 from bingo_hall.transport.login_guard import LoginGuard
 from bingo_hall.transport.messages import Auth
 from bingo_hall.transport.mqtt_bridge import MqttBridge, StreamBridge
-from bingo_hall.transport.mqtt_witness import LoginRefused
+from bingo_hall.transport.mqtt_witness import BrokerRefusedLogin
 from bingo_hall.transport.routes import http_routes
 from bingo_hall.transport.table_bridge import TableBridge
 from bingo_hall.transport.ws_server import HubServer
@@ -56,7 +56,7 @@ async def _check_witnesses(bridges: list[StreamBridge]) -> None:
     for bridge in bridges:
         try:
             await bridge.check_witness()
-        except LoginRefused:
+        except BrokerRefusedLogin:
             continue  # the bridge says why, and what to do, when it tries to connect
         except (aiomqtt.MqttError, OSError, TimeoutError) as error:
             logger.warning(

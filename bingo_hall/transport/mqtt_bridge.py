@@ -44,8 +44,8 @@ from bingo_hall.store.positions import PublishedPositions
 from bingo_hall.transport.fanout import event_frame, hold_until_shown
 from bingo_hall.transport.mqtt_access import hall_client_id, witness_client_id
 from bingo_hall.transport.mqtt_witness import (
+    BrokerRefusedLogin,
     LogBehindBroker,
-    LoginRefused,
     refused_login,
     retained_seq,
 )
@@ -287,8 +287,8 @@ class StreamBridge:
                         delay = self.backoff_initial
                         refused = False
                     if refused_login(error):  # the bridge's own connection, not the witness's
-                        error = LoginRefused(error, self.identifier, self.config)
-                    if isinstance(error, LoginRefused):
+                        error = BrokerRefusedLogin(error, self.identifier, self.config)
+                    if isinstance(error, BrokerRefusedLogin):
                         # no use knocking fast: the broker's files change when a person acts
                         delay = self.backoff_max
                         logger.log(

@@ -27,7 +27,7 @@ logger = logging.getLogger(__name__)
 LOGIN_REFUSED_CODES = frozenset({4, 5, 134, 135})
 
 
-class LoginRefused(aiomqtt.MqttError):
+class BrokerRefusedLogin(aiomqtt.MqttError):
     """The broker refused a hub connection's login: what to do about it, in one message."""
 
     def __init__(self, error: MqttConnectError, user: str, config: MqttConfig) -> None:
@@ -97,7 +97,7 @@ async def retained_seq(
                     return _seq_of(message.payload)
     except MqttConnectError as error:
         if refused_login(error):
-            raise LoginRefused(error, identifier, config) from None
+            raise BrokerRefusedLogin(error, identifier, config) from None
         raise
     except TimeoutError:
         # the broker took the login but neither the state nor the marker came back: its ACL
