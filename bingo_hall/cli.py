@@ -23,6 +23,7 @@ from bingo_hall.hub.commissioning import SHOWINGS_PER_BALL
 from bingo_hall.hub.service import HallService, utc_now
 from bingo_hall.store import EventLog, StoreError, make_engine
 from bingo_hall.store.eventlog import EventEnvelope
+from bingo_hall.store.new_files import NewStoreFiles, sqlite_file
 from bingo_hall.store.projections import PROJECTORS, create_projection_tables
 from bingo_hall.tables.cli import add_tables_parser
 from bingo_hall.threads import use_one_blas_thread
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from bingo_hall.store.instance_lock import InstanceLock
 
 REPO_CONFIG = Path(__file__).resolve().parent.parent / "config" / "hall.toml"
+NEW_STORE_FILES = NewStoreFiles()  # removed again when the command is refused
 
 
 class UserError(Exception):
@@ -66,6 +68,7 @@ def _open_log(
     target = url or config.store_url()
     if existing:
         _require_sqlite_file(target)
+    NEW_STORE_FILES.note(target)
     try:
         engine = make_engine(target)
         create_projection_tables(engine)
@@ -92,6 +95,7 @@ def _hold_store(config: HallConfig, url: str | None, role: str, in_use: str) -> 
     from bingo_hall.store.instance_lock import StoreInUse, take_instance_lock
 
     target = url or config.store_url()
+    NEW_STORE_FILES.note(target)
     engine = make_engine(target)
     try:
         return take_instance_lock(engine, role)
@@ -128,15 +132,9 @@ def _first_line(error: BaseException) -> str:
 
 
 def _require_sqlite_file(url: str) -> None:
-    try:
-        parsed = sqlalchemy.engine.make_url(url)
-    except sqlalchemy.exc.ArgumentError:
-        return  # make_engine names the bad URL
-    uri = (parsed.database or "").startswith((":memory:", "file:"))  # URI mode: SQLite's own
-    if parsed.get_backend_name() == "sqlite" and parsed.database and not uri:
-        path = Path(parsed.database).expanduser()
-        if not path.is_file():
-            raise UserError(f"no store at {path}: check --db (or store.url in the configuration)")
+    path = sqlite_file(url)
+    if path is not None and not path.is_file():
+        raise UserError(f"no store at {path}: check --db (or store.url in the configuration)")
 
 
 def _demo_camera(config: HallConfig, log: EventLog) -> BallCheck:
@@ -857,6 +855,17 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     use_one_blas_thread()
+    try:
+        status = _run(args)
+        if status != 0:
+            NEW_STORE_FILES.remove_unused()
+        return status
+    finally:
+        NEW_STORE_FILES.forget()
+
+
+def _run(args: argparse.Namespace) -> int:
+    """The command, its refusals said in one line."""
     try:
         return args.run(args)
     except (RuleError, StoreError, UserError, CardFileError, ValueError) as error:

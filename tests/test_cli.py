@@ -6,6 +6,7 @@ import hashlib
 import json
 import re
 import shutil
+import socket
 import sqlite3
 import subprocess
 from contextlib import closing
@@ -515,6 +516,55 @@ def test_a_store_or_camera_that_cannot_be_opened_is_a_one_line_error(bad_input, 
 def test_bad_input_writes_no_store(bad_input):
     assert not (bad_input.folder / "x.sqlite").exists()
     assert not (bad_input.folder / "no").exists()  # a mistyped --db makes no folder either
+
+
+def test_a_refused_command_leaves_no_new_store_behind(tmp_path):
+    """user-add, device-add and serve make the hall's store when it is not there, as a hall
+    starts; refused, they leave no store (nor journal, nor the hub's lock file) behind. A
+    store that was there before a refusal is kept, even with nothing in it."""
+    from support.cli import hall
+
+    def db(name: str) -> str:
+        return f"sqlite:///{tmp_path / name}"
+
+    weak = hall(
+        "user-add",
+        "bob",
+        "--role",
+        "jefe_de_sala",
+        "--password-stdin",
+        "--db",
+        db("weak.sqlite"),
+        stdin="corta\n",
+    )
+    assert weak.returncode == 2 and "password too short" in weak.stderr, weak.stderr
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = str(busy.getsockname()[1])
+        refused = cli_many(
+            {
+                "table without table": (
+                    "device-add",
+                    "t1",
+                    "--kind",
+                    "table",
+                    "--db",
+                    db("device.sqlite"),
+                ),
+                "busy port": ("serve", "--port", port, "--db", db("serve.sqlite")),
+            }
+        )
+    assert_one_line_error(refused["table without table"], "needs --table")
+    assert_one_line_error(refused["busy port"], "address already in use")
+    assert sorted(path.name for path in tmp_path.iterdir()) == []
+
+    kept = tmp_path / "kept.sqlite"
+    with closing(sqlite3.connect(kept)) as empty:
+        empty.execute("CREATE TABLE notes (text TEXT)")
+    again = cli("device-add", "t1", "--kind", "table", "--db", f"sqlite:///{kept}")
+    assert_one_line_error(again, "needs --table")
+    assert kept.is_file()
 
 
 @pytest.mark.parametrize(
