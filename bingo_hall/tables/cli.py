@@ -82,22 +82,33 @@ def read_bets_file(path: Path) -> list[Any]:
     return data
 
 
+def _refuse_misplaced(args: argparse.Namespace, table: TableGame) -> None:
+    """An option given for a game it does not apply to is refused, not ignored: a croupier who
+    gives one expects it to change the settlement."""
+    rules = table.rules
+    has_prison = isinstance(rules, RouletteRules) and rules.prison is not None
+    misplaced = [
+        option
+        for option, given, applies in (
+            ("--maximum", args.maximum is not None, isinstance(rules, FortuneRules)),
+            ("--tier", args.tier is not None, not isinstance(rules, FortuneRules)),
+            ("--even-tier", args.even_tier is not None, isinstance(rules, BouleRules)),
+            ("--layout-minimum", args.layout_minimum != 1, isinstance(rules, BouleRules)),
+            ("--even-minimum", args.even_minimum != 1, isinstance(rules, RouletteRules)),
+            ("--even-multiples", args.even_multiples, isinstance(rules, RouletteRules)),
+            ("--zero-choice", args.zero_choice is not None, has_prison),
+        )
+        if given and not applies
+    ]
+    if misplaced:
+        why = " (it has no prison)" if misplaced[0] == "--zero-choice" else ""
+        raise RuleError(f"{misplaced[0]} does not apply to {table.game.value}{why}")
+
+
 def _choice(args: argparse.Namespace, table: TableGame) -> LimitChoice:
     minimum = _decimal(args.minimum, "--minimum")
     rules = table.rules
-    misplaced = [
-        option
-        for option, given, game in (
-            ("--maximum", args.maximum is not None, FortuneRules),
-            ("--even-tier", args.even_tier is not None, BouleRules),
-            ("--layout-minimum", args.layout_minimum != 1, BouleRules),
-            ("--even-minimum", args.even_minimum != 1, RouletteRules),
-            ("--even-multiples", args.even_multiples, RouletteRules),
-        )
-        if given and not isinstance(rules, game)
-    ]
-    if misplaced:
-        raise RuleError(f"{misplaced[0]} does not apply to {table.game.value}")
+    _refuse_misplaced(args, table)
     tier = args.tier
     if tier is None and isinstance(rules, RouletteRules):
         tier = default_tier(rules)

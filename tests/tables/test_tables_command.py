@@ -225,6 +225,14 @@ CASES = [
     (["--colour", "green=2"], "--colour: french-roulette under profile 1979 has no colour"),
     (["--maximum", "50"], "--maximum does not apply to french-roulette"),
     (["--game", "boule", "--even-minimum", "2"], "--even-minimum does not apply to boule"),
+    (
+        ["--game", "american-roulette", "--zero-choice", "half"],
+        "--zero-choice does not apply to american-roulette (it has no prison)",
+    ),
+    (
+        ["--game", "wheel-of-fortune", "--profile", "wof-003", "--tier", "5"],
+        "--tier does not apply to wheel-of-fortune",
+    ),
 ]
 BAD_FILES = [
     (
