@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
 import socket
@@ -838,6 +839,8 @@ def test_mqtt_access_refuses_bad_input_in_one_line_and_changes_nothing(tmp_path)
     witness.write_text(witness.read_text().replace('id = "B1"', 'id = "R1-witness"'))
     assert 'id = "R1-witness"' in witness.read_text()
     acl = str(tmp_path / "new.acl")
+    pipe = tmp_path / "acl.fifo"  # read, it would wait for a writer for ever
+    os.mkfifo(pipe)
 
     def access(hall: Path, *files: str) -> tuple[str, ...]:
         return ("mqtt-access", "--config", str(hall), *files)
@@ -857,6 +860,7 @@ def test_mqtt_access_refuses_bad_input_in_one_line_and_changes_nothing(tmp_path)
             "no password": access(no_password, "--acl", acl, "--passwd", str(passwd)),
             "not a password file": access(config, "--acl", acl, "--passwd", str(config)),
             "unwritable": access(config, "--acl", acl, "--passwd", "/proc/bingo.passwd"),
+            "acl a named pipe": access(config, "--acl", str(pipe)),
             "username": access(username, "--acl", acl),
             "hall id": access(spaced, "--acl", acl),
         }
@@ -869,6 +873,7 @@ def test_mqtt_access_refuses_bad_input_in_one_line_and_changes_nothing(tmp_path)
         "no password": ["mqtt.password is not set"],
         "not a password file": [f"{config}: line 1 is not user:password-hash", "nothing written"],
         "unwritable": ["cannot write /proc/bingo.passwd", "nothing written"],
+        "acl a named pipe": [f"ACL file {pipe} is not a regular file", "nothing written"],
         "username": ["mqtt.username", "no longer read", "bingo-hall mqtt-access"],
         "hall id": ["'sala 1': a hall id is one word, without spaces"],
     }.items():

@@ -235,8 +235,11 @@ def password_file_text(
 
 
 def read_text(path: Path, what: str) -> str:
-    """A file's text; "" when it is not there yet. ValueError, in one line, otherwise."""
+    """A file's text; "" when it is not there yet. ValueError, in one line, otherwise (a named
+    pipe or a device is refused before it is opened: reading one would wait for a writer)."""
     try:
+        if not stat.S_ISREG(path.stat().st_mode):
+            raise ValueError(f"{what} {path} is not a regular file; nothing written")
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return ""
