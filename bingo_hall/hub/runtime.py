@@ -12,7 +12,7 @@ import asyncio
 import logging
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -90,6 +90,24 @@ class CommandFailed(Exception):
 
     code: str
     message: str
+
+
+Admitted = Callable[[], bool]  # whether the sender's connection may still give commands
+
+
+def always_admitted() -> bool:
+    return True
+
+
+def check_admitted(admitted: Admitted) -> None:
+    """Commands wait their turn; one whose sender lost the hub meanwhile (a user disabled, a
+    device revoked, a terminal opened on another screen) does nothing when its turn comes."""
+    if not admitted():
+        raise CommandFailed(
+            "credential_withdrawn",
+            "the connection's credential was withdrawn while the command waited its turn: "
+            "nothing done",
+        )
 
 
 class HubRuntime:
@@ -176,15 +194,24 @@ class HubRuntime:
             if any(envelope.type in REFERENCE_EVENTS for envelope in caught):
                 self._prepare_references()
 
-    async def execute(self, principal: Principal, name: str, args: dict[str, Any]) -> dict:
+    async def execute(
+        self,
+        principal: Principal,
+        name: str,
+        args: dict[str, Any],
+        admitted: Admitted = always_admitted,
+    ) -> dict:
         """Run one command for a principal; its events are durable when this returns. A store
-        that fails under it (a full disk, a database gone) answers `store_failed`."""
+        that fails under it (a full disk, a database gone) answers `store_failed`; a sender no
+        longer `admitted` when the command's turn comes, `credential_withdrawn`."""
         try:
-            return await self._execute(principal, name, args)
+            return await self._execute(principal, name, args, admitted)
         except STORE_FAILURES as error:
             raise CommandFailed("store_failed", store_failure(error)) from None
 
-    async def _execute(self, principal: Principal, name: str, args: dict[str, Any]) -> dict:
+    async def _execute(
+        self, principal: Principal, name: str, args: dict[str, Any], admitted: Admitted
+    ) -> dict:
         if name not in KNOWN_COMMANDS:
             raise CommandFailed("unknown_command", f"there is no command {name!r}")
         try:
@@ -196,6 +223,7 @@ class HubRuntime:
         if name == MY_CARDS:
             return await asyncio.to_thread(self._my_cards, principal)
         async with self._lock:
+            check_admitted(admitted)
             if name in SHOWING_COMMANDS:
                 return await self._showings(principal, name, args)
             if name == BUY_CARDS:

@@ -20,7 +20,13 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from bingo_hall.config import HallConfig, TableConfig
 from bingo_hall.domain.errors import PhaseError, RuleError
 from bingo_hall.hub.auth import TABLE_ROLE, Principal, TableDenied, authorise_table
-from bingo_hall.hub.runtime import CommandFailed, store_failure
+from bingo_hall.hub.runtime import (
+    Admitted,
+    CommandFailed,
+    always_admitted,
+    check_admitted,
+    store_failure,
+)
 from bingo_hall.hub.service import utc_now
 from bingo_hall.hub.table_service import TableService, TableSnapshot
 from bingo_hall.store.database import STORE_FAILURES
@@ -173,17 +179,28 @@ class TableRuntime:
         return table
 
     async def execute(
-        self, principal: Principal, table_id: str, name: str, args: dict[str, Any]
+        self,
+        principal: Principal,
+        table_id: str,
+        name: str,
+        args: dict[str, Any],
+        admitted: Admitted = always_admitted,
     ) -> dict:
         """Run one table command for a principal; its events are durable when this returns.
-        A store that fails under it answers `store_failed`."""
+        A store that fails under it answers `store_failed`; a sender no longer `admitted` when
+        the command's turn comes, `credential_withdrawn`."""
         try:
-            return await self._execute(principal, table_id, name, args)
+            return await self._execute(principal, table_id, name, args, admitted)
         except STORE_FAILURES as error:
             raise CommandFailed("store_failed", store_failure(error)) from None
 
     async def _execute(
-        self, principal: Principal, table_id: str, name: str, args: dict[str, Any]
+        self,
+        principal: Principal,
+        table_id: str,
+        name: str,
+        args: dict[str, Any],
+        admitted: Admitted,
     ) -> dict:
         table = self.table(table_id)
         if name not in c.COMMAND_TYPES:
@@ -200,14 +217,21 @@ class TableRuntime:
         if isinstance(table.spec.game.rules, BouleRules) and isinstance(command, LAYOUT_COMMANDS):
             async with self._boule_layouts:  # no other layout opens or closes meanwhile
                 self._keep_boule_floor(table, command)
-                envelopes = await self._run(table, command, principal)
+                envelopes = await self._run(table, command, principal, admitted)
         else:
-            envelopes = await self._run(table, command, principal)
+            envelopes = await self._run(table, command, principal, admitted)
         return {"table": table_id, "events": [{"seq": e.seq, "type": e.type} for e in envelopes]}
 
-    async def _run(self, table: LinkedTable, command: c.TableCommand, principal: Principal):
+    async def _run(
+        self,
+        table: LinkedTable,
+        command: c.TableCommand,
+        principal: Principal,
+        admitted: Admitted = always_admitted,
+    ):
         table_id = table.spec.id
         async with table.lock:
+            check_admitted(admitted)
             try:
                 return await asyncio.to_thread(table.service.execute, command, principal.id)
             except PhaseError as error:

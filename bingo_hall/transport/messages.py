@@ -277,6 +277,7 @@ ERROR_CODES = frozenset(
         "busy",
         "failed",
         "store_failed",
+        "credential_withdrawn",
         "locked",
         "not_complete",
     }

@@ -40,7 +40,8 @@ another ball, with `set_disagrees` and that ball in `set_ball`.
    auxiliary terminals) or a staff user's name and password. The hub answers `auth_ok` (with the
    commands the role may give) or `auth_invalid` and closes with 4001; no auth frame within 10 s
    closes with 4002. A connection whose credential is withdrawn while it is open (its device
-   revoked, its user disabled, its password changed) is closed with 4003 within seconds. A
+   revoked, its user disabled, its password changed) is closed with 4003 within seconds; a
+   command of it still waiting its turn then does nothing (`credential_withdrawn`). A
    terminal works from one connection: its token logging in again closes the one it had with
    4009 (a copied token shows; the page so closed says so and does not reconnect on its own).
    Monitors, staff and table devices may be connected more than once.

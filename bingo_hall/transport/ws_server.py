@@ -493,17 +493,22 @@ class _Session:
             logger.exception("a subscription of %s failed", self.principal.id)
             await self.connection.close(m.CLOSE_STREAM_FAILED, "the stream failed: resume")
 
+    def admitted(self) -> bool:
+        """Whether this connection may still give commands (checked again when a command that
+        waited its turn runs)."""
+        return not self.closing
+
     async def command(self, message: m.Command) -> None:
         if self.closing:
             return
         try:
             if message.table is None:
                 result = await self.server.runtime.execute(
-                    self.principal, message.command, message.args
+                    self.principal, message.command, message.args, self.admitted
                 )
             else:
                 result = await self.server.tables.execute(
-                    self.principal, message.table, message.command, message.args
+                    self.principal, message.table, message.command, message.args, self.admitted
                 )
         except CommandFailed as failed:
             await self.connection.send(_failure(message.id, failed.code, failed.message))

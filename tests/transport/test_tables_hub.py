@@ -5,14 +5,18 @@ the public view monitors and terminals get (no bet, player or payment)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
+from websockets.exceptions import ConnectionClosed
 
 from bingo_hall.config import TableConfig
+from bingo_hall.hub.credential_watch import CredentialWatch
 from bingo_hall.store.credentials import CredentialStore
 from bingo_hall.store.eventlog import EventLog
 from bingo_hall.tables.events import EVENT_TYPES
@@ -622,3 +626,41 @@ def test_monitors_and_terminals_get_a_tables_public_view_and_staff_and_its_devic
             assert await terminal.events(len(panel) - 5) == panel[5:]
 
     run(resumed())
+
+
+def test_a_command_waiting_its_turn_does_nothing_once_its_credential_is_withdrawn(store):
+    """Commands run one at a time. A user disabled (or a device revoked) while a command of
+    theirs waits its turn gets nothing done when the turn comes: neither in the hall nor at a
+    table, whose commands wait on the table's own lock."""
+
+    async def scenario() -> None:
+        async with (
+            hub_with_tables(store) as hub,
+            Client.login(hub.url, user="sala", password=PASSWORD) as sala,
+            Client.login(hub.url, user="jmj", password=PASSWORD) as head,
+        ):
+            server, table = hub.server, hub.tables.table("R1")
+            credentials = CredentialStore(hub.runtime.service.log.engine)
+            async with hub.runtime._lock, table.lock:  # another command's turn, as it were
+                hall_command = asyncio.create_task(
+                    sala.command(
+                        "register_ball_set", ball_set_id="JB-1", homologation="CNJ-BOLAS-0001"
+                    )
+                )
+                table_command = asyncio.create_task(at(head, "R1", "open_table"))
+                await asyncio.sleep(0.3)  # both sent, both waiting
+                await asyncio.to_thread(credentials.deactivate_user, "sala")
+                await asyncio.to_thread(credentials.deactivate_user, "jmj")
+                watch = CredentialWatch(credentials.standing)
+                await watch.refresh()
+                await server.cut_withdrawn(watch)
+            for waiting in (hall_command, table_command):
+                with contextlib.suppress(ConnectionClosed):
+                    answer = await asyncio.wait_for(waiting, 10)
+                    assert answer["error"]["code"] == "credential_withdrawn", answer
+            await asyncio.sleep(0.2)
+            log = hub.runtime.service.log
+            assert [e.type for e in log.read(HALL)] == []
+            assert [e.type for e in log.read(stream(log, "R1"))] == []
+
+    run(scenario())
