@@ -62,7 +62,7 @@ def stream_peak(cards: int) -> tuple[float, float]:
                 "--face-value",
                 "1.00",
                 "--seed",
-                "01",
+                "01" * 16,
                 "--out",
                 str(out),
             ],

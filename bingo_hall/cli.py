@@ -351,7 +351,8 @@ def run_import_series(args: argparse.Namespace) -> int:
     problems = [str(problem) for problem in verify_records(read_cards(path), seed)]
     if problems:
         print("\n".join(problems))
-        raise UserError(f"{path} has {len(problems)} problems: nothing imported")
+        count = f"{len(problems)} problem{'' if len(problems) == 1 else 's'}"
+        raise UserError(f"{path} has {count}: nothing imported")
     _, first = next(iter(read_cards(path)))
     assert isinstance(first, dict)
     header = (first["series"], first["face_value"], first["series_size"])

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Sequence
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +17,12 @@ from bingo_hall.domain.cards import card_violations
 from card_generator.arguments import whole_number
 from card_generator.files import CardFileError, read_cards, write_series
 from card_generator.ranking import rank
-from card_generator.series import GeneratedSeries, generate_series, generate_strip_series
+from card_generator.series import (
+    STRIP_SIZE,
+    GeneratedSeries,
+    generate_series,
+    generate_strip_series,
+)
 from card_generator.verify import verify_records
 
 
@@ -24,15 +30,20 @@ class UsageError(Exception):
     """A mistake in the command line; reported in one line, exit status 2."""
 
 
+# digits and a point (the series says what it allows of them); fullmatch: "$" lets "\n" by
+AMOUNT = re.compile(r"-?[0-9]+(\.[0-9]+)?")
+# A seed keys the security codes' HMAC: one printed card and its code let a forger try every
+# seed, so a seed given by hand must be as long as the 16 bytes a fresh one has.
+MIN_SEED_BYTES = 16
+
+
 def _face_value(text: str) -> Decimal:
-    try:
-        value = Decimal(text)
-    except InvalidOperation:
-        raise UsageError(f"face value {text!r} is not an amount like 1.50") from None
-    return value
+    if not AMOUNT.fullmatch(text):
+        raise UsageError(f"face value {text!r} is not an amount like 1.50")
+    return Decimal(text)
 
 
-def _seed(text: str | None) -> bytes | None:
+def _seed(text: str | None, minimum: int = 1) -> bytes | None:
     if text is None:
         return None
     try:
@@ -41,6 +52,12 @@ def _seed(text: str | None) -> bytes | None:
         raise UsageError(f"seed {text!r} is not hexadecimal") from None
     if not seed:
         raise UsageError("the seed is empty")
+    if len(seed) < minimum:
+        raise UsageError(
+            f"the seed has {len(seed)} bytes: a series seed needs at least {minimum} "
+            f"({2 * minimum} hexadecimal digits), or none for a fresh one, since one printed "
+            "card lets a forger try every shorter seed"
+        )
     return seed
 
 
@@ -85,7 +102,7 @@ def run_generate(args: argparse.Namespace) -> int:
             args.series,
             args.count,
             _face_value(args.face_value),
-            _seed(args.seed),
+            _seed(args.seed, MIN_SEED_BYTES),
             exclude=_ranks_of(args.distinct_from),
         )
     except ValueError as error:
@@ -120,6 +137,10 @@ def run_generate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _problems(count: int) -> str:
+    return f"{count} problem{'' if count == 1 else 's'}"
+
+
 def run_verify(args: argparse.Namespace) -> int:
     path = Path(args.file)
     bad = 0
@@ -134,7 +155,7 @@ def run_verify(args: argparse.Namespace) -> int:
     for problem in verify_records(counted(read_cards(path)), _seed(args.seed)):
         bad += 1
         print(problem)
-    status = "all good" if bad == 0 else f"{bad} problem{'s' if bad > 1 else ''}"
+    status = "all good" if bad == 0 else _problems(bad)
     print(f"{path}: {checked} cards checked, {status}")
     return 0 if bad == 0 else 1
 
@@ -155,15 +176,37 @@ def run_print(args: argparse.Namespace) -> int:
         raise UsageError(f"--out {out} is the card file itself")
     if out.suffix.lower() != ".pdf":  # a slip of the card file's or its seed's name
         raise UsageError(f"--out {out} does not end in .pdf: it names the PDF to write")
-    total = 0  # every card checked before any part is written: no part is left half done
-    for line, record in read_cards(path):
-        total += 1
-        if isinstance(record, str):
-            raise UsageError(f"{path}, line {line}: {record}")
-        try:
-            check_record(record, total)
-        except ValueError as error:
-            raise UsageError(f"{path}: {error}") from None
+    # Every card checked before any part is written, as `verify` checks a file (the card
+    # rules, numbering, one series, no card twice), and as printing needs it: no part is left
+    # half done, and no card is printed that the hall could not import.
+    total, strips = 0, False
+
+    def checked():
+        nonlocal total, strips
+        for line, record in read_cards(path):
+            total += 1
+            if isinstance(record, str):
+                raise UsageError(f"{path}, line {line}: {record}")
+            try:
+                check_record(record, total)
+            except ValueError as error:
+                raise UsageError(f"{path}: {error}") from None
+            strips = strips or "strip" in record
+            yield line, record
+
+    first, problems = None, 0
+    for problem in verify_records(checked()):
+        first, problems = first or problem, problems + 1
+    if first is not None:
+        raise UsageError(
+            f"{path} does not verify ({_problems(problems)}, the first {first}): nothing "
+            f"printed; bingo-cards verify lists them all"
+        )
+    if strips and args.per_file % STRIP_SIZE:
+        raise UsageError(
+            f"--per-file {args.per_file}: a series in strips is printed whole strips to a file, "
+            f"so give a multiple of {STRIP_SIZE}"
+        )
 
     def records():
         for _, record in read_cards(path):
@@ -217,7 +260,10 @@ def build_parser() -> argparse.ArgumentParser:
     generate.add_argument("--count", required=True, type=whole_number, help="cards in the series")
     generate.add_argument("--face-value", required=True, help="price of a card, e.g. 1.50")
     generate.add_argument("--strips", action="store_true", help="strips of 6 cards holding 1-90")
-    generate.add_argument("--seed", help="seed in hexadecimal (default: fresh from the OS)")
+    generate.add_argument(
+        "--seed",
+        help=f"seed in hexadecimal, at least {MIN_SEED_BYTES} bytes (default: fresh from the OS)",
+    )
     generate.add_argument(
         "--distinct-from",
         action="append",

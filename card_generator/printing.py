@@ -38,7 +38,12 @@ from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen.canvas import Canvas
 
 from bingo_hall.domain.cards import COLUMNS, ROWS, structure_violations
-from card_generator.series import MAX_FACE_VALUE, SECURITY_CODE_LENGTH, SERIES_ID_PATTERN
+from card_generator.series import (
+    MAX_FACE_VALUE,
+    SECURITY_CODE_LENGTH,
+    SECURITY_CODE_PATTERN,
+    SERIES_ID_PATTERN,
+)
 
 __all__ = [
     "CARDS_PER_PAGE",
@@ -54,7 +59,6 @@ PAGE_COLUMNS, PAGE_ROWS = 2, 3
 assert PAGE_COLUMNS * PAGE_ROWS == CARDS_PER_PAGE
 
 QR_PREFIX = "BINGO1"
-_CODE_PATTERN = re.compile(rf"[0-9a-f]{{{SECURITY_CODE_LENGTH}}}")
 _NUMBER_PATTERN = re.compile(r"[1-9][0-9]{0,8}")
 _NUMBER_LIMIT = 10**9  # card numbers have at most 9 digits in a QR payload
 _FACE_VALUE_PATTERN = re.compile(r"([0-9]{1,9})\.([0-9]{2})")
@@ -80,7 +84,7 @@ def qr_payload(record: Mapping[str, Any]) -> str:
         or not _is_whole(number)
         or not 1 <= number < _NUMBER_LIMIT
         or not isinstance(code, str)
-        or _CODE_PATTERN.fullmatch(code) is None
+        or SECURITY_CODE_PATTERN.fullmatch(code) is None
     ):
         raise ValueError(
             f"cannot make a QR payload from series {series!r}, number {number!r}, code {code!r}"
@@ -98,7 +102,7 @@ def parse_qr_payload(text: str) -> tuple[str, int, str]:
         or parts[0] != QR_PREFIX
         or SERIES_ID_PATTERN.fullmatch(parts[1]) is None
         or _NUMBER_PATTERN.fullmatch(parts[2]) is None
-        or _CODE_PATTERN.fullmatch(parts[3]) is None
+        or SECURITY_CODE_PATTERN.fullmatch(parts[3]) is None
     ):
         raise ValueError(
             f"{text[:80]!r} is not a card QR payload: expected "
@@ -159,7 +163,7 @@ def _card_problem(record: Mapping[str, Any]) -> str | _Card:
             f"face_value {face_value!r} is not a positive amount with 2 decimals, at most "
             f"{MAX_FACE_VALUE}, e.g. '1.50'"
         )
-    if not isinstance(code, str) or _CODE_PATTERN.fullmatch(code) is None:
+    if not isinstance(code, str) or SECURITY_CODE_PATTERN.fullmatch(code) is None:
         return f"code {code!r} is not {SECURITY_CODE_LENGTH} lowercase hex digits"
     strip = record.get("strip")
     if strip is not None and (not _is_whole(strip) or strip < 1):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
@@ -44,6 +45,7 @@ STRIP_SIZE = 6
 CHUNK = 1 << 16
 COMMITMENT_DOMAIN = b"bingo-series/v1"
 SECURITY_CODE_LENGTH = 10
+SECURITY_CODE_PATTERN = re.compile(rf"[0-9a-f]{{{SECURITY_CODE_LENGTH}}}")  # fullmatch
 
 
 def validate_series_id(text: str) -> str:

@@ -17,7 +17,14 @@ import numpy as np
 
 from bingo_hall.domain.cards import card_violations
 from card_generator.ranking import rank
-from card_generator.series import MAX_FACE_VALUE, SERIES_ID_PATTERN, STRIP_SIZE, security_code
+from card_generator.series import (
+    MAX_FACE_VALUE,
+    SECURITY_CODE_LENGTH,
+    SECURITY_CODE_PATTERN,
+    SERIES_ID_PATTERN,
+    STRIP_SIZE,
+    security_code,
+)
 
 FACE_VALUE = re.compile(r"[0-9]+\.[0-9]{2}")  # fullmatch: "$" would let a final newline by
 FIELDS = ("series", "number", "face_value", "series_size", "grid", "code")
@@ -88,6 +95,10 @@ class _Checker:
         number = record["number"]
         if violations or field_problems or not isinstance(number, int):
             return  # a card already found wrong is not ranked, numbered or coded
+        if self.numbers and number < self.numbers[-1]:
+            yield Problem(
+                line, label, "numbering", f"out of order: after card no. {self.numbers[-1]}"
+            )
         self.ranks.append(rank(grid))
         self.numbers.append(number)
         self.lines.append(line)
@@ -113,8 +124,14 @@ class _Checker:
             yield Problem(line, label, "series-size", f"{size!r} is not a positive whole number")
         elif isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= size:
             yield Problem(line, label, "numbering", f"card number {number!r} is not 1..{size}")
-        if not isinstance(record["code"], str) or not record["code"]:
-            yield Problem(line, label, "security-code", "missing")
+        code = record["code"]
+        if not isinstance(code, str) or not SECURITY_CODE_PATTERN.fullmatch(code):
+            yield Problem(
+                line,
+                label,
+                "security-code",
+                f"{code!r} is not {SECURITY_CODE_LENGTH} lowercase hexadecimal digits",
+            )
         header = (series, face_value, size)
         if self.header is None:
             self.header = header

@@ -12,6 +12,7 @@ import pytest
 from card_generator.files import read_cards
 
 REPO = Path(__file__).resolve().parents[2]
+COFFEE = "c0ffee" * 6  # a seed given by hand: at least 16 bytes
 
 
 def cards(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -41,7 +42,7 @@ def generate(tmp_path: Path, name: str = "a17.jsonl", *extra: str, count: str = 
 
 
 def test_generate_writes_the_jsonl_contract_and_records_the_seed(tmp_path):
-    done = generate(tmp_path, "a17.jsonl", "--seed", "c0ffee")
+    done = generate(tmp_path, "a17.jsonl", "--seed", COFFEE)
     assert done.returncode == 0, done.stderr
     lines = (tmp_path / "a17.jsonl").read_text().splitlines()
     assert len(lines) == 300
@@ -55,9 +56,9 @@ def test_generate_writes_the_jsonl_contract_and_records_the_seed(tmp_path):
     )
     assert [json.loads(line)["number"] for line in lines] == list(range(1, 301))
     manifest = json.loads((tmp_path / "a17.jsonl.seed.json").read_text())
-    assert manifest["seed"] == "c0ffee" and manifest["series_size"] == 300
+    assert manifest["seed"] == COFFEE and manifest["series_size"] == 300
     assert manifest["commitment"] in done.stdout
-    again = generate(tmp_path, "again.jsonl", "--seed", "c0ffee")
+    again = generate(tmp_path, "again.jsonl", "--seed", COFFEE)
     assert again.returncode == 0
     assert (tmp_path / "again.jsonl").read_bytes() == (tmp_path / "a17.jsonl").read_bytes()
 
@@ -74,8 +75,8 @@ def test_without_a_seed_each_series_is_new_and_its_seed_regenerates_it(tmp_path)
 
 
 def test_csv_holds_the_same_cards(tmp_path):
-    generate(tmp_path, "a.jsonl", "--seed", "01")
-    generate(tmp_path, "a.csv", "--seed", "01")
+    generate(tmp_path, "a.jsonl", "--seed", "01" * 16)
+    generate(tmp_path, "a.csv", "--seed", "01" * 16)
     jsonl = [r for _, r in read_cards(tmp_path / "a.jsonl")]
     csv = [r for _, r in read_cards(tmp_path / "a.csv")]
     assert csv == jsonl
@@ -83,7 +84,7 @@ def test_csv_holds_the_same_cards(tmp_path):
 
 
 def test_strips_carry_their_strip_number_and_verify(tmp_path):
-    done = generate(tmp_path, "s.jsonl", "--strips", "--seed", "02", count="60")
+    done = generate(tmp_path, "s.jsonl", "--strips", "--seed", "02" * 16, count="60")
     assert done.returncode == 0, done.stderr
     records = [r for _, r in read_cards(tmp_path / "s.jsonl")]
     assert [r["strip"] for r in records] == [k for k in range(1, 11) for _ in range(6)]
@@ -97,7 +98,7 @@ def test_strips_carry_their_strip_number_and_verify(tmp_path):
 
 
 def test_verify_names_every_broken_rule_and_exits_1(tmp_path):
-    generate(tmp_path, "a.jsonl", "--seed", "03")
+    generate(tmp_path, "a.jsonl", "--seed", "03" * 16)
     lines = (tmp_path / "a.jsonl").read_text().splitlines()
     broken = json.loads(lines[4])
     broken["grid"][0] = [0] * 9  # row 1 emptied
@@ -115,16 +116,19 @@ def test_verify_names_every_broken_rule_and_exits_1(tmp_path):
 
 
 def test_verify_with_the_seed_checks_security_codes(tmp_path):
-    generate(tmp_path, "a.jsonl", "--seed", "04")
+    generate(tmp_path, "a.jsonl", "--seed", "04" * 16)
     lines = (tmp_path / "a.jsonl").read_text().splitlines()
     forged = json.loads(lines[7])
     forged["code"] = "0000000000"
     lines[7] = json.dumps(forged)
     (tmp_path / "f.jsonl").write_text("\n".join(lines) + "\n")
     assert cards("verify", str(tmp_path / "f.jsonl"), cwd=tmp_path).returncode == 0
-    done = cards("verify", str(tmp_path / "f.jsonl"), "--seed", "04", cwd=tmp_path)
+    done = cards("verify", str(tmp_path / "f.jsonl"), "--seed", "04" * 16, cwd=tmp_path)
     assert done.returncode == 1 and "A17-8: security-code" in done.stdout
-    assert cards("verify", str(tmp_path / "a.jsonl"), "--seed", "04", cwd=tmp_path).returncode == 0
+    assert (
+        cards("verify", str(tmp_path / "a.jsonl"), "--seed", "04" * 16, cwd=tmp_path).returncode
+        == 0
+    )
 
 
 @pytest.mark.parametrize(
@@ -138,18 +142,18 @@ def test_verify_with_the_seed_checks_security_codes(tmp_path):
     ],
 )
 def test_verify_names_a_malformed_record_with_or_without_the_seed(tmp_path, field, value, rule):
-    generate(tmp_path, "a.jsonl", "--seed", "05")
+    generate(tmp_path, "a.jsonl", "--seed", "05" * 16)
     lines = (tmp_path / "a.jsonl").read_text().splitlines()
     lines[0] = json.dumps(json.loads(lines[0]) | {field: value})
     (tmp_path / "m.jsonl").write_text("\n".join(lines) + "\n")
-    for seed in ((), ("--seed", "05")):
+    for seed in ((), ("--seed", "05" * 16)):
         done = cards("verify", str(tmp_path / "m.jsonl"), *seed, cwd=tmp_path)
         assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
         assert f": {rule}: " in done.stdout
 
 
 def test_distinct_from_keeps_two_series_of_a_game_apart(tmp_path):
-    generate(tmp_path, "a.jsonl", "--seed", "05", count="500")
+    generate(tmp_path, "a.jsonl", "--seed", "05" * 16, count="500")
     done = cards(
         "generate",
         "--series",
@@ -159,7 +163,7 @@ def test_distinct_from_keeps_two_series_of_a_game_apart(tmp_path):
         "--face-value",
         "3",
         "--seed",
-        "05",
+        "05" * 16,
         "--distinct-from",
         str(tmp_path / "a.jsonl"),
         "--out",
@@ -182,9 +186,16 @@ def test_distinct_from_keeps_two_series_of_a_game_apart(tmp_path):
         (["--series", "A17", "--count", "10", "--face-value", "-1"], "positive"),
         (["--series", "A17", "--count", "10", "--face-value", "1", "--strips"], "multiple of 6"),
         (["--series", "A17", "--count", "10", "--face-value", "1", "--seed", "xyz"], "hexadecimal"),
+        (["--series", "A17", "--count", "10", "--face-value", "1", "--seed", "00"], "1 bytes"),
+        (
+            ["--series", "A17", "--count", "10", "--face-value", "1", "--seed", "01" * 15],
+            "at least 16 (32 hexadecimal digits)",
+        ),
+        (["--series", "A17", "--count", "10", "--face-value", "1e2"], "face value '1e2'"),
+        (["--series", "A17", "--count", "10", "--face-value", " 1.50"], "face value ' 1.50'"),
     ],
 )
-def test_bad_input_is_one_line_and_writes_nothing(tmp_path, args, message):
+def test_bad_input_is_one_line_and_writes_nothing(tmp_path, args, message):  # fmt: skip
     done = cards("generate", *args, "--out", str(tmp_path / "x.jsonl"), cwd=tmp_path)
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
@@ -203,7 +214,7 @@ def test_unreadable_files_are_one_line_errors(tmp_path):
 
 
 def test_a_bad_print_destination_or_avoided_file_is_a_one_line_error(tmp_path):
-    generate(tmp_path, "a.jsonl", "--seed", "06")
+    generate(tmp_path, "a.jsonl", "--seed", "06" * 16)
     (tmp_path / "folder").mkdir()
     for kept in ("kept.pdf", "kept-0002.pdf"):
         (tmp_path / kept).write_bytes(b"%PDF-1.4 an earlier print\n")
@@ -247,7 +258,7 @@ def pages(pdf: Path) -> int:
 
 
 def test_print_makes_the_pdf_and_splits_a_large_series(tmp_path):
-    generate(tmp_path, "a.jsonl", "--seed", "06", count="20")
+    generate(tmp_path, "a.jsonl", "--seed", "06" * 16, count="20")
     done = cards("print", "a.jsonl", "--out", "a.pdf", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert pages(tmp_path / "a.pdf") == 4  # six cards a page
@@ -296,14 +307,15 @@ def test_malformed_lines_and_absurd_amounts_are_named_not_a_traceback(tmp_path):
         "--count",
         "3",
         "--face-value",
-        "1E+400",
+        "1" + "0" * 400,
         "--out",
         "z.jsonl",
         cwd=tmp_path,
     )
     assert huge.returncode == 2
     assert (
-        huge.stderr.strip() == "bingo-cards: error: face value 1E+400 is over the maximum, 10000.00"
+        huge.stderr.strip()
+        == f"bingo-cards: error: face value 1{'0' * 400} is over the maximum, 10000.00"
     )
     assert not (tmp_path / "z.jsonl").exists()
 
@@ -328,9 +340,9 @@ def test_card_files_with_what_no_generator_writes_are_refused_in_one_line(tmp_pa
     """A series size of `true`, a face value with a newline, a card number in other digits
     than 0-9, a CSV field past the csv module's limit: each is named, never a traceback,
     never "all good"."""
-    generate(tmp_path, "a.jsonl", "--seed", "06", count="6")
+    generate(tmp_path, "a.jsonl", "--seed", "06" * 16, count="6")
     record = json.loads((tmp_path / "a.jsonl").read_text().splitlines()[0])
-    generate(tmp_path, "c.csv", "--seed", "06", count="6")
+    generate(tmp_path, "c.csv", "--seed", "06" * 16, count="6")
     header, first, *rest = (tmp_path / "c.csv").read_text().splitlines()
     columns = header.split(",")
     arabic = first.split(",")
@@ -359,3 +371,68 @@ def test_numbers_on_the_command_line_are_in_digits_0_to_9(tmp_path):
         )  # fmt: skip
         assert done.returncode == 2 and "is not a whole number in digits 0-9" in done.stderr
         assert not (tmp_path / "a.jsonl").exists()
+
+
+def test_print_refuses_what_verify_refuses_and_prints_nothing(tmp_path):
+    """The printing batch job prints only a card file the hall could import: a number used
+    twice, a card repeated, a face value or series that differs from the first card's, or a
+    number out of its column (C1) is refused, and no PDF is written."""
+    generate(tmp_path, "a.jsonl", "--seed", "07" * 16, count="12")
+    lines = (tmp_path / "a.jsonl").read_text().splitlines()
+
+    def edited(name: str, index: int, change) -> None:
+        copy = list(lines)
+        record = json.loads(copy[index])
+        change(record)
+        copy[index] = json.dumps(record)
+        (tmp_path / name).write_text("\n".join(copy) + "\n")
+
+    edited("twice.jsonl", 5, lambda r: r.update(number=4))
+    edited("repeated.jsonl", 1, lambda r: r.update(grid=json.loads(lines[0])["grid"]))
+    edited("price.jsonl", 3, lambda r: r.update(face_value="2.00"))
+    first = json.loads(lines[0])
+    column = next(c for c in range(8) if first["grid"][0][c])  # a number not in the last column
+
+    def out_of_column(record: dict) -> None:
+        numbers = {n for row in record["grid"] for n in row}
+        record["grid"][0][column] = 81 if 81 not in numbers else 82
+
+    edited("column.jsonl", 0, out_of_column)
+    for name, rule in (
+        ("twice", "numbering"),
+        ("repeated", "unique: same card as no. 1"),
+        ("price", "series"),
+        ("column", "C"),
+    ):
+        verified = cards("verify", f"{name}.jsonl", cwd=tmp_path)
+        assert verified.returncode == 1, name
+        done = cards("print", f"{name}.jsonl", "--out", f"{name}.pdf", cwd=tmp_path)
+        errors = done.stderr.strip().splitlines()
+        assert done.returncode == 2 and len(errors) == 1, (name, done.stderr)
+        assert "does not verify" in errors[0] and rule in errors[0], (name, errors[0])
+        assert "nothing printed" in errors[0]
+        assert not (tmp_path / f"{name}.pdf").exists()
+
+
+def test_a_strip_series_is_printed_whole_strips_to_a_file(tmp_path):
+    generate(tmp_path, "s.jsonl", "--strips", "--seed", "08" * 16, count="12")
+    parted = cards("print", "s.jsonl", "--out", "s.pdf", "--per-file", "4", cwd=tmp_path)
+    assert parted.returncode == 2 and "give a multiple of 6" in parted.stderr, parted.stderr
+    assert list(tmp_path.glob("*.pdf")) == []
+    whole = cards("print", "s.jsonl", "--out", "s.pdf", "--per-file", "6", cwd=tmp_path)
+    assert whole.returncode == 0 and "2 files" in whole.stdout, whole.stderr
+
+
+def test_verify_checks_the_code_format_and_the_order_without_the_seed(tmp_path):
+    generate(tmp_path, "a.jsonl", "--seed", "09" * 16, count="6")
+    lines = (tmp_path / "a.jsonl").read_text().splitlines()
+    (tmp_path / "reversed.jsonl").write_text("\n".join(reversed(lines)) + "\n")
+    record = json.loads(lines[2]) | {"code": "zz"}
+    (tmp_path / "code.jsonl").write_text(
+        "\n".join([*lines[:2], json.dumps(record), *lines[3:]]) + "\n"
+    )
+    code = cards("verify", "code.jsonl", cwd=tmp_path)
+    assert code.returncode == 1
+    assert "card A17-3: security-code: 'zz' is not 10 lowercase hexadecimal digits" in code.stdout
+    order = cards("verify", "reversed.jsonl", cwd=tmp_path)
+    assert order.returncode == 1 and "numbering: out of order: after card no. 6" in order.stdout
