@@ -44,7 +44,12 @@ def game_commands(rng: random.Random, sold: int = 300) -> tuple[list[c.Command],
     grids = [sample_card(rng) for _ in range(sold)]
     commands: list[c.Command] = [
         c.RegisterBallSet(ball_set_id="JB-1", homologation="CNJ-BOLAS-0001"),
-        c.OpenSession(machine_id="EXT-1", machine_kind="pneumatic", profile=rules),
+        c.OpenSession(
+            machine_id="EXT-1",
+            machine_homologation="CNJ-EXT-0001",
+            machine_kind="pneumatic",
+            profile=rules,
+        ),
         c.RecordEquipmentCheck(ok=True),
         c.ChangeBallSet(ball_set_id="JB-1", reason="servicio"),
         c.LoadBalls(),

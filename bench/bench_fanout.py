@@ -159,6 +159,7 @@ url = "sqlite:///{folder / "hall.sqlite"}"
 [machine]
 id = "EXT-1"
 kind = "pneumatic"
+homologation = "CNJ-EXT-0001"
 draw = "certified_random"
 
 [camera]

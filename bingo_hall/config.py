@@ -34,7 +34,8 @@ class MachineConfig(BaseModel):
     id: str = "EXT-1"
     kind: Literal["drum", "pneumatic"] = "pneumatic"
     # the homologation of the machine's model (S79 L1188: «será precisa la homologación previa
-    # … de los distintos modelos»), recorded at each session's opening and in the acta
+    # … de los distintos modelos»), recorded at each session's opening and in the acta; no
+    # session opens without it
     homologation: str = Field(default="", max_length=100, pattern=r"^[^\x00-\x1f\x7f]*$")
     draw: Literal["certified_random", "blower"] = "certified_random"
 

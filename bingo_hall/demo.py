@@ -66,7 +66,7 @@ class Demo:
     machine_id: str
     machine_kind: str
     clock: SimulatedClock
-    machine_homologation: str = ""
+    machine_homologation: str
     trace: Callable[[str], None] = lambda line: None
     ball_check: BallCheck | None = None  # with a simulated camera (`present`) when set
     call_witness_floor: float | None = None  # the hall's, `domain.call_check`

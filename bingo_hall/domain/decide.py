@@ -56,6 +56,12 @@ def _game(state: HallState) -> Game:
 
 @_handles(c.OpenSession)
 def _open_session(state: HallState, cmd: c.OpenSession, now: datetime) -> list[e.Event]:
+    if not cmd.machine_homologation.strip():
+        raise RuleError(
+            f"machine {cmd.machine_id} has no homologation reference: the model of the "
+            "drawing machine must be homologated before play (S79 L1188); give it in the "
+            "hall's configuration, [machine] homologation"
+        )
     return [
         e.SessionOpened(
             session_id=state.session_id + 1,

@@ -83,7 +83,12 @@ def open_session(service: HallService, clock: SetClock, rules: str = "1979") -> 
     clock.at("17:01:00")
     run(
         service,
-        c.OpenSession(machine_id="EXT-1", machine_kind="pneumatic", profile=profile(rules)),
+        c.OpenSession(
+            machine_id="EXT-1",
+            machine_homologation="CNJ-EXT-0001",
+            machine_kind="pneumatic",
+            profile=profile(rules),
+        ),
         c.RecordEquipmentCheck(ok=True),
         c.ChangeBallSet(ball_set_id="JB-1", reason="puesta en servicio"),
         c.LoadBalls(),
@@ -202,7 +207,12 @@ def second_session_with_game_1s_bingo_unpaid(service: HallService, clock: SetClo
     clock.at("18:00:00")
     run(
         service,
-        c.OpenSession(machine_id="EXT-1", machine_kind="pneumatic", profile=profile("1979")),
+        c.OpenSession(
+            machine_id="EXT-1",
+            machine_homologation="CNJ-EXT-0001",
+            machine_kind="pneumatic",
+            profile=profile("1979"),
+        ),
         c.RecordEquipmentCheck(ok=True),
         c.LoadBalls(),
     )
@@ -269,8 +279,8 @@ def test_the_acta_names_the_homologation_of_the_set_put_in_service_loaded_and_pl
 ):
     two_games_with_a_set_change(service, clock)
     lines = text(log, session_id=1).splitlines()
-    # a session opened with no homologation of the machine's model (S79 L1188) says so
-    assert "Aparato extractor: EXT-1 (neumático), modelo sin referencia de homologación" in lines
+    # the homologation of the machine's model (S79 L1188), required to open a session
+    assert "Aparato extractor: EXT-1 (neumático), modelo con homologación CNJ-EXT-0001" in lines
     assert (
         "Cambio de juego de bolas (2026-11-21 17:01:00.000 UTC): — (0 partidas) → JB-1 "
         "(homologación CNJ-BOLAS-0001; 0 partidas); motivo: puesta en servicio"
@@ -517,7 +527,12 @@ def test_a_refund_paid_in_a_later_session_is_printed_in_that_sessions_acta_in_ti
     clock.at("20:00:00")
     run(
         service,
-        c.OpenSession(machine_id="EXT-1", machine_kind="pneumatic", profile=profile("1979")),
+        c.OpenSession(
+            machine_id="EXT-1",
+            machine_homologation="CNJ-EXT-0001",
+            machine_kind="pneumatic",
+            profile=profile("1979"),
+        ),
         c.RecordEquipmentCheck(ok=True),
         c.LoadBalls(),
     )

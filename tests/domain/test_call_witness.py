@@ -160,7 +160,14 @@ def test_a_session_opened_without_a_floor_has_none_after_one_that_had_it():
     hall = drawing(0.9)
     hall.run(c.VoidGame(reason=VoidReason.EQUIPMENT_BREAKDOWN, note="avería"))
     hall.run(c.CloseSession())
-    hall.run(c.OpenSession(machine_id="EXT-1", machine_kind="drum", profile=profile("1979")))
+    hall.run(
+        c.OpenSession(
+            machine_id="EXT-1",
+            machine_homologation="CNJ-EXT-0001",
+            machine_kind="drum",
+            profile=profile("1979"),
+        )
+    )
     assert hall.state.call_witness_floor is None
     assert replay(hall.log).call_witness_floor is None
 
@@ -170,6 +177,7 @@ def test_a_floor_short_of_a_majority_or_at_certainty_is_refused(floor):
     with pytest.raises(ValidationError, match="call_witness_floor"):
         c.OpenSession(
             machine_id="EXT-1",
+            machine_homologation="CNJ-EXT-0001",
             machine_kind="drum",
             profile=profile("1979"),
             call_witness_floor=floor,

@@ -29,7 +29,12 @@ def drawing(name: str = "1979", **changes) -> Hall:
 def test_every_command_in_a_wrong_phase_is_refused_naming_phase_and_allowed_commands():
     hall = Hall(profile("1979"))
     samples = {
-        "open_session": c.OpenSession(machine_id="M", machine_kind="drum", profile=hall.rules),
+        "open_session": c.OpenSession(
+            machine_id="M",
+            machine_homologation="CNJ-EXT-0001",
+            machine_kind="drum",
+            profile=hall.rules,
+        ),
         "record_equipment_check": c.RecordEquipmentCheck(ok=True),
         "register_ball_set": c.RegisterBallSet(ball_set_id="X", homologation="CNJ-BOLAS-0001"),
         "change_ball_set": c.ChangeBallSet(ball_set_id="X", reason="r"),
@@ -83,7 +88,14 @@ def test_every_command_in_a_wrong_phase_is_refused_naming_phase_and_allowed_comm
 def test_session_walks_through_the_procedure_of_section_5():
     hall = Hall(profile("1979"))
     hall.run(c.RegisterBallSet(ball_set_id="JB-1", homologation="CNJ-BOLAS-0001"))
-    hall.run(c.OpenSession(machine_id="EXT-1", machine_kind="pneumatic", profile=hall.rules))
+    hall.run(
+        c.OpenSession(
+            machine_id="EXT-1",
+            machine_homologation="CNJ-EXT-0001",
+            machine_kind="pneumatic",
+            profile=hall.rules,
+        )
+    )
     assert hall.state.phase is Phase.EQUIPMENT_CHECK
     hall.run(c.RecordEquipmentCheck(ok=True))
     assert hall.state.phase is Phase.BALL_LOADING
@@ -98,9 +110,32 @@ def test_session_walks_through_the_procedure_of_section_5():
     assert hall.state.ball_sets["JB-1"].games == 1
 
 
+@pytest.mark.parametrize("reference", ["", "   "])
+def test_a_session_opens_only_with_the_machine_models_homologation(reference):
+    """S79 L1188: the drawing machine's model must be homologated before play; a machine
+    with no reference opens no session, and nothing is recorded."""
+    hall = Hall(profile("1979"))
+    opening = c.OpenSession(
+        machine_id="EXT-1",
+        machine_homologation=reference,
+        machine_kind="drum",
+        profile=hall.rules,
+    )
+    with pytest.raises(RuleError, match=r"EXT-1 has no homologation reference.*S79 L1188"):
+        decide(hall.state, opening, hall.now)
+    assert hall.state.phase is Phase.SESSION_CLOSED and hall.state.session_id == 0
+
+
 def test_failed_equipment_check_closes_the_session():
     hall = Hall(profile("1979"))
-    hall.run(c.OpenSession(machine_id="EXT-1", machine_kind="drum", profile=hall.rules))
+    hall.run(
+        c.OpenSession(
+            machine_id="EXT-1",
+            machine_homologation="CNJ-EXT-0001",
+            machine_kind="drum",
+            profile=hall.rules,
+        )
+    )
     events = hall.run(c.RecordEquipmentCheck(ok=False, notes="monitor 3 sin imagen"))
     assert isinstance(events[-1], e.SessionClosed)
     assert events[-1].reason == "equipment_check_failed"
@@ -112,7 +147,14 @@ def test_a_session_whose_balls_cannot_be_loaded_closes_from_ball_loading(rules):
     """No set in service, or none that may be loaded: the session closes from ball loading,
     as a failed equipment check closes it, with no last game to announce (none begins)."""
     hall = Hall(profile(rules))
-    hall.run(c.OpenSession(machine_id="EXT-1", machine_kind="drum", profile=hall.rules))
+    hall.run(
+        c.OpenSession(
+            machine_id="EXT-1",
+            machine_homologation="CNJ-EXT-0001",
+            machine_kind="drum",
+            profile=hall.rules,
+        )
+    )
     hall.run(c.RecordEquipmentCheck(ok=True))
     assert hall.state.phase is Phase.BALL_LOADING
     with pytest.raises(RuleError, match="no ball set is in service"):

@@ -32,6 +32,7 @@ def demo_on(log: EventLog, reader: BallReader, start: datetime) -> Demo:
         "EXT-1",
         "pneumatic",
         clock,
+        "CNJ-EXT-0001",
         ball_check=check,
     )
 

@@ -100,6 +100,7 @@ class PreparedHall:
             "[machine]",
             'id = "EXT-1"',
             'kind = "pneumatic"',
+            'homologation = "CNJ-EXT-0001"',
             f'draw = "{self.draw}"',
             "[server]",
             'host = "127.0.0.1"',

@@ -23,5 +23,7 @@ def open_log(url: str) -> EventLog:
 def play_session(log: EventLog, rules: str = "1979") -> HallService:
     clock = SimulatedClock(datetime(2026, 11, 21, 17, 0, tzinfo=UTC))
     service = HallService(log, HALL, clock)
-    Demo(service, CardStore(log.engine), profile(rules), "EXT-1", "pneumatic", clock).run()
+    Demo(
+        service, CardStore(log.engine), profile(rules), "EXT-1", "pneumatic", clock, "CNJ-EXT-0001"
+    ).run()
     return service

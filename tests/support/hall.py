@@ -75,6 +75,7 @@ class Hall:
         self.run(
             c.OpenSession(
                 machine_id="EXT-1",
+                machine_homologation="CNJ-EXT-0001",
                 machine_kind=self.machine_kind,
                 profile=self.rules,
                 call_witness_floor=self.call_witness_floor,
