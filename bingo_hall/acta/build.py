@@ -58,6 +58,9 @@ class _ActaBuilder:
                 "line_prize_percent": profile["line_prize_percent"],
                 "bingo_prize_percent": profile["bingo_prize_percent"],
                 "currency": profile["currency"],
+                "last_game_announcement_required": profile.get(
+                    "last_game_announcement_required", False
+                ),
             },
             "machine": {
                 "id": p["machine_id"],

@@ -405,7 +405,9 @@ def render_text(acta: Json) -> str:
         )
     if session["closed_at"]:
         reason = CLOSE_REASONS[session["close_reason"]].format(note=session["close_note"])
-        lines.append(f"Cierre de la sesión: {clock(session['closed_at'])}{reason}")
+        lines.append(
+            f"Cierre de la sesión: {clock(session['closed_at'])}{reason}{_unwarned(session)}"
+        )
     chain = acta["chain"]
     if chain["ok"]:
         lines.append(
@@ -415,6 +417,19 @@ def render_text(acta: Json) -> str:
     else:
         lines.append(f"Cadena de hash del registro: NO VERIFICA — {chain['problem']}")
     return "\n".join(lines) + "\n"
+
+
+def _unwarned(session: Json) -> str:
+    """A session its rules ask to warn of its last game (S77 L2498-2500) that played games
+    and closed from ball loading without the warning: said at the close, for the regulator."""
+    if (
+        session["close_reason"] == "balls_not_loaded"
+        and session["profile"].get("last_game_announcement_required")
+        and session["games"]
+        and not session["last_game_announced_at"]
+    ):
+        return "; sin haberse anunciado la última partida, como exige el reglamento"
+    return ""
 
 
 def _request_lines(session: Json) -> list[str]:

@@ -561,3 +561,24 @@ def test_a_refund_paid_in_a_later_session_is_printed_in_that_sessions_acta_in_ti
     ) in earlier
     # a game's acta prints that game's money alone
     assert "Devolución de cartones" not in text(log, game_id=2)
+
+
+@pytest.mark.parametrize(("rules", "warned"), [("1977", False), ("1979", True)])
+def test_a_session_closed_from_ball_loading_after_play_says_its_last_game_was_not_announced(
+    log, service, clock, rules, warned
+):
+    """1977 asks the Jefe de Mesa to warn aloud of the session's last game (S77 L2498-2500). A
+    session that played games and then closed from ball loading (a set changed, none loaded)
+    gave no warning: the acta says so at the close. 1979 asks for no warning."""
+    open_session(service, clock, rules)
+    play_game(service, clock, 1)
+    run(service, c.RegisterBallSet(ball_set_id="JB-2", homologation="CNJ-BOLAS-0002"))
+    run(service, c.ChangeBallSet(ball_set_id="JB-2", reason="bola 17 defectuosa"))
+    clock.at("19:00:00")
+    run(service, c.CloseSession(note="no queda juego de bolas que cargar"))
+    lines = text(log, session_id=1).splitlines()
+    close = next(line for line in lines if line.startswith("Cierre de la sesión"))
+    assert close.startswith("Cierre de la sesión: 2026-11-21 19:00")
+    assert "(sin llegar a cargar las bolas: no queda juego de bolas que cargar)" in close
+    said = close.endswith("; sin haberse anunciado la última partida, como exige el reglamento")
+    assert said is not warned
