@@ -164,7 +164,11 @@ _CROUPIER = frozenset(
 )
 # The table's head directs the game and handles no chips (N79 L113-131): he opens and closes
 # the table (the seal, N79 L234), marks the last coup (§2.12) and declares voids (N79 L232).
-_TABLE_HEAD = frozenset({"open_table", "close_table", "announce_last_coups", "declare_void"})
+# `open_bets` and `declare_void`: the table's profile says which of head and croupier
+# (`bets_opened_by`, `void_declared_by`); the hub gives the rules the sender's role
+_TABLE_HEAD = frozenset(
+    {"open_table", "close_table", "announce_last_coups", "declare_void", "open_bets"}
+)
 
 TABLE_PERMISSIONS: dict[Role, frozenset[str]] = {role: frozenset() for role in Role} | {
     # The Jefe de Sala stands for the games director: the head's commands and the change of

@@ -51,10 +51,16 @@ class OpenTableArgs(_Args):
     configuration."""
 
 
+class OpenBetsArgs(_Args):
+    """Nothing: who announces «hagan sus apuestas», and in what role, is who sends it."""
+
+
 class DeclareVoidArgs(_Args):
-    """Who declares it, and in what role, is who sends it."""
+    """Who declares it, and in what role, is who sends it; a croupier whom the profile lets
+    declare only in the head's absence says that no head is there."""
 
     reason: VoidReason
+    no_head_present: bool = False
 
 
 class ChangeLimitsArgs(_Args):
@@ -67,6 +73,7 @@ class ChangeLimitsArgs(_Args):
 TABLE_ARGS: dict[str, type[BaseModel]] = {
     **c.COMMAND_TYPES,
     "open_table": OpenTableArgs,
+    "open_bets": OpenBetsArgs,
     "declare_void": DeclareVoidArgs,
     "change_limits": ChangeLimitsArgs,
 }
@@ -79,6 +86,7 @@ HUB_FILLED: dict[str, dict[str, str]] = {
         "limits": "the limits the table's authorisation gives come from the hall's "
         "configuration (change_limits changes them where the profile allows it)",
     },
+    "open_bets": {"role": "the role is that of who sends it"},
     "declare_void": {
         "declared_by": "who declares it is who sends it",
         "role": "the role is that of who sends it",
@@ -296,6 +304,8 @@ def _build(
     fields = given.model_dump()
     if name == "open_table":
         fields = {"table_id": spec.id, "table": spec.game, "limits": spec.limits}
+    elif name == "open_bets":
+        fields |= {"role": TABLE_ROLE[principal.role]}
     elif name == "declare_void":
         fields |= {"declared_by": principal.id, "role": TABLE_ROLE[principal.role]}
     elif name == "change_limits":

@@ -55,6 +55,7 @@ class ChangeLimits(TableCommand):
 class OpenBets(TableCommand):
     name = "open_bets"
     legal_in = frozenset({P.IDLE})
+    role: Role = Role.CROUPIER  # of who announces «hagan sus apuestas» (the hub fills it in)
 
 
 class PlaceBet(TableCommand):
@@ -80,6 +81,8 @@ class DeclareVoid(TableCommand):
     reason: VoidReason
     declared_by: str = Field(min_length=1)
     role: Role
+    # a role the profile lets declare only in the others' absence says they are not there
+    no_head_present: bool = False
 
 
 class RecordOutcome(TableCommand):

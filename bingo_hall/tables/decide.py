@@ -187,7 +187,13 @@ def _close(state: TableState, cmd: c.CloseTable, now: datetime) -> list[e.TableE
 
 @_handles(c.OpenBets)
 def _open_bets(state: TableState, cmd: c.OpenBets, now: datetime) -> list[e.TableEvent]:
-    state.require_table()
+    table, _ = state.require_table()
+    if cmd.role not in table.rules.bets_opened_by:
+        raise RuleError(
+            f"under {table.label} «hagan sus apuestas» is announced by: "
+            f"{', '.join(r.value for r in table.rules.bets_opened_by)}; not by the "
+            f"{cmd.role.value}"
+        )
     if state.last_coups_left == 0:
         raise RuleError("the announced last coup has been played: close the table")
     return [e.BetsOpened(coup=state.coup + 1, last_coup=state.last_coups_left == 1)]
@@ -258,12 +264,24 @@ def _void(state: TableState, cmd: c.DeclareVoid, now: datetime) -> list[e.TableE
             f"{table.label} has no void coup for {cmd.reason.value} (its reasons: "
             f"{', '.join(r.value for r in rules.void_reasons)})"
         )
-    if cmd.role not in rules.void_declared_by:
+    heads = rules.void_declared_by
+    in_absence = cmd.role in rules.void_declared_in_absence_by
+    if in_absence and not cmd.no_head_present:
+        raise RuleError(
+            f"under {table.label} the {cmd.role.value} declares a void coup only when no "
+            f"{' or '.join(r.value for r in heads)} is at the table: say that none is "
+            "(no_head_present), or let them declare it"
+        )
+    if not in_absence and cmd.role not in heads:
+        absent = ", ".join(r.value for r in rules.void_declared_in_absence_by)
         raise RuleError(
             f"under {table.label} a void coup is declared by: "
-            f"{', '.join(r.value for r in rules.void_declared_by)}; not by the {cmd.role.value}"
+            f"{', '.join(r.value for r in heads)}"
+            + (f" (or, when none is there, {absent})" if absent else "")
+            + f"; not by the {cmd.role.value}"
         )
-    return [_voided(state, cmd.reason, cmd.declared_by, cmd.role)]
+    voided = _voided(state, cmd.reason, cmd.declared_by, cmd.role)
+    return [voided.model_copy(update={"no_head_present": in_absence})]
 
 
 @_handles(c.RecordOutcome)

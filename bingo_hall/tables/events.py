@@ -107,6 +107,7 @@ class CoupVoided(TableEvent):
     reason: VoidReason
     declared_by: str
     role: Role | None = None  # None: the rules voided it (too few revolutions)
+    no_head_present: bool = False  # declared in the absence of the head and the inspector
     previous_outcome: str | None = None  # the ball goes back in the last coup's pocket
     revolutions: int | None = None
     bets_open: bool  # betting opens again (EUS, WOF) or the ball is relaunched on the bets

@@ -96,6 +96,12 @@ class CoupRules(Model):
     bet_types: tuple[str, ...] = Field(min_length=1)
     void_reasons: tuple[VoidReason, ...]
     void_declared_by: tuple[Role, ...] = Field(min_length=1)
+    # who declares a void only when none of `void_declared_by` is at the table («edo
+    # halakorik ez balego, croupierrak berak», EUS L320)
+    void_declared_in_absence_by: tuple[Role, ...] = ()
+    # who announces «hagan sus apuestas»: the croupier at roulette (N79 L224), the head of the
+    # game at boule (N79 L466, N77 L748-750, EUS L674)
+    bets_opened_by: tuple[Role, ...] = Field(default=(Role.CROUPIER,), min_length=1)
     bets_after_void: BetsAfterVoid
     last_coups_announced: int = Field(ge=1, le=3)
     last_coups_announcement_required: bool
@@ -132,6 +138,12 @@ class CoupRules(Model):
 
     @model_validator(mode="after")
     def _consistent(self) -> CoupRules:
+        both = set(self.void_declared_by) & set(self.void_declared_in_absence_by)
+        if both:
+            raise ValueError(
+                f"{sorted(r.value for r in both)} declare a void both always and only in the "
+                "others' absence"
+            )
         unknown = sorted(set(self.bet_types) - set(self.known_bet_types()))
         if unknown:
             raise ValueError(f"unknown bet types {unknown}; known: {list(self.known_bet_types())}")

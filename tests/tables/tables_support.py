@@ -85,11 +85,17 @@ class Table:
         self.events.extend(events)
         return events
 
+    def open_bets(self) -> list[TableEvent]:
+        """«Hagan sus apuestas», announced by the role the profile names first."""
+        table, _ = self.state.require_table()
+        return self.do(c.OpenBets(role=table.rules.bets_opened_by[0]))
+
     def coup(
         self, outcome: str, *bets: BetRequest, revolutions: int | None = None
     ) -> list[TableEvent]:
-        """A whole coup: open, bets, «no va más», outcome, settle, pay."""
-        self.do(c.OpenBets())
+        """A whole coup: open (by whom the profile says), bets, «no va más», outcome, settle,
+        pay."""
+        self.open_bets()
         for request in bets:
             self.do(c.PlaceBet(bet=request))
         self.do(c.CallNoMoreBets())

@@ -163,8 +163,10 @@ def test_no_choice_on_a_number_and_none_at_american_roulette():
 # --- void coups -------------------------------------------------------------------------------
 
 
-def void(reason: str, role: str, by: str = "jefe") -> c.DeclareVoid:
-    return c.DeclareVoid(reason=VoidReason(reason), declared_by=by, role=Role(role))
+def void(reason: str, role: str, by: str = "jefe", no_head: bool = False) -> c.DeclareVoid:
+    return c.DeclareVoid(
+        reason=VoidReason(reason), declared_by=by, role=Role(role), no_head_present=no_head
+    )
 
 
 def test_a_void_coup_settles_nothing_and_keeps_every_bet_and_its_prison_count():
@@ -192,7 +194,15 @@ def test_a_void_coup_settles_nothing_and_keeps_every_bet_and_its_prison_count():
         ("1977", "ball_left_wheel", "croupier", "no void coup for ball_left_wheel"),
         ("1977", "object_in_wheel", "table_head", "declared by: croupier"),
         ("asturias", "ball_did_not_drop", "table_head", None),
-        ("basque", "defective_launch", "croupier", None),
+        ("basque", "defective_launch", "table_head", None),
+        ("basque", "defective_launch", "inspector", None),
+        (
+            "basque",
+            "defective_launch",
+            "croupier",
+            "the croupier declares a void coup only when no table_head or inspector is at the "
+            "table: say that none is",
+        ),
         ("basque", "pointer_on_pin", "croupier", "no void coup for pointer_on_pin"),
     ],
 )
@@ -200,10 +210,43 @@ def test_void_triggers_and_who_declares_them_differ_by_profile(profile, reason, 
     table_ = french(profile)
     table_.do(c.OpenBets())
     if problem is None:
-        table_.do(void(reason, role))
+        (voided,) = table_.do(void(reason, role))
+        assert not voided.no_head_present
     else:
+        before = table_.state
         with pytest.raises(RuleError, match=problem):
             table_.do(void(reason, role))
+        assert table_.state == before
+
+
+def test_a_basque_croupier_declares_a_void_only_saying_no_head_is_there():
+    """EUS L320: «mahaiburuak, ikuskatzaileak, edo halakorik ez balego, croupierrak berak».
+    The croupier's void stands when he says neither head nor inspector is at the table, and
+    the event keeps that he said so."""
+    table_ = french("basque")
+    table_.do(c.OpenBets())
+    (voided,) = table_.do(void("defective_launch", "croupier", by="crupier", no_head=True))
+    assert (voided.declared_by, voided.role, voided.no_head_present) == (
+        "crupier",
+        Role.CROUPIER,
+        True,
+    )
+
+
+@pytest.mark.parametrize("profile", ["1977", "1979", "asturias", "basque"])
+def test_at_boule_the_head_of_the_game_announces_the_bets_not_the_croupier(profile):
+    """«El jefe de la partida anuncia "hagan sus apuestas"» (N79 L466, N77 L748-750, EUS
+    L674); at roulette the croupier does (N79 L224)."""
+    boule = Table(table(profile, "boule"))
+    before = boule.state
+    with pytest.raises(RuleError, match="announced by: table_head; not by the croupier"):
+        boule.do(c.OpenBets(role=Role.CROUPIER))
+    assert boule.state == before
+    (opened,) = boule.do(c.OpenBets(role=Role.TABLE_HEAD))
+    assert isinstance(opened, e.BetsOpened)
+    roulette = french(profile)
+    with pytest.raises(RuleError, match="announced by: croupier; not by the table_head"):
+        roulette.do(c.OpenBets(role=Role.TABLE_HEAD))
 
 
 def test_basque_bets_may_be_changed_after_a_void_coup():
@@ -211,7 +254,7 @@ def test_basque_bets_may_be_changed_after_a_void_coup():
     table_.do(c.OpenBets())
     table_.do(c.PlaceBet(bet=request("s", "straight", (7,))))
     table_.do(c.CallNoMoreBets())
-    (ev,) = table_.do(void("object_in_wheel", "croupier"))
+    (ev,) = table_.do(void("object_in_wheel", "table_head"))
     assert ev.bets_open and table_.state.phase is P.BETTING  # «alda ditzakezue» (EUS L320)
     table_.do(c.WithdrawBet(bet_id="s"))
 

@@ -351,12 +351,23 @@ def test_void_coups_keep_the_bets_and_the_coup_as_each_profile_says(store):
             await ok(device, "R1", "settle")
             assert await ok(device, "R1", "pay_coup") == ["table_coup_paid"]
 
-            # Basque: the croupier may declare it, and betting opens again (EUS L320)
+            # Basque: the croupier may declare it when no head or inspector is at the table,
+            # and betting opens again (EUS L320)
             await ok(head, "R2", "open_table")
             await ok(croupier, "R2", "open_bets")
             await ok(croupier, "R2", "place_bet", **bet("v", "voisins", amount="18"))
             await ok(croupier, "R2", "call_no_more_bets")
-            await ok(croupier, "R2", "declare_void", reason="object_in_wheel")
+            message = await refused(
+                croupier, "R2", "declare_void", "rule_error", reason="object_in_wheel"
+            )
+            assert "only when no table_head or inspector is at the table" in message
+            await ok(croupier, "R2", "declare_void", reason="object_in_wheel", no_head_present=True)
+            log = hub.runtime.service.log
+            (voided,) = [e for e in log.read(stream(log, "R2")) if e.type == "table_coup_voided"]
+            assert (voided.payload["declared_by"], voided.payload["no_head_present"]) == (
+                "crupier",
+                True,
+            )
             state = await table_state(croupier, "R2")
             assert (state["phase"], state["coup"], [b["id"] for b in state["bets"]]) == (
                 "betting",
