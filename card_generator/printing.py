@@ -787,7 +787,9 @@ def _print(
     temp = pathlib.Path(temp_name)
     try:
         with os.fdopen(fd, "wb") as handle:
-            canvas = Canvas(handle, pagesize=A4, pageCompression=int(compress), invariant=0)
+            # invariant: no clock in the file, so a batch printed again is the same bytes, and its
+            # hash, kept with the series, checks a print
+            canvas = Canvas(handle, pagesize=A4, pageCompression=int(compress), invariant=1)
             printer = _Printer(canvas, draw_qr=draw_qr)
             count, first, last = 0, None, None
             series_seen: list[str] = []  # the first few, for the document's metadata

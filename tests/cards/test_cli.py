@@ -436,3 +436,13 @@ def test_verify_checks_the_code_format_and_the_order_without_the_seed(tmp_path):
     assert "card A17-3: security-code: 'zz' is not 10 lowercase hexadecimal digits" in code.stdout
     order = cards("verify", "reversed.jsonl", cwd=tmp_path)
     assert order.returncode == 1 and "numbering: out of order: after card no. 6" in order.stdout
+
+
+def test_a_card_file_printed_again_gives_the_same_pdf_bytes(tmp_path):
+    """No clock in the PDF: a batch printed again is byte for byte the one printed first, so
+    the hash kept with a series checks any print of it."""
+    generate(tmp_path, "a.jsonl", "--seed", "0a" * 16, count="12")
+    for name in ("first.pdf", "again.pdf"):
+        done = cards("print", "a.jsonl", "--out", name, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+    assert (tmp_path / "first.pdf").read_bytes() == (tmp_path / "again.pdf").read_bytes()
