@@ -88,14 +88,7 @@ def test_every_command_in_a_wrong_phase_is_refused_naming_phase_and_allowed_comm
 def test_session_walks_through_the_procedure_of_section_5():
     hall = Hall(profile("1979"))
     hall.run(c.RegisterBallSet(ball_set_id="JB-1", homologation="CNJ-BOLAS-0001"))
-    hall.run(
-        c.OpenSession(
-            machine_id="EXT-1",
-            machine_homologation="CNJ-EXT-0001",
-            machine_kind="pneumatic",
-            profile=hall.rules,
-        )
-    )
+    hall.run(hall.opening("pneumatic"))
     assert hall.state.phase is Phase.EQUIPMENT_CHECK
     hall.run(c.RecordEquipmentCheck(ok=True))
     assert hall.state.phase is Phase.BALL_LOADING
@@ -128,14 +121,7 @@ def test_a_session_opens_only_with_the_machine_models_homologation(reference):
 
 def test_failed_equipment_check_closes_the_session():
     hall = Hall(profile("1979"))
-    hall.run(
-        c.OpenSession(
-            machine_id="EXT-1",
-            machine_homologation="CNJ-EXT-0001",
-            machine_kind="drum",
-            profile=hall.rules,
-        )
-    )
+    hall.run(hall.opening("drum"))
     events = hall.run(c.RecordEquipmentCheck(ok=False, notes="monitor 3 sin imagen"))
     assert isinstance(events[-1], e.SessionClosed)
     assert events[-1].reason == "equipment_check_failed"
@@ -147,14 +133,7 @@ def test_a_session_whose_balls_cannot_be_loaded_closes_from_ball_loading(rules):
     """No set in service, or none that may be loaded: the session closes from ball loading,
     as a failed equipment check closes it, with no last game to announce (none begins)."""
     hall = Hall(profile(rules))
-    hall.run(
-        c.OpenSession(
-            machine_id="EXT-1",
-            machine_homologation="CNJ-EXT-0001",
-            machine_kind="drum",
-            profile=hall.rules,
-        )
-    )
+    hall.run(hall.opening("drum"))
     hall.run(c.RecordEquipmentCheck(ok=True))
     assert hall.state.phase is Phase.BALL_LOADING
     with pytest.raises(RuleError, match="no ball set is in service"):

@@ -90,14 +90,7 @@ def test_refunds_are_paid_in_a_later_session_until_every_card_is_refunded():
     hall.run(c.CloseSession())
     with pytest.raises(PhaseError):  # as a prize: not while the hall is closed
         refund(hall, "A1", 11, 20)
-    hall.run(
-        c.OpenSession(
-            machine_id="EXT-1",
-            machine_homologation="CNJ-EXT-0001",
-            machine_kind="pneumatic",
-            profile=hall.rules,
-        )
-    )
+    hall.run(hall.opening("pneumatic"))
     assert hall.state.refunds[1].session_id == 1
     refund(hall, "A1", 11, 60)
     assert hall.state.refunds[1].settled

@@ -69,18 +69,20 @@ class Hall:
             self.log.append((event, self.now))
         return events
 
+    def opening(self, machine_kind: str | None = None) -> c.OpenSession:
+        """The opening of a session on the homologated machine EXT-1, under this hall's rules."""
+        return c.OpenSession(
+            machine_id="EXT-1",
+            machine_homologation="CNJ-EXT-0001",
+            machine_kind=machine_kind or self.machine_kind,
+            profile=self.rules,
+            call_witness_floor=self.call_witness_floor,
+        )
+
     def open_ready(self, series: Iterable[tuple[str, str, int]] = (("A1", "1.50", 300),)) -> Hall:
         """Session open, material checked, balls loaded, series registered."""
         self.run(c.RegisterBallSet(ball_set_id="JB-1", homologation="CNJ-BOLAS-0001"))
-        self.run(
-            c.OpenSession(
-                machine_id="EXT-1",
-                machine_homologation="CNJ-EXT-0001",
-                machine_kind=self.machine_kind,
-                profile=self.rules,
-                call_witness_floor=self.call_witness_floor,
-            )
-        )
+        self.run(self.opening())
         self.run(c.RecordEquipmentCheck(ok=True))
         self.run(c.ChangeBallSet(ball_set_id="JB-1", reason="puesta en servicio"))
         self.run(c.LoadBalls())
