@@ -521,8 +521,9 @@ def test_bad_input_writes_no_store(bad_input):
 
 def test_a_refused_command_leaves_no_new_store_behind(tmp_path):
     """user-add, device-add and serve make the hall's store when it is not there, as a hall
-    starts; refused, they leave no store (nor journal, nor the hub's lock file) behind. A
-    store that was there before a refusal is kept, even with nothing in it."""
+    starts; refused, they leave no store, journal or folder made for it behind (a refused
+    serve leaves its lock file: a lock file is never deleted). A store that was there before
+    a refusal is kept, even with nothing in it."""
     from support.cli import hall
 
     def db(name: str) -> str:
@@ -535,7 +536,7 @@ def test_a_refused_command_leaves_no_new_store_behind(tmp_path):
         "jefe_de_sala",
         "--password-stdin",
         "--db",
-        db("weak.sqlite"),
+        db("typo/deep/weak.sqlite"),
         stdin="corta\n",
     )
     assert weak.returncode == 2 and "password too short" in weak.stderr, weak.stderr
@@ -558,7 +559,7 @@ def test_a_refused_command_leaves_no_new_store_behind(tmp_path):
         )
     assert_one_line_error(refused["table without table"], "needs --table")
     assert_one_line_error(refused["busy port"], "address already in use")
-    assert sorted(path.name for path in tmp_path.iterdir()) == []
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["serve.sqlite.serve.lock"]
 
     kept = tmp_path / "kept.sqlite"
     with closing(sqlite3.connect(kept)) as empty:
