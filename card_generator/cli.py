@@ -32,6 +32,7 @@ class UsageError(Exception):
 
 # digits and a point (the series says what it allows of them); fullmatch: "$" lets "\n" by
 AMOUNT = re.compile(r"-?[0-9]+(\.[0-9]+)?")
+PER_FILE = 19_998  # cards per PDF by default: a multiple of 6, so a strip is never parted
 # A seed keys the security codes' HMAC: one printed card and its code let a forger try every
 # seed, so a seed given by hand must be as long as the 16 bytes a fresh one has.
 MIN_SEED_BYTES = 16
@@ -296,10 +297,10 @@ def build_parser() -> argparse.ArgumentParser:
     printer.add_argument(
         "--per-file",
         type=whole_number,
-        default=20_000,
+        default=PER_FILE,
         metavar="N",
-        help="cards per PDF (a larger series is split into OUT-0001.pdf, ...; default 20000, "
-        "which keeps memory near 350 MB)",
+        help="cards per PDF (a larger series is split into OUT-0001.pdf, ...; default 19998, "
+        "whole strips of 6, which keeps memory near 350 MB)",
     )
     printer.set_defaults(run=run_print)
     return parser

@@ -421,6 +421,8 @@ def test_a_strip_series_is_printed_whole_strips_to_a_file(tmp_path):
     assert list(tmp_path.glob("*.pdf")) == []
     whole = cards("print", "s.jsonl", "--out", "s.pdf", "--per-file", "6", cwd=tmp_path)
     assert whole.returncode == 0 and "2 files" in whole.stdout, whole.stderr
+    default = cards("print", "s.jsonl", "--out", "one.pdf", cwd=tmp_path)  # whole strips too
+    assert default.returncode == 0 and "12 cards printed to one.pdf" in default.stdout
 
 
 def test_verify_checks_the_code_format_and_the_order_without_the_seed(tmp_path):
