@@ -104,9 +104,9 @@ def check_admitted(admitted: Admitted) -> None:
     device revoked, a terminal opened on another screen) does nothing when its turn comes."""
     if not admitted():
         raise CommandFailed(
-            "credential_withdrawn",
-            "the connection's credential was withdrawn while the command waited its turn: "
-            "nothing done",
+            "connection_closing",
+            "this connection is being closed (its credential withdrawn, or its terminal opened "
+            "on another screen) and the command, which waited its turn, did nothing",
         )
 
 
@@ -203,7 +203,7 @@ class HubRuntime:
     ) -> dict:
         """Run one command for a principal; its events are durable when this returns. A store
         that fails under it (a full disk, a database gone) answers `store_failed`; a sender no
-        longer `admitted` when the command's turn comes, `credential_withdrawn`."""
+        longer `admitted` when the command's turn comes, `connection_closing`."""
         try:
             return await self._execute(principal, name, args, admitted)
         except STORE_FAILURES as error:

@@ -196,7 +196,7 @@ class TableRuntime:
     ) -> dict:
         """Run one table command for a principal; its events are durable when this returns.
         A store that fails under it answers `store_failed`; a sender no longer `admitted` when
-        the command's turn comes, `credential_withdrawn`."""
+        the command's turn comes, `connection_closing`."""
         try:
             return await self._execute(principal, table_id, name, args, admitted)
         except STORE_FAILURES as error:

@@ -272,6 +272,11 @@ def _void(state: TableState, cmd: c.DeclareVoid, now: datetime) -> list[e.TableE
             f"{' or '.join(r.value for r in heads)} is at the table: say that none is "
             "(no_head_present), or let them declare it"
         )
+    if cmd.no_head_present and not in_absence:
+        raise RuleError(
+            f"no_head_present is for a role that declares a void coup only in the head's "
+            f"absence; under {table.label} the {cmd.role.value} declares it as such"
+        )
     if not in_absence and cmd.role not in heads:
         absent = ", ".join(r.value for r in rules.void_declared_in_absence_by)
         raise RuleError(

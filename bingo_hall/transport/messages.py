@@ -277,7 +277,7 @@ ERROR_CODES = frozenset(
         "busy",
         "failed",
         "store_failed",
-        "credential_withdrawn",
+        "connection_closing",
         "locked",
         "not_complete",
     }

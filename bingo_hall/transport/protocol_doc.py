@@ -40,10 +40,11 @@ another ball, with `set_disagrees` and that ball in `set_ball`.
    auxiliary terminals) or a staff user's name and password. The hub answers `auth_ok` (with the
    commands the role may give) or `auth_invalid` and closes with 4001; no auth frame within 10 s
    closes with 4002. A connection whose credential is withdrawn while it is open (its device
-   revoked, its user disabled, its password changed) is closed with 4003 within seconds; a
-   command of it still waiting its turn then does nothing (`credential_withdrawn`). A
+   revoked, its user disabled, its password changed) is closed with 4003 within seconds. A
    terminal works from one connection: its token logging in again closes the one it had with
    4009 (a copied token shows; the page so closed says so and does not reconnect on its own).
+   A command of a connection so closed that still waits its turn does nothing
+   (`connection_closing`).
    Monitors, staff and table devices may be connected more than once.
 2. `subscribe` with `after_seq` (0 for everything): the hub sends every event with a greater seq
    from the log, in order, then each new event once it is durable — no gap, no duplicate, also

@@ -233,6 +233,16 @@ def test_a_basque_croupier_declares_a_void_only_saying_no_head_is_there():
     )
 
 
+@pytest.mark.parametrize(("profile", "role"), [("basque", "table_head"), ("1977", "croupier")])
+def test_no_head_present_is_refused_from_a_role_that_declares_a_void_as_such(profile, role):
+    table_ = french(profile)
+    table_.do(c.OpenBets())
+    before = table_.state
+    with pytest.raises(RuleError, match=f"under .* the {role} declares it as such"):
+        table_.do(void("object_in_wheel", role, no_head=True))
+    assert table_.state == before
+
+
 @pytest.mark.parametrize("profile", ["1977", "1979", "asturias", "basque"])
 def test_at_boule_the_head_of_the_game_announces_the_bets_not_the_croupier(profile):
     """«El jefe de la partida anuncia "hagan sus apuestas"» (N79 L466, N77 L748-750, EUS

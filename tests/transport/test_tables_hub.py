@@ -668,7 +668,7 @@ def test_a_command_waiting_its_turn_does_nothing_once_its_credential_is_withdraw
             for waiting in (hall_command, table_command):
                 with contextlib.suppress(ConnectionClosed):
                     answer = await asyncio.wait_for(waiting, 10)
-                    assert answer["error"]["code"] == "credential_withdrawn", answer
+                    assert answer["error"]["code"] == "connection_closing", answer
             await asyncio.sleep(0.2)
             log = hub.runtime.service.log
             assert [e.type for e in log.read(HALL)] == []
