@@ -150,11 +150,9 @@ class HubRuntime:
         if envelope.type == "ball_drawn":
             self._last_ball = (envelope.payload["number"], time.monotonic())
 
-    def _shown_calls(self, game: Game) -> tuple[int, ...]:
-        """The balls the panels show now: the last one only once the display delay has passed
-        since it was announced. A terminal marks its cards, and takes claims, with these: it
-        must not tell its player a ball before the hall's panels do."""
-        calls = tuple(game.calls)
+    def _unshown_ball(self, calls: Sequence[int]) -> int | None:
+        """The last ball called, while the panels do not show it yet (the display delay has not
+        passed since it was announced); None once they do."""
         last = self._last_ball
         if (
             calls
@@ -162,8 +160,14 @@ class HubRuntime:
             and calls[-1] == last[0]
             and time.monotonic() < last[1] + self.display_delay
         ):
-            return calls[:-1]
-        return calls
+            return last[0]
+        return None
+
+    def _shown_calls(self, game: Game) -> tuple[int, ...]:
+        """The balls the panels show now. A terminal marks its cards, and takes claims, with
+        these: it must not tell its player a ball before the hall's panels do."""
+        calls = tuple(game.calls)
+        return calls[:-1] if self._unshown_ball(calls) is not None else calls
 
     def _prepare_references(self) -> None:
         """Make the references of the set in service from its kept frames now, in a worker
@@ -292,6 +296,13 @@ class HubRuntime:
         args = {**args, "source": self.config.machine.draw}  # the acta says where each came from
         state = self.service.state
         calls = state.game.calls if state.game else ()
+        unshown = self._unshown_ball(calls) if state.phase is Phase.DRAWING else None
+        if unshown is not None:  # each ball announced, then shown, then the next (§5 G4)
+            raise CommandFailed(
+                "rule_error",
+                f"ball {unshown} is not on the hall's panels yet: the next ball is drawn once "
+                "the panels show it",
+            )
         if self.config.machine.draw == "certified_random":
             if "number" in args:
                 raise CommandFailed(

@@ -201,7 +201,9 @@ def _client_args(model: type, filled: dict[str, str]) -> dict:
 HUB_ONLY = {"hold_ball": "given by the hub's camera check only, never by a client"}
 DRAW_NOTE = (
     ' `number`: the ball the caller keys from the blower (`machine.draw = "blower"`); under '
-    "the certified random draw the hub draws it and refuses one."
+    "the certified random draw the hub draws it and refuses one. Each ball is announced, then "
+    "shown on the panels (`server.display_delay_seconds` later), then the next drawn: a "
+    "`draw_ball` before the panels show the last ball is refused (`rule_error`)."
 )
 EXTRA_ARGS = {
     "commission_ball_set": " The hub also takes `showings_per_ball` (an integer, simulated "

@@ -17,7 +17,7 @@ from bingo_hall.transport.messages import CLOSE_REPLACED
 from support.aio import run_async as run
 from support.cli import REPO, hall
 from support.demo import open_log
-from support.hub import PASSWORD, Client, open_sale, prepare_store, running_hub
+from support.hub import PASSWORD, Client, open_game, open_sale, prepare_store, running_hub
 
 
 @pytest.fixture
@@ -383,6 +383,34 @@ def test_a_terminal_sees_each_ball_when_the_panels_do(store):
                 {"type": "subscribe", "after_seq": 0, "channel": "caller"}
             )
             assert sound["success"]  # a monitor speaks each number before the panels show it
+
+    run(scenario())
+
+
+def test_the_next_ball_is_drawn_only_once_the_panels_show_the_last(store):
+    """§5 G4: a ball is announced, then shown on the panels, then the next one drawn. A draw
+    sent before the panels show the last ball (a second control page, a client) is refused
+    and records nothing, so that no terminal ever counts a ball the panels have not shown."""
+    url, token, series, _ = store
+    delay = 1.5
+
+    async def scenario():
+        async with (
+            running_hub(url, token, series, display_delay=delay) as hub,
+            Client.login(hub.url, user="sala", password=PASSWORD) as staff,
+            Client.login(hub.url, user="locutor", password=PASSWORD) as locutor,
+        ):
+            await open_game(staff, locutor)
+            await locutor.ok("draw_ball")
+            first = hub.runtime.service.state.game.calls[-1]
+            seq = hub.runtime.service.seq
+            early = await locutor.command("draw_ball")
+            assert early["error"]["code"] == "rule_error", early
+            assert f"ball {first} is not on the hall's panels yet" in early["error"]["message"]
+            assert hub.runtime.service.seq == seq
+            await asyncio.sleep(delay)
+            await locutor.ok("draw_ball")
+            assert len(hub.runtime.service.state.game.calls) == 2
 
     run(scenario())
 
