@@ -422,8 +422,11 @@ def test_a_whole_session_on_the_control_screen_monitors_and_terminal(hall, brows
     expect(panel.locator("#m-state .lang-1")).to_have_text("1. partida amaituta")
     winners = panel.locator("#m-info .m-info-line")
     expect(winners).to_have_count(2)  # a line a prize: the bingo's two cards on one
-    expect(winners.nth(1)).to_have_text(
+    expect(winners.nth(1).locator(".lang-1")).to_have_text(
         f"Bingoa: 2 kartoi, 29,70 € bakoitzak — A1-{first}, A1-{second}"
+    )
+    expect(winners.nth(1).locator(".lang-2")).to_have_text(
+        f"Bingo: 2 cartones, 29,70 € cada uno — A1-{first}, A1-{second}"
     )
     monitor_fits(panel)
     screens.shot(panel, "monitor-finished-basque-1280")
@@ -500,7 +503,7 @@ def test_a_whole_session_on_the_control_screen_monitors_and_terminal(hall, brows
     locutor.fill("#sale-last", "80")
     locutor.click("#form-record-sale button[type=submit]")
     expect(mesa.locator("#sale-total-cards")).to_have_text("14")
-    expect(panel.locator("#m-info .m-info-line").first).to_have_text("Saioaren azken partida")
+    expect(panel.locator("#m-last-game .lang-1")).to_have_text("Saioaren azken partida")
     mesa.select_option("#void-reason", "equipment_breakdown")
     mesa.click("#void-game")
     expect(mesa.locator("#void-confirm")).to_be_visible()

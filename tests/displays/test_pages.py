@@ -310,3 +310,12 @@ def test_no_text_is_written_into_the_pages():
         texts = [w.strip() for w in re.findall(r">([^<]+)<", body)]
         words = [w for w in texts if w and w not in {"—", "0", "·"}]
         assert words == [], (page.name, words)
+
+
+def test_the_basque_names_of_the_table_games_are_basque():
+    """A Basque monitor shows each table's game in Basque with the Spanish beneath: the same
+    text twice («Bola (boule) Bola (boule)») is a Spanish text in the Basque file."""
+    spanish, basque = _texts("es"), _texts("eu")
+    games = [key for key in spanish if key.startswith("table.game.")]
+    assert games
+    assert [key for key in games if basque[key] == spanish[key]] == []

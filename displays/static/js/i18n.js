@@ -59,13 +59,22 @@ function lookup(code, key) {
   return key in fallback ? fallback[key] : key;
 }
 
-function fill(text, vars) {
-  return text.replace(/\{(\w+)\}/g, (whole, name) => (name in vars ? String(vars[name]) : whole));
+function fill(text, vars, code = primary) {
+  return text.replace(/\{(\w+)\}/g, (whole, name) => (name in vars ? String(value(vars[name], code)) : whole));
+}
+
+// A placeholder's value: a text as it is; a key ({key, vars}) translated in the same language
+// as the text it goes in, so that a bilingual line is wholly in each language; a list of
+// either, joined with commas.
+function value(item, code) {
+  if (Array.isArray(item)) return item.map((one) => value(one, code)).join(', ');
+  if (item && typeof item === 'object' && 'key' in item) return t(item.key, item.vars || {}, code);
+  return item;
 }
 
 // The text of a key in the page's language (or in `code`), with {name} filled from vars.
 export function t(key, vars = {}, code = primary) {
-  return fill(lookup(code, key), vars);
+  return fill(lookup(code, key), vars, code);
 }
 
 export function has(key) {

@@ -90,63 +90,144 @@ function renderOverlay(game) {
   setText($('#m-ov-title'), titleKey);
   const calledSet = called(game);
   const cards = $('#m-ov-cards');
-  cards.classList.toggle('many', claims.length > 2);
   cards.replaceChildren(
     ...claims.map((claim) => {
       const status = claim.status;
       return el(
         'div',
         { class: 'm-ov-card', dataset: { claim: String(claim.claim_id), status } },
-        el('h3', {
-          text: t('claim.heading', {
-            kind: t(`claim.kind.${claim.kind}`),
-            series: claim.series_id,
-            number: claim.card_number,
-          }),
+        bilingual('h3', '', 'claim.heading', {
+          kind: { key: `claim.kind.${claim.kind}` },
+          series: claim.series_id,
+          number: claim.card_number,
         }),
         cardGrid(claim.grid, calledSet, { rows: claim.rows || [], missing: claim.missing || [] }),
-        el('div', { class: `m-ov-verdict verdict-${status}`, text: t(`claim.status.${status}`) }),
-        claim.reason ? el('div', { class: 'm-ov-reason', text: t(`claim.reason.${claim.reason}`) }) : null,
+        bilingual('div', `m-ov-verdict verdict-${status}`, `claim.status.${status}`),
+        claim.reason ? bilingual('div', 'm-ov-reason', `claim.reason.${claim.reason}`) : null,
       );
     }),
   );
+  fitCards(cards);
 }
 
+// A text of the translation files, with the second language beneath where the monitor has one.
+function bilingual(tag, className, key, vars = {}) {
+  const element = el(tag, { class: className || null, 'data-bilingual': true });
+  setText(element, key, vars);
+  return element;
+}
+
+// Every master card checked on the ball is shown whole, as large as the screen allows: the
+// cards' sizes all follow one cell size (--cell), and the columns are those that give the
+// largest cell for this many cards on this screen. A card measured at the largest size scales
+// with the cell (its texts and their widths too), so the columns are chosen from that measure;
+// then the size is made smaller while anything still leaves the screen.
+const CARD_GAP = 0.45; // the space between cards, in cells (monitor.css)
+const LARGEST_CELL = 8.5; // in hundredths of a 16:9 screen's height (--u, monitor.css)
+
+function fitCards(cards) {
+  const overlay = $('#m-overlay');
+  cards.style.removeProperty('--cell');
+  cards.style.setProperty('--cols', '1');
+  const count = cards.children.length;
+  if (!count) return;
+  const largest = LARGEST_CELL * Math.min(innerHeight / 100, (innerWidth / 100) * 0.5625); // --u
+  cards.style.setProperty('--cell', `${largest}px`);
+  const boxes = [...cards.children].map((card) => card.getBoundingClientRect());
+  const width = Math.max(...boxes.map((box) => box.width)) / largest;
+  const height = Math.max(...boxes.map((box) => box.height)) / largest;
+  const style = getComputedStyle(overlay);
+  const title = $('#m-ov-title').getBoundingClientRect().height;
+  const spaceX = overlay.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  const spaceY =
+    overlay.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom) - title - parseFloat(style.rowGap || 0);
+  let best = { cols: 1, cell: 0 };
+  for (let cols = 1; cols <= count; cols += 1) {
+    const rows = Math.ceil(count / cols);
+    const cell = Math.min(spaceX / (cols * width + (cols - 1) * CARD_GAP), spaceY / (rows * height + (rows - 1) * CARD_GAP));
+    if (cell > best.cell) best = { cols, cell };
+  }
+  cards.style.setProperty('--cols', String(best.cols));
+  let cell = Math.min(largest, Math.floor(best.cell * 0.98));
+  cards.style.setProperty('--cell', `${cell}px`);
+  for (let tries = 0; tries < 20 && !fits(overlay, cards); tries += 1) {
+    cell *= 0.95;
+    cards.style.setProperty('--cell', `${cell}px`);
+  }
+}
+
+function fits(overlay, cards) {
+  const screen = overlay.getBoundingClientRect();
+  const inside = (box) => box.top >= screen.top - 1 && box.bottom <= screen.bottom + 1 && box.left >= screen.left - 1 && box.right <= screen.right + 1;
+  return inside($('#m-ov-title').getBoundingClientRect()) && [...cards.children].every((card) => inside(card.getBoundingClientRect()));
+}
+
+// The lines under the prizes: each a key of the translation files with its values (shown in
+// both languages on a bilingual monitor), or a text as the hub recorded it (the sale's wording).
 function infoLines(game) {
   if (game.status === 'voided') {
-    return [t('monitor.voided_info', { reason: t(`void.reason.${game.void.reason}`) })];
+    // void: the cards sold are refunded at face value (S79 L1222), and under a profile that
+    // withdraws the game's prizes, they are withdrawn (S77 L2518-2524)
+    const lines = [
+      { key: 'monitor.voided_info', vars: { reason: { key: `void.reason.${game.void.reason}` } } },
+      { key: 'monitor.void_refund', vars: { total: money(game.void.refund_total) } },
+    ];
+    const withdrawn = game.void.restitutions || [];
+    if (game.void.awards_withdrawn && withdrawn.length) {
+      const cards = withdrawn.map((r) => `${r.series_id}-${r.card_number} (${money(r.amount)})`).join(', ');
+      lines.push({ key: 'monitor.void_prizes_withdrawn', vars: { cards } });
+    }
+    return lines;
   }
   if (game.splits.length) {
     // one line a prize: a prize shared by many cards lists them all on its line
     return game.splits.map((split) => {
-      const kind = t(`claim.kind.${split.kind}`);
+      const kind = { key: `claim.kind.${split.kind}` };
       if (split.winners.length === 1) {
         const [w] = split.winners;
-        return t('monitor.winner', { kind, series: w.series_id, number: w.card_number, share: money(split.share) });
+        return { key: 'monitor.winner', vars: { kind, series: w.series_id, number: w.card_number, share: money(split.share) } };
       }
       const cards = split.winners.map((w) => `${w.series_id}-${w.card_number}`).join(', ');
-      return t('monitor.winners', { kind, count: split.winners.length, share: money(split.share), cards });
+      return { key: 'monitor.winners', vars: { kind, count: split.winners.length, share: money(split.share), cards } };
     });
   }
   if (game.wording) {
     // 1977: the line that pays, as the Jefe de Mesa designated it (S77 L2472-2474)
-    const paying = game.payingRow === null || game.payingRow === undefined ? [] : [t('monitor.paying_row', { row: t(`row.${game.payingRow}`) })];
-    return [game.wording, ...paying];
+    const paying =
+      game.payingRow === null || game.payingRow === undefined ? [] : [{ key: 'monitor.paying_row', vars: { row: { key: `row.${game.payingRow}` } } }];
+    return [{ text: game.wording }, ...paying];
   }
-  if (['series_announced', 'selling', 'sale_closed'].includes(game.status)) {
-    // each series with its card count and face value, as they are announced (S79 L1202)
-    const series = game.series.map((s) => t('monitor.series_on_sale', { series: s.series_id, size: s.size, price: money(s.face_value) })).join(', ');
-    return [t('monitor.on_sale', { series })];
+  if (['series_announced', 'selling'].includes(game.status)) {
+    // each series with its card count and face value, as they are announced (S79 L1202), while
+    // they may be bought: not once the sale is closed
+    const series = game.series.map((s) => ({
+      key: 'monitor.series_on_sale',
+      vars: { series: s.series_id, size: s.size, price: money(s.face_value) },
+    }));
+    return [{ key: 'monitor.on_sale', vars: { series } }];
   }
   return [];
 }
 
 function renderInfo(game) {
   const lines = game ? infoLines(game) : [];
-  if (game && game.lastGame && !game.ended) lines.unshift(t('monitor.last_game'));
   const box = $('#m-info');
-  box.replaceChildren(...lines.map((text) => el('div', { class: 'm-info-line', text })));
+  box.replaceChildren(
+    ...lines.map((line) => (line.key ? bilingual('div', 'm-info-line', line.key, line.vars) : el('div', { class: 'm-info-line', text: line.text }))),
+  );
   fitText(box);
+}
+
+// The last game of the session (S77 L2498-2500), from its announcement until it ends: while an
+// earlier game is still played, that the next one is the last.
+function renderLastGame(game) {
+  const banner = $('#m-last-game');
+  const shown = model.lastGameAnnounced && !model.lastGamePlayed;
+  banner.hidden = !shown;
+  $('#m-hall').hidden = shown;
+  if (!shown) return;
+  const earlier = game && !game.ended && !game.lastGame;
+  setText(banner, earlier ? 'monitor.next_is_last' : 'monitor.last_game');
 }
 
 // Everything in the box is shown: its text is made smaller until it fits (never below a third
@@ -183,10 +264,13 @@ function render() {
   $('#m-frame-none').hidden = Boolean(frame);
   const check = last && last.check;
   $('#m-frame-check').hidden = !check;
-  if (check) $('#m-frame-check').textContent = t(`check.${check}`);
-  $('#m-line-prize').textContent = game && game.linePrize ? money(game.linePrize) : '—';
-  $('#m-bingo-prize').textContent = game && game.bingoPrize ? money(game.bingoPrize) : '—';
+  if (check) setText($('#m-frame-check'), `check.${check}`);
+  // a voided game's prizes are not played for: no amount is shown (monitor.css hides them)
+  const live = game && game.status !== 'voided';
+  $('#m-line-prize').textContent = live && game.linePrize ? money(game.linePrize) : '—';
+  $('#m-bingo-prize').textContent = live && game.bingoPrize ? money(game.bingoPrize) : '—';
   $('#m-hold').hidden = model.phase !== 'camera_hold';
+  renderLastGame(game);
   renderInfo(game);
   renderOverlay(game);
   document.body.classList.toggle('with-tables', tables.size > 0);
@@ -254,6 +338,7 @@ async function main() {
   });
   hub.start();
   setInterval(rerender, 1000); // the false-claim notice times out
+  addEventListener('resize', rerender); // the overlay's cards and the info's text are fitted
   render();
   window.bingoMonitor.ready = true;
 }
