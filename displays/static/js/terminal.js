@@ -7,6 +7,7 @@
 
 import { awaitStart, Hub } from './hub.js';
 import { applyTranslations, initialLanguage, languagePicker, money, setLanguage, t } from './i18n.js';
+import { add, times } from './decimal.js';
 import { apply, called, lastBall, marking, newModel, winners } from './model.js';
 import { $, cardGrid, connectionStatus, deviceToken, el, errorText, runCommand, scheduler } from './ui.js';
 
@@ -133,11 +134,39 @@ function claimsOf(card) {
   return game.claims.filter((claim) => claim.series_id === card.series && claim.card_number === card.number);
 }
 
+// A card's face value: its series' in the game (series_announced).
+function faceValue(game, seriesId) {
+  const series = game ? game.series.find((s) => s.series_id === seriesId) : null;
+  return series ? series.face_value : null;
+}
+
+// A voided game's card refunded by the Cajero (refund_paid: a range of a series).
+function refunded(game, card) {
+  return game.refundsPaid.some((r) => r.series_id === card.series && r.first <= card.number && card.number <= r.last);
+}
+
+// A voided game: said above the cards, with what its cards are refunded at the cash desk.
+function renderVoid(game, mine) {
+  const box = $('#t-void');
+  const voided = game && game.status === 'voided';
+  box.hidden = !voided;
+  if (!voided) return;
+  const amount = mine.reduce((sum, card) => add(sum, faceValue(game, card.series) || '0'), '0');
+  box.textContent = t('terminal.voided', { game: game.id, reason: t(`void.reason.${game.void.reason}`), amount: money(amount) });
+}
+
+function cardState(game, card, mark, lineOpen) {
+  if (game.status === 'voided') return t(refunded(game, card) ? 'terminal.card_refunded' : 'terminal.card_voided');
+  return lineOpen ? t('terminal.needs', { line: mark.lineNeeds, bingo: mark.bingoNeeds }) : t('terminal.needs_bingo', { bingo: mark.bingoNeeds });
+}
+
 function renderCards() {
   const game = model.game;
   const calledSet = called(game);
   const mine = game && cardsGame === game.id ? cards : [];
   const lineOpen = game && game.lineWonAt === null;
+  const voided = game && game.status === 'voided';
+  renderVoid(game, mine);
   $('#t-cards-count').textContent = t('terminal.cards_count', { count: mine.length });
   $('#t-cards').replaceChildren(
     ...mine.map((card) => {
@@ -157,7 +186,8 @@ function renderCards() {
         run('call_claim', { kind: 'bingo', series_id: card.series, card_number: card.number }, `bingo-${id}`),
       );
       const classes = ['tcard'];
-      if (mark.bingoNeeds === 0) classes.push('complete-bingo');
+      if (voided) classes.push('voided');
+      else if (mark.bingoNeeds === 0) classes.push('complete-bingo');
       else if (mark.lineNeeds === 0 && lineOpen) classes.push('complete-line');
       return el(
         'div',
@@ -167,12 +197,7 @@ function renderCards() {
         },
         el('h3', {}, el('span', { text: t('card.label', { series: card.series, number: card.number }) }), el('span', { class: 'owner', text: card.player })),
         cardGrid(card.grid, calledSet),
-        el('div', {
-          class: 'needs',
-          text: lineOpen
-            ? t('terminal.needs', { line: mark.lineNeeds, bingo: mark.bingoNeeds })
-            : t('terminal.needs_bingo', { bingo: mark.bingoNeeds }),
-        }),
+        el('div', { class: 'needs', text: cardState(game, card, mark, lineOpen) }),
         latest
           ? el('div', {
               class: 'claim-state',
@@ -184,7 +209,7 @@ function renderCards() {
               }),
             })
           : null,
-        el('div', { class: 'buttons' }, lineButton, bingoButton),
+        voided ? null : el('div', { class: 'buttons' }, lineButton, bingoButton),
       );
     }),
   );
@@ -193,6 +218,29 @@ function renderCards() {
 function renderPrizes() {
   const game = model.game;
   const mine = new Set(cards.map((card) => `${card.series}-${card.number}`));
+  if (game && game.status === 'voided') {
+    // a void withdraws the game's prizes under some profiles (restitutions): those of my cards
+    const withdrawn = (game.void.awards_withdrawn ? game.void.restitutions : []).filter((r) => mine.has(`${r.series_id}-${r.card_number}`));
+    const paidFor = game.splits.flatMap((split) => split.winners.map((w) => [w.claim_id, split.kind]));
+    const kinds = new Map(paidFor);
+    $('#t-prizes').replaceChildren(
+      ...(withdrawn.length
+        ? withdrawn.map((r) =>
+            el('li', {
+              class: 'prize withdrawn',
+              dataset: { card: `${r.series_id}-${r.card_number}` },
+              text: t(r.paid ? 'terminal.prize_withdrawn_paid' : 'terminal.prize_withdrawn', {
+                kind: kinds.has(r.claim_id) ? t(`claim.kind.${kinds.get(r.claim_id)}`) : '',
+                series: r.series_id,
+                number: r.card_number,
+                amount: money(r.amount),
+              }),
+            }),
+          )
+        : [el('li', { class: 'none', text: t('terminal.no_prizes_void') })]),
+    );
+    return;
+  }
   const won = winners(game).filter((w) => mine.has(`${w.series_id}-${w.card_number}`));
   $('#t-prizes').replaceChildren(
     ...(won.length
@@ -231,13 +279,21 @@ function render() {
   const limit = model.profile ? model.profile.max_series_per_terminal_player : 0;
   const name = player();
   const bought = name && game && cardsGame === game.id ? machineBlocks() : 0;
-  $('#t-buy').textContent = t('terminal.buy', { size: blockSize() });
+  // the block's price: its cards at the chosen series' face value, exactly (decimal.js)
+  const face = series.length ? faceValue(game, select.value) : null;
+  $('#t-buy').textContent = face
+    ? t('terminal.buy_price', { size: blockSize(), price: money(times(face, blockSize())) })
+    : t('terminal.buy', { size: blockSize() });
   // Offline, a purchase could not be sent; and a new one would take the place of the one
   // still waiting to be completed (pendingPurchase), which the page sends first once back.
   const waiting = !online || pendingPurchase() !== null;
   $('#t-buy').disabled = !legal('buy_cards') || !name || !series.length || (limit && bought >= limit) || busy.has('buy') || waiting;
   $('#t-blocks').textContent = name && limit ? t('terminal.blocks', { player: name, bought, limit }) : t('terminal.name_first');
   $('#t-sale-note').textContent = selling ? t('terminal.sale_open') : t('terminal.sale_closed');
+  // the prizes once announced, as the monitors show them; none for a voided game
+  const prizes = game && game.status !== 'voided' && game.linePrize ? { line: money(game.linePrize), bingo: money(game.bingoPrize) } : null;
+  $('#t-game-prizes').hidden = !prizes;
+  if (prizes) $('#t-game-prizes').textContent = t('terminal.game_prizes', prizes);
   renderCards();
   renderPrizes();
 }
@@ -274,6 +330,7 @@ async function main() {
     rerender();
   });
   $('#t-message').addEventListener('click', () => ($('#t-message').hidden = true));
+  $('#t-series').addEventListener('change', rerender); // the price is the chosen series'
   $('#t-buy').addEventListener('click', () => buy(newPurchase(model.game ? model.game.id : null, $('#t-series').value, player())));
   const token = deviceToken(`${STORE}.token`);
   if (!token) {
