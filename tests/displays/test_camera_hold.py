@@ -483,3 +483,31 @@ def test_the_control_page_shows_when_a_network_camera_stops_giving_pictures(brow
                 assert page.errors == [], page.errors  # type: ignore[attr-defined]
     finally:
         stream.close()
+
+
+def test_the_cctv_receiver_shows_the_exit_camera_frame_filling_the_screen(browser, tmp_path):
+    """S79 L1190: the camera's image reaches enough monitors for every player to see the ball
+    clearly. On the composite monitor the frame is a corner; `/monitor?camera=1` shows the
+    frame of the last ball as large as the screen allows, beside its number."""
+    with blower_hall(tmp_path, "cctv.sqlite") as (exit_, threaded, token):
+        base = threaded.hub.http
+        mesa = staff(browser, base, "mesa")
+        locutor = staff(browser, base, "locutor")
+        _, panel = page_in(browser, 1920, 1080)
+        panel.goto(f"{base}/monitor#token={token}")
+        _, receiver = page_in(browser, 1920, 1080)
+        receiver.goto(f"{base}/monitor?camera=1#token={token}")
+        exit_.show(23)
+        draw_through_camera(mesa, locutor, 23, 1)
+        for page in (panel, receiver):
+            expect(page.locator("#m-last")).to_have_text("23")
+            assert page.locator("#m-frame").evaluate(FRAME_SHOWN)
+        corner = panel.locator("#m-frame").bounding_box()
+        shown = receiver.locator("#m-frame").bounding_box()
+        assert corner is not None and shown is not None
+        assert shown["height"] >= 0.6 * 1080 and shown["width"] >= 0.5 * 1920, shown
+        assert shown["width"] * shown["height"] >= 8 * corner["width"] * corner["height"]
+        expect(receiver.locator("#m-board")).to_be_hidden()
+        expect(receiver.locator("#m-last-five")).to_be_hidden()
+        expect(panel.locator("#m-board")).to_be_visible()
+        Screens(first=90).shot(receiver, "monitor-cctv-receiver")

@@ -7,6 +7,9 @@
 //                                          shown display_delay after it was announced
 //   /monitor?sound=1#token=...             the sound monitor: the "caller" channel, speaks each
 //                                          number at once (and shows it, for the deaf)
+//   /monitor?camera=1#token=...            a CCTV receiver: the camera's frame of each ball as
+//                                          large as the screen allows, with the ball's number,
+//                                          so that every player reads it (S79 L1190)
 //   ?lang=es|eu|en   ?second=es|eu|en      language, and a second language beneath
 //   ?voices=es,eu                          the languages the numbers are spoken in
 
@@ -27,6 +30,7 @@ import { $, buildBoard, cardGrid, connectionStatus, deviceToken, el, scheduler, 
 
 const params = new URLSearchParams(location.search);
 const soundMode = ['1', 'true', 'on'].includes(params.get('sound'));
+const cameraMode = ['1', 'true', 'on'].includes(params.get('camera'));
 const STORE = soundMode ? 'bingo.sound' : 'bingo.monitor';
 const FALSE_CLAIM_SHOWN_MS = 8000;
 
@@ -313,6 +317,7 @@ const onStatus = connectionStatus('#m-conn', (message) => {
 
 async function main() {
   document.body.classList.toggle('sound', soundMode);
+  document.body.classList.toggle('camera-view', cameraMode);
   await switchLanguage(initialLanguage(`${STORE}.lang`));
   buildBoard($('#m-board'));
   applyTranslations(document);
