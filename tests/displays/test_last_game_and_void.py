@@ -95,6 +95,17 @@ def test_the_last_game_its_sale_and_its_void_on_the_monitors_and_the_terminal(tm
         row = sorted(n for n in hall.series.card(31)[0] if n)
         given_by(hub, "locutor", *[("draw_ball", {"number": n}) for n in row])
         expect(panel.locator("#m-count")).to_have_text(str(len(row)))
+        # on an 800×480 terminal the card that made the line, and its claim buttons, are on
+        # the screen without scrolling: the purchase form folds once the sale is over
+        terminal.set_viewport_size({"width": 800, "height": 480})
+        expect(terminal.locator("#t-buy")).to_be_hidden()
+        expect(terminal.locator("#t-sale-note")).to_be_visible()
+        buttons = terminal.locator(".tcard").first.locator(".buttons")
+        expect(buttons.locator("button").first).to_be_enabled()
+        box = buttons.bounding_box()
+        assert box is not None and box["y"] + box["height"] <= 480, box
+        screens.shot(terminal, "terminal-800x480-line")
+        terminal.set_viewport_size({"width": 1280, "height": 900})
         claim = {"kind": "line", "series_id": "A1", "card_number": 31}
         given_by(hub, "locutor", ("call_claim", claim))
         both(

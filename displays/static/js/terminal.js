@@ -290,6 +290,10 @@ function render() {
   $('#t-buy').disabled = !legal('buy_cards') || !name || !series.length || (limit && bought >= limit) || busy.has('buy') || waiting;
   $('#t-blocks').textContent = name && limit ? t('terminal.blocks', { player: name, bought, limit }) : t('terminal.name_first');
   $('#t-sale-note').textContent = selling ? t('terminal.sale_open') : t('terminal.sale_closed');
+  // cards bought and the sale over: the purchase form is folded to its note, so that the
+  // cards come first on a small screen (it opens again with the next sale)
+  const playing = Boolean(game && cardsGame === game.id && cards.length);
+  $('#t-buy-panel').classList.toggle('folded', playing && !selling);
   // the prizes once announced, as the monitors show them; none for a voided game
   const prizes = game && game.status !== 'voided' && game.linePrize ? { line: money(game.linePrize), bingo: money(game.bingoPrize) } : null;
   $('#t-game-prizes').hidden = !prizes;
