@@ -169,7 +169,9 @@ source = "none"  # the fan-out is measured, not the camera check before the deci
 host = "127.0.0.1"
 port = {port}
 queue_size = 1000
-display_delay_seconds = 1.5
+# no display delay: the fan-out is measured from the draw (the caller channel); with one, the
+# hub paces the draws to it and MQTT publishes each ball that much later
+display_delay_seconds = 0
 
 [mqtt]
 url = "mqtt://{BROKER[0]}:{BROKER[1]}"

@@ -57,9 +57,14 @@ def test_the_last_game_its_sale_and_its_void_on_the_monitors_and_the_terminal(tm
         given_by(hub, "mesa", ("announce_last_game", {}))
         banner = panel.locator("#m-last-game")
         expect(banner).to_be_visible()
-        expect(banner).to_have_text("Última partida de la sesión")
+        expect(banner).to_have_text("La próxima partida es la última de la sesión")
         expect(panel.locator("#m-hall")).to_be_hidden()
-        both(basque, "#m-last-game", "Saioaren azken partida", "Última partida de la sesión")
+        both(
+            basque,
+            "#m-last-game",
+            "Hurrengo partida saioaren azkena da",
+            "La próxima partida es la última de la sesión",
+        )
         screens.shot(panel, "monitor-last-game-announced-1920")
 
         # the sale: the series on sale, and on the terminal the price of a block
@@ -191,4 +196,36 @@ def test_the_last_game_its_sale_and_its_void_on_the_monitors_and_the_terminal(tm
             expect(needs.nth(index)).to_have_text("Partida anulada: devuelto en caja")
         screens.shot(terminal, "terminal-refunded", full=True)
         for page in (panel, basque, terminal):
+            assert page.errors == []  # type: ignore[attr-defined]
+
+
+def test_a_void_before_any_sale_owes_nothing_and_the_banner_ends_with_the_session(tmp_path):
+    """A game voided before a card is sold: the monitor says it is void and owes no refund,
+    and a terminal with no card of it is told nothing about refunds. A last game announced
+    and never played (a close the Basque rules allow) leaves no banner on the closed hall."""
+    hall = PreparedHall(tmp_path, display_delay=0)  # Basque rules, blower draw
+    with served(hall) as hub, chromium() as browser:
+        _, panel = page_in(browser, 1920, 1080)
+        panel.goto(f"{hub.base}/monitor#token={hall.tokens['mon-1']}")
+        _, terminal = page_in(browser, 800, 480)
+        terminal.goto(f"{hub.base}/terminal#token={hall.tokens['term-1']}")
+        for page, conn in ((panel, "#m-conn"), (terminal, "#t-conn")):
+            expect(page.locator(conn)).to_have_attribute("data-state", "live")
+        given_by(hub, "sala", *SETUP)
+        given_by(hub, "mesa", ("announce_series", {"series": ["A1"]}))
+        void = {"reason": "equipment_breakdown", "note": "el aparato no arranca"}
+        given_by(hub, "mesa", ("void_game", void))
+        expect(panel.locator("#m-state")).to_have_text("Partida 1 anulada")
+        expect(panel.locator("#m-info .m-info-line")).to_have_text(
+            ["Partida anulada: Avería del material o instalaciones."]
+        )
+        expect(terminal.locator("#t-void")).to_be_hidden()
+        given_by(hub, "mesa", ("announce_last_game", {}))
+        banner = panel.locator("#m-last-game")
+        expect(banner).to_have_text("La próxima partida es la última de la sesión")
+        given_by(hub, "sala", ("close_session", {}))
+        expect(panel.locator("#m-state")).to_have_text("Sala cerrada")
+        expect(banner).to_be_hidden()
+        expect(panel.locator("#m-hall")).to_be_visible()
+        for page in (panel, terminal):
             assert page.errors == []  # type: ignore[attr-defined]

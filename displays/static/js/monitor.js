@@ -23,6 +23,7 @@ import {
   setText,
   t,
 } from './i18n.js';
+import { parse } from './decimal.js';
 import { apply, called, currentClaims, lastBall, newModel } from './model.js';
 import { Announcer } from './speech.js';
 import { applyTableEvent, renderTables, tableFrom } from './tables.js';
@@ -172,10 +173,10 @@ function infoLines(game) {
   if (game.status === 'voided') {
     // void: the cards sold are refunded at face value (S79 L1222), and under a profile that
     // withdraws the game's prizes, they are withdrawn (S77 L2518-2524)
-    const lines = [
-      { key: 'monitor.voided_info', vars: { reason: { key: `void.reason.${game.void.reason}` } } },
-      { key: 'monitor.void_refund', vars: { total: money(game.void.refund_total) } },
-    ];
+    const lines = [{ key: 'monitor.voided_info', vars: { reason: { key: `void.reason.${game.void.reason}` } } }];
+    if (parse(game.void.refund_total) > 0n) {
+      lines.push({ key: 'monitor.void_refund', vars: { total: money(game.void.refund_total) } }); // none sold: none owed
+    }
     const withdrawn = game.void.restitutions || [];
     if (game.void.awards_withdrawn && withdrawn.length) {
       const cards = withdrawn.map((r) => `${r.series_id}-${r.card_number} (${money(r.amount)})`).join(', ');
@@ -226,12 +227,13 @@ function renderInfo(game) {
 // earlier game is still played, that the next one is the last.
 function renderLastGame(game) {
   const banner = $('#m-last-game');
-  const shown = model.lastGameAnnounced && !model.lastGamePlayed;
+  const shown = model.lastGameAnnounced && !model.lastGamePlayed && model.phase !== 'session_closed';
   banner.hidden = !shown;
   $('#m-hall').hidden = shown;
   if (!shown) return;
-  const earlier = game && !game.ended && !game.lastGame;
-  setText(banner, earlier ? 'monitor.next_is_last' : 'monitor.last_game');
+  // announced between games: the game on the screen (ended) is not the last, the next one is
+  const playing = game && game.lastGame && !game.ended;
+  setText(banner, playing ? 'monitor.last_game' : 'monitor.next_is_last');
 }
 
 // Everything in the box is shown: its text is made smaller until it fits (never below a third

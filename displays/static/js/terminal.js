@@ -148,7 +148,7 @@ function refunded(game, card) {
 // A voided game: said above the cards, with what its cards are refunded at the cash desk.
 function renderVoid(game, mine) {
   const box = $('#t-void');
-  const voided = game && game.status === 'voided';
+  const voided = game && game.status === 'voided' && mine.length > 0; // its own cards only
   box.hidden = !voided;
   if (!voided) return;
   const amount = mine.reduce((sum, card) => add(sum, faceValue(game, card.series) || '0'), '0');
