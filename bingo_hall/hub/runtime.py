@@ -57,7 +57,7 @@ from bingo_hall.hub.commissioning import (
     showings_json,
     simulated_commissioning,
 )
-from bingo_hall.hub.service import HallService
+from bingo_hall.hub.service import HallService, utc_now
 from bingo_hall.store.cards import CardStore
 from bingo_hall.store.database import STORE_FAILURES
 from bingo_hall.store.eventlog import EventEnvelope
@@ -144,7 +144,17 @@ class HubRuntime:
             lambda envelope: loop.call_soon_threadsafe(self.fanout.publish, envelope)
         )
         self.service.subscribe(self._note_ball)
+        self._note_last_ball_before_start()
         self._prepare_references()
+
+    def _note_last_ball_before_start(self) -> None:
+        """A hub started again just after a ball (within the display delay) still holds the next
+        draw until the panels show it: they time it from the ball's record in the log."""
+        seq = self.service.seq
+        last = self.service.log.read(self.service.hall_id, after_seq=seq - 1) if seq else []
+        if last and last[0].type == "ball_drawn":
+            elapsed = max(0.0, (utc_now() - last[0].time).total_seconds())
+            self._last_ball = (last[0].payload["number"], time.monotonic() - elapsed)
 
     def _note_ball(self, envelope: EventEnvelope) -> None:
         if envelope.type == "ball_drawn":

@@ -411,6 +411,16 @@ def test_the_next_ball_is_drawn_only_once_the_panels_show_the_last(store):
             await asyncio.sleep(delay)
             await locutor.ok("draw_ball")
             assert len(hub.runtime.service.state.game.calls) == 2
+        # a hub started again at once still waits for the panels to show the last ball
+        async with (
+            running_hub(url, token, series, display_delay=delay) as hub,
+            Client.login(hub.url, user="locutor", password=PASSWORD) as locutor,
+        ):
+            early = await locutor.command("draw_ball")
+            assert early["error"]["code"] == "rule_error", early
+            await asyncio.sleep(delay)
+            await locutor.ok("draw_ball")
+            assert len(hub.runtime.service.state.game.calls) == 3
 
     run(scenario())
 
