@@ -330,9 +330,8 @@ def _series_commitment(path: Path, header: tuple[str, str, int], algorithm: str)
     series_id, face_value, size = header
     digest = hashlib.sha256(commitment_header(series_id, Decimal(face_value), size, algorithm))
     for expected, (_, record) in enumerate(read_cards(path), start=1):
-        assert isinstance(record, dict)
-        if record["number"] != expected:
-            raise UserError(f"{path}: cards must be in number order (line {expected})")
+        # verified: every card well formed, numbered 1..N in order (verify_records)
+        assert isinstance(record, dict) and record["number"] == expected
         cells = bytes(cell for row in record["grid"] for cell in row)
         digest.update(card_encoding(expected, cells))
     return digest.hexdigest()
@@ -343,7 +342,7 @@ def run_import_series(args: argparse.Namespace) -> int:
     from bingo_hall.domain.commands import RegisterSeries
     from bingo_hall.store.cards import CardStore
     from card_generator.files import read_cards
-    from card_generator.verify import verify_records
+    from card_generator.verify import problems_said, verify_records
 
     path = Path(args.file)
     manifest = _series_manifest(path)
@@ -351,8 +350,7 @@ def run_import_series(args: argparse.Namespace) -> int:
     problems = [str(problem) for problem in verify_records(read_cards(path), seed)]
     if problems:
         print("\n".join(problems))
-        count = f"{len(problems)} problem{'' if len(problems) == 1 else 's'}"
-        raise UserError(f"{path} has {count}: nothing imported")
+        raise UserError(f"{path} has {problems_said(len(problems))}: nothing imported")
     _, first = next(iter(read_cards(path)))
     assert isinstance(first, dict)
     header = (first["series"], first["face_value"], first["series_size"])

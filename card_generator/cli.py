@@ -23,7 +23,7 @@ from card_generator.series import (
     generate_series,
     generate_strip_series,
 )
-from card_generator.verify import verify_records
+from card_generator.verify import problems_said, verify_records
 
 
 class UsageError(Exception):
@@ -138,10 +138,6 @@ def run_generate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _problems(count: int) -> str:
-    return f"{count} problem{'' if count == 1 else 's'}"
-
-
 def run_verify(args: argparse.Namespace) -> int:
     path = Path(args.file)
     bad = 0
@@ -156,7 +152,7 @@ def run_verify(args: argparse.Namespace) -> int:
     for problem in verify_records(counted(read_cards(path)), _seed(args.seed)):
         bad += 1
         print(problem)
-    status = "all good" if bad == 0 else _problems(bad)
+    status = "all good" if bad == 0 else problems_said(bad)
     print(f"{path}: {checked} cards checked, {status}")
     return 0 if bad == 0 else 1
 
@@ -200,7 +196,7 @@ def run_print(args: argparse.Namespace) -> int:
         first, problems = first or problem, problems + 1
     if first is not None:
         raise UsageError(
-            f"{path} does not verify ({_problems(problems)}, the first {first}): nothing "
+            f"{path} does not verify ({problems_said(problems)}, the first {first}): nothing "
             f"printed; bingo-cards verify lists them all"
         )
     if strips and args.per_file % STRIP_SIZE:

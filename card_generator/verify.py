@@ -55,6 +55,11 @@ class Verification:
         return not self.problems
 
 
+def problems_said(count: int) -> str:
+    """ "1 problem", "3 problems": how the commands count what verification found."""
+    return f"{count} problem{'' if count == 1 else 's'}"
+
+
 def verify_records(
     records: Iterable[tuple[int, dict[str, Any] | str]], seed: bytes | None = None
 ) -> Iterator[Problem]:

@@ -241,6 +241,7 @@ def _voided(
     declared_by: str,
     role: c.Role | None,
     revolutions: int | None = None,
+    no_head_present: bool = False,
 ) -> e.CoupVoided:
     table, _ = state.require_table()
     reopen = table.rules.bets_after_void is BetsAfterVoid.OPEN or state.phase is c.P.BETTING
@@ -252,6 +253,7 @@ def _voided(
         previous_outcome=state.previous_outcome,
         revolutions=revolutions,
         bets_open=reopen,
+        no_head_present=no_head_present,
     )
 
 
@@ -285,8 +287,7 @@ def _void(state: TableState, cmd: c.DeclareVoid, now: datetime) -> list[e.TableE
             + (f" (or, when none is there, {absent})" if absent else "")
             + f"; not by the {cmd.role.value}"
         )
-    voided = _voided(state, cmd.reason, cmd.declared_by, cmd.role)
-    return [voided.model_copy(update={"no_head_present": in_absence})]
+    return [_voided(state, cmd.reason, cmd.declared_by, cmd.role, no_head_present=in_absence)]
 
 
 @_handles(c.RecordOutcome)

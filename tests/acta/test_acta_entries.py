@@ -16,7 +16,7 @@ from bingo_hall.domain import commands as c
 from bingo_hall.domain.profiles import VoidReason
 from bingo_hall.hub.service import HallService
 from bingo_hall.store import EventLog, make_engine
-from support.hall import CARD, profile
+from support.hall import CARD, profile, session_opening
 
 HALL = "h1"
 ROW0 = (1, 22, 41, 63, 80)  # the top line of CARD
@@ -83,12 +83,7 @@ def open_session(service: HallService, clock: SetClock, rules: str = "1979") -> 
     clock.at("17:01:00")
     run(
         service,
-        c.OpenSession(
-            machine_id="EXT-1",
-            machine_homologation="CNJ-EXT-0001",
-            machine_kind="pneumatic",
-            profile=profile(rules),
-        ),
+        session_opening(profile(rules)),
         c.RecordEquipmentCheck(ok=True),
         c.ChangeBallSet(ball_set_id="JB-1", reason="puesta en servicio"),
         c.LoadBalls(),
@@ -207,12 +202,7 @@ def second_session_with_game_1s_bingo_unpaid(service: HallService, clock: SetClo
     clock.at("18:00:00")
     run(
         service,
-        c.OpenSession(
-            machine_id="EXT-1",
-            machine_homologation="CNJ-EXT-0001",
-            machine_kind="pneumatic",
-            profile=profile("1979"),
-        ),
+        session_opening(profile("1979")),
         c.RecordEquipmentCheck(ok=True),
         c.LoadBalls(),
     )
@@ -527,12 +517,7 @@ def test_a_refund_paid_in_a_later_session_is_printed_in_that_sessions_acta_in_ti
     clock.at("20:00:00")
     run(
         service,
-        c.OpenSession(
-            machine_id="EXT-1",
-            machine_homologation="CNJ-EXT-0001",
-            machine_kind="pneumatic",
-            profile=profile("1979"),
-        ),
+        session_opening(profile("1979")),
         c.RecordEquipmentCheck(ok=True),
         c.LoadBalls(),
     )

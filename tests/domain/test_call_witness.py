@@ -15,7 +15,7 @@ from bingo_hall.domain import commands as c
 from bingo_hall.domain import events as e
 from bingo_hall.domain.events import CameraCheck
 from bingo_hall.domain.profiles import VoidReason
-from support.hall import Hall, profile
+from support.hall import Hall, profile, session_opening
 
 FRAME = "cd" * 32
 BALLS = st.sampled_from((36, 37)) | st.integers(1, 90)  # often the same ball twice
@@ -160,14 +160,7 @@ def test_a_session_opened_without_a_floor_has_none_after_one_that_had_it():
     hall = drawing(0.9)
     hall.run(c.VoidGame(reason=VoidReason.EQUIPMENT_BREAKDOWN, note="avería"))
     hall.run(c.CloseSession())
-    hall.run(
-        c.OpenSession(
-            machine_id="EXT-1",
-            machine_homologation="CNJ-EXT-0001",
-            machine_kind="drum",
-            profile=profile("1979"),
-        )
-    )
+    hall.run(session_opening(profile("1979"), "drum"))
     assert hall.state.call_witness_floor is None
     assert replay(hall.log).call_witness_floor is None
 
@@ -175,10 +168,4 @@ def test_a_session_opened_without_a_floor_has_none_after_one_that_had_it():
 @pytest.mark.parametrize("floor", [0.4999, 1.0, 1.5, -1.0])
 def test_a_floor_short_of_a_majority_or_at_certainty_is_refused(floor):
     with pytest.raises(ValidationError, match="call_witness_floor"):
-        c.OpenSession(
-            machine_id="EXT-1",
-            machine_homologation="CNJ-EXT-0001",
-            machine_kind="drum",
-            profile=profile("1979"),
-            call_witness_floor=floor,
-        )
+        session_opening(profile("1979"), "drum", floor)

@@ -29,12 +29,7 @@ def drawing(name: str = "1979", **changes) -> Hall:
 def test_every_command_in_a_wrong_phase_is_refused_naming_phase_and_allowed_commands():
     hall = Hall(profile("1979"))
     samples = {
-        "open_session": c.OpenSession(
-            machine_id="M",
-            machine_homologation="CNJ-EXT-0001",
-            machine_kind="drum",
-            profile=hall.rules,
-        ),
+        "open_session": hall.opening("drum"),
         "record_equipment_check": c.RecordEquipmentCheck(ok=True),
         "register_ball_set": c.RegisterBallSet(ball_set_id="X", homologation="CNJ-BOLAS-0001"),
         "change_ball_set": c.ChangeBallSet(ball_set_id="X", reason="r"),

@@ -21,7 +21,7 @@ from bingo_hall.hub.service import HallService
 from bingo_hall.store import EventLog, make_engine
 from bingo_hall.store.eventlog import EventEnvelope
 from bingo_hall.store.projections import PROJECTORS, create_projection_tables
-from support.hall import CARD, profile
+from support.hall import CARD, profile, session_opening
 
 HALL = "h1"
 ROW0 = (1, 22, 41, 63, 80)  # the top line of CARD
@@ -74,12 +74,7 @@ def open_session(service: HallService, rules: str = "1979") -> list[EventEnvelop
     return run(
         service,
         c.RegisterBallSet(ball_set_id="JB-1", homologation="CNJ-BOLAS-0001"),
-        c.OpenSession(
-            machine_id="EXT-1",
-            machine_homologation="CNJ-EXT-0001",
-            machine_kind="pneumatic",
-            profile=profile(rules),
-        ),
+        session_opening(profile(rules)),
         c.RecordEquipmentCheck(ok=True),
         c.ChangeBallSet(ball_set_id="JB-1", reason="puesta en servicio"),
         c.LoadBalls(),
@@ -222,12 +217,7 @@ def test_listeners_are_told_in_order_after_the_state_changed(log, service):
     run(
         service,
         c.RegisterBallSet(ball_set_id="JB-1", homologation="CNJ-BOLAS-0001"),
-        c.OpenSession(
-            machine_id="EXT-1",
-            machine_homologation="CNJ-EXT-0001",
-            machine_kind="drum",
-            profile=profile("1979"),
-        ),
+        session_opening(profile("1979"), "drum"),
     )
     # one command, two events: a failed material check closes the session at once
     batch = service.execute(c.RecordEquipmentCheck(ok=False, notes="bombo roto"))
@@ -316,12 +306,7 @@ def test_envelopes_carry_session_and_game(log, service, clock):
 
     again = run(
         service,
-        c.OpenSession(
-            machine_id="EXT-1",
-            machine_homologation="CNJ-EXT-0001",
-            machine_kind="pneumatic",
-            profile=profile("1979"),
-        ),
+        session_opening(profile("1979")),
     )
     assert ids(again) == [("session_opened", 2, None)]
     # what the service returned and told is what the log holds
@@ -455,12 +440,7 @@ def session_acta(log: EventLog, session_id: int) -> str:
 def test_a_session_closed_at_ball_loading_says_so_in_its_acta(log, service):
     run(
         service,
-        c.OpenSession(
-            machine_id="EXT-1",
-            machine_homologation="CNJ-EXT-0001",
-            machine_kind="drum",
-            profile=profile("1977"),
-        ),
+        session_opening(profile("1977"), "drum"),
         c.RecordEquipmentCheck(ok=True),
         c.CloseSession(note="el extractor no acepta el juego JB-1"),
     )
@@ -516,12 +496,7 @@ def test_players_requests_and_complaints_are_answered_and_in_the_acta(log, servi
 
     run(
         service,
-        c.OpenSession(
-            machine_id="EXT-1",
-            machine_homologation="CNJ-EXT-0001",
-            machine_kind="pneumatic",
-            profile=profile("1979"),
-        ),
+        session_opening(profile("1979")),
         c.RecordEquipmentCheck(ok=True),
         c.AnswerPlayerRequest(request_id=2, answer="  Se repitió el 45 por los altavoces  "),
     )
@@ -564,12 +539,7 @@ def test_a_prize_unpaid_at_the_close_is_listed_and_its_payment_is_in_the_paying_
     assert "reclamación 1)" not in closed  # the line was paid
     run(
         service,
-        c.OpenSession(
-            machine_id="EXT-1",
-            machine_homologation="CNJ-EXT-0001",
-            machine_kind="pneumatic",
-            profile=profile("1979"),
-        ),
+        session_opening(profile("1979")),
         c.PayPrize(game_id=1, claim_id=2),
     )
     paying = session_acta(log, 2)
@@ -612,12 +582,7 @@ def test_a_series_registered_between_sessions_is_in_the_next_sessions_acta(log, 
     assert "Serie registrada Z9" not in session_acta(log, 1)
     run(
         service,
-        c.OpenSession(
-            machine_id="EXT-1",
-            machine_homologation="CNJ-EXT-0001",
-            machine_kind="pneumatic",
-            profile=profile("1979"),
-        ),
+        session_opening(profile("1979")),
     )
     assert "Serie registrada Z9: 50 cartones, valor facial 2,00 €" in session_acta(log, 2)
 
@@ -673,12 +638,7 @@ def test_a_games_acta_keeps_to_its_game_and_a_session_lists_what_it_still_owes(l
     run(service, c.PayPrize(game_id=1, claim_id=1), c.CloseSession())  # game 1's bingo unpaid
     run(
         service,
-        c.OpenSession(
-            machine_id="EXT-1",
-            machine_homologation="CNJ-EXT-0001",
-            machine_kind="pneumatic",
-            profile=profile("1979"),
-        ),
+        session_opening(profile("1979")),
         c.RecordEquipmentCheck(ok=True),
         c.LoadBalls(),
     )
@@ -713,12 +673,7 @@ def test_a_prize_owed_at_one_close_is_listed_again_at_the_next_until_it_is_paid(
     run(service, c.CloseSession())
     run(
         service,
-        c.OpenSession(
-            machine_id="EXT-1",
-            machine_homologation="CNJ-EXT-0001",
-            machine_kind="pneumatic",
-            profile=profile("1979"),
-        ),
+        session_opening(profile("1979")),
         c.RecordEquipmentCheck(ok=True),
         c.LoadBalls(),
         c.CloseSession(),
@@ -735,12 +690,7 @@ def test_prizes_a_void_leaves_standing_are_owed_at_the_close(log, service, clock
     run(
         service,
         c.RegisterBallSet(ball_set_id="JB-1", homologation="CNJ-BOLAS-0001"),
-        c.OpenSession(
-            machine_id="EXT-1",
-            machine_homologation="CNJ-EXT-0001",
-            machine_kind="pneumatic",
-            profile=profile("1979", restitution_on_void=False),
-        ),
+        session_opening(profile("1979", restitution_on_void=False)),
         c.RecordEquipmentCheck(ok=True),
         c.ChangeBallSet(ball_set_id="JB-1", reason="puesta en servicio"),
         c.LoadBalls(),

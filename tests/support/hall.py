@@ -50,6 +50,19 @@ def profile(name: str, **changes: object) -> RuleProfile:
     return RuleProfile.model_validate({**loaded.model_dump(), **changes})
 
 
+def session_opening(
+    rules: RuleProfile, machine_kind: str = "pneumatic", call_witness_floor: float | None = None
+) -> c.OpenSession:
+    """The opening of a session on the homologated machine EXT-1."""
+    return c.OpenSession(
+        machine_id="EXT-1",
+        machine_homologation="CNJ-EXT-0001",
+        machine_kind=machine_kind,
+        profile=rules,
+        call_witness_floor=call_witness_floor,
+    )
+
+
 @dataclass
 class Hall:
     """Runs commands through decide/evolve and keeps every event, like the hub without I/O."""
@@ -71,12 +84,8 @@ class Hall:
 
     def opening(self, machine_kind: str | None = None) -> c.OpenSession:
         """The opening of a session on the homologated machine EXT-1, under this hall's rules."""
-        return c.OpenSession(
-            machine_id="EXT-1",
-            machine_homologation="CNJ-EXT-0001",
-            machine_kind=machine_kind or self.machine_kind,
-            profile=self.rules,
-            call_witness_floor=self.call_witness_floor,
+        return session_opening(
+            self.rules, machine_kind or self.machine_kind, self.call_witness_floor
         )
 
     def open_ready(self, series: Iterable[tuple[str, str, int]] = (("A1", "1.50", 300),)) -> Hall:
