@@ -60,9 +60,9 @@ def require_commissionable(state: HallState, ball_set_id: str) -> None:
     """A set is commissioned once registered, and until it is retired."""
     ball_set = state.ball_sets.get(ball_set_id)
     if ball_set is None:
-        raise RuleError(f"ball set {ball_set_id} is not registered")
+        raise RuleError.of("ball_set_not_registered", ball_set=ball_set_id)
     if ball_set.retired:
-        raise RuleError(f"ball set {ball_set_id} was retired: it cannot be commissioned")
+        raise RuleError.of("ball_set_retired_not_commissioned", ball_set=ball_set_id)
 
 
 def require_showable(state: HallState, ball_set_id: str, number: int) -> None:
@@ -71,12 +71,9 @@ def require_showable(state: HallState, ball_set_id: str, number: int) -> None:
     require_commissionable(state, ball_set_id)
     kept = state.showings
     if kept is not None and kept.ball_set_id != ball_set_id:
-        raise RuleError(
-            f"the balls of {kept.ball_set_id} are being shown; commission that set or "
-            "discard its showings first"
-        )
+        raise RuleError.of("other_set_being_shown", ball_set=kept.ball_set_id)
     if kept is not None and kept.times_shown(number) >= MAX_SHOWINGS_PER_BALL:
-        raise RuleError(f"ball {number} was shown {MAX_SHOWINGS_PER_BALL} times")
+        raise RuleError.of("ball_shown_enough", ball=number, times=MAX_SHOWINGS_PER_BALL)
 
 
 def showings_to_judge(
@@ -88,10 +85,7 @@ def showings_to_judge(
     if kept is None or kept.ball_set_id != ball_set_id:
         return given
     if given:
-        raise RuleError(
-            f"{len(kept.showings)} showings of {ball_set_id} are kept from the control page: "
-            "judge those, or discard them before judging others"
-        )
+        raise RuleError.of("showings_kept", count=len(kept.showings), ball_set=ball_set_id)
     return kept.showings
 
 
@@ -108,9 +102,8 @@ def with_cross_readings(
     """The showings with what the set's other prints said of each (none given: as they are).
     A cross reading may confirm only a best guess that is the ball shown."""
     if cross_readings and len(cross_readings) != len(showings):
-        raise RuleError(
-            f"{len(cross_readings)} cross readings given for {len(showings)} showings: "
-            "one is needed for each showing, in order"
+        raise RuleError.of(
+            "cross_readings_count", count=len(cross_readings), showings=len(showings)
         )
     judged = (
         [
@@ -127,9 +120,12 @@ def with_cross_readings(
             and cross.confirms
             and not (cross.ball == showing.number == showing.camera.guess)
         ):
-            raise RuleError(
-                f"showing {index} (ball {showing.number}): its cross reading confirms ball "
-                f"{cross.ball}, but the camera's best guess was {showing.camera.guess}"
+            raise RuleError.of(
+                "cross_reading_disagrees",
+                index=index,
+                ball=showing.number,
+                confirmed=str(cross.ball),
+                guess=str(showing.camera.guess),
             )
     return judged
 

@@ -27,6 +27,7 @@ from bingo_hall.domain.errors import RuleError, require_legal_phase
 from bingo_hall.domain.money import percentage_of, split_equally
 from bingo_hall.domain.phases import Phase
 from bingo_hall.domain.profiles import LinePrizePayable, UnclaimedLinePrize, VoidReason
+from bingo_hall.domain.refusals import Term
 from bingo_hall.domain.series import MAX_FACE_VALUE, MAX_SERIES_SIZE, SERIES_ID_PATTERN
 from bingo_hall.domain.state import Claim, Game, HallState
 from bingo_hall.registry import registrar
@@ -57,11 +58,7 @@ def _game(state: HallState) -> Game:
 @_handles(c.OpenSession)
 def _open_session(state: HallState, cmd: c.OpenSession, now: datetime) -> list[e.Event]:
     if not cmd.machine_homologation.strip():
-        raise RuleError(
-            f"machine {cmd.machine_id} has no homologation reference: the model of the "
-            "drawing machine must be homologated before play (S79 L1188); give it in the "
-            "hall's configuration, [machine] homologation"
-        )
+        raise RuleError.of("no_homologation", machine=cmd.machine_id)
     return [
         e.SessionOpened(
             session_id=state.session_id + 1,
@@ -85,7 +82,7 @@ def _equipment(state: HallState, cmd: c.RecordEquipmentCheck, now: datetime) -> 
 @_handles(c.RegisterBallSet)
 def _register_ball_set(state: HallState, cmd: c.RegisterBallSet, now: datetime) -> list[e.Event]:
     if cmd.ball_set_id in state.ball_sets:
-        raise RuleError(f"ball set {cmd.ball_set_id} is already registered")
+        raise RuleError.of("ball_set_already_registered", ball_set=cmd.ball_set_id)
     return [e.BallSetRegistered(ball_set_id=cmd.ball_set_id, homologation=cmd.homologation)]
 
 
@@ -100,21 +97,18 @@ def _require_set_fit(state: HallState, ball_set_id: str) -> None:
     limit = _game_limit(state)
     games = state.ball_sets[ball_set_id].games
     if limit and games >= limit:
-        raise RuleError(
-            f"ball set {ball_set_id} has played {games} games; a pneumatic machine must change "
-            f"its set at {limit} games at most: record a ball-set change"
-        )
+        raise RuleError.of("ball_set_worn", ball_set=ball_set_id, games=games, limit=limit)
 
 
 @_handles(c.ChangeBallSet)
 def _change_ball_set(state: HallState, cmd: c.ChangeBallSet, now: datetime) -> list[e.Event]:
     new = state.ball_sets.get(cmd.ball_set_id)
     if new is None:
-        raise RuleError(f"ball set {cmd.ball_set_id} is not registered")
+        raise RuleError.of("ball_set_not_registered", ball_set=cmd.ball_set_id)
     if new.retired:
-        raise RuleError(f"ball set {cmd.ball_set_id} was retired and cannot go back in service")
+        raise RuleError.of("ball_set_retired", ball_set=cmd.ball_set_id)
     if cmd.ball_set_id == state.ball_set_in_service:
-        raise RuleError(f"ball set {cmd.ball_set_id} is already in service")
+        raise RuleError.of("ball_set_already_in_service", ball_set=cmd.ball_set_id)
     _require_set_fit(state, cmd.ball_set_id)
     previous = state.ball_set_in_service
     return [
@@ -139,9 +133,8 @@ def _commission_ball_set(
     missing = missing_balls(showings)
     if missing:
         shown = ", ".join(str(n) for n in missing[:10]) + (", …" if len(missing) > 10 else "")
-        raise RuleError(
-            f"ball set {cmd.ball_set_id}: every ball must be shown to the camera; "
-            f"{len(missing)} were not: {shown}"
+        raise RuleError.of(
+            "balls_not_all_shown", ball_set=cmd.ball_set_id, count=len(missing), balls=shown
         )
     verdict = judge(showings)
     return [
@@ -171,7 +164,7 @@ def _show_ball(state: HallState, cmd: c.ShowBallToCamera, now: datetime) -> list
 @_handles(c.DiscardBallShowings)
 def _discard_showings(state: HallState, cmd: c.DiscardBallShowings, now: datetime) -> list[e.Event]:
     if state.showings is None:
-        raise RuleError("no ball set is being shown to the camera: there is nothing to discard")
+        raise RuleError.of("nothing_to_discard")
     kept = state.showings
     return [
         e.BallShowingsDiscarded(
@@ -185,7 +178,7 @@ def _discard_showings(state: HallState, cmd: c.DiscardBallShowings, now: datetim
 @_handles(c.LoadBalls)
 def _load_balls(state: HallState, cmd: c.LoadBalls, now: datetime) -> list[e.Event]:
     if state.ball_set_in_service is None:
-        raise RuleError("no ball set is in service: record a ball-set change first")
+        raise RuleError.of("no_ball_set_in_service")
     _require_set_fit(state, state.ball_set_in_service)
     ball_set = state.ball_sets[state.ball_set_in_service]
     return [e.BallsLoaded(ball_set_id=ball_set.ball_set_id, games=ball_set.games)]
@@ -194,20 +187,15 @@ def _load_balls(state: HallState, cmd: c.LoadBalls, now: datetime) -> list[e.Eve
 @_handles(c.RegisterSeries)
 def _register_series(state: HallState, cmd: c.RegisterSeries, now: datetime) -> list[e.Event]:
     if not SERIES_ID_PATTERN.fullmatch(cmd.series_id):
-        raise RuleError(
-            f"series id {cmd.series_id!r} must be a letter (or two) and an identification "
-            "number, e.g. A17"
-        )
+        raise RuleError.of("series_id_form", series=repr(cmd.series_id))
     if cmd.series_id in state.series:
-        raise RuleError(f"series {cmd.series_id} is already registered")
+        raise RuleError.of("series_already_registered", series=cmd.series_id)
     if not cmd.face_value.is_finite() or not 0 < cmd.face_value <= MAX_FACE_VALUE:
-        raise RuleError(
-            f"face value of series {cmd.series_id} must be positive and at most {MAX_FACE_VALUE}"
-        )
+        raise RuleError.of("face_value_range", series=cmd.series_id, maximum=str(MAX_FACE_VALUE))
     if cmd.face_value != cmd.face_value.quantize(Decimal("0.01")):
-        raise RuleError(f"face value {cmd.face_value} has more than two decimals")
+        raise RuleError.of("face_value_decimals", value=str(cmd.face_value))
     if not 1 <= cmd.size <= MAX_SERIES_SIZE:
-        raise RuleError(f"series size must be 1 to {MAX_SERIES_SIZE}, not {cmd.size}")
+        raise RuleError.of("series_size_range", maximum=MAX_SERIES_SIZE, size=cmd.size)
     return [
         e.SeriesRegistered(
             series_id=cmd.series_id,
@@ -221,7 +209,7 @@ def _register_series(state: HallState, cmd: c.RegisterSeries, now: datetime) -> 
 @_handles(c.AnnounceLastGame)
 def _last_game(state: HallState, cmd: c.AnnounceLastGame, now: datetime) -> list[e.Event]:
     if state.last_game_announced:
-        raise RuleError("the last game of this session has already been announced")
+        raise RuleError.of("last_game_already_announced")
     return [e.LastGameAnnounced(next_game_id=state.games_started + 1)]
 
 
@@ -233,23 +221,14 @@ def _close_session(state: HallState, cmd: c.CloseSession, now: datetime) -> list
         # why the balls are not loaded goes in the acta
         note = cmd.note.strip()
         if not note:
-            raise RuleError(
-                "the session closes at ball loading only with a note saying why the balls "
-                "are not loaded"
-            )
+            raise RuleError.of("close_needs_note")
         return [e.SessionClosed(session_id=state.session_id, reason="balls_not_loaded", note=note)]
     if profile.last_game_announcement_required and not state.last_game_announced:
-        raise RuleError(
-            f"profile {profile.id} requires the last game to be announced aloud before the "
-            "session closes: announce the last game first"
-        )
+        raise RuleError.of("last_game_not_announced", profile=profile.id)
     if profile.last_game_announcement_required and not state.last_game_played:
         # the warning is given «cuando vaya a comenzar la última jugada» (S77 L2498-2500):
         # the game so announced is the session's last, played or voided, before the close
-        raise RuleError(
-            f"profile {profile.id}: the last game was announced aloud and has not been played: "
-            "announce its series (or void it) before the session closes"
-        )
+        raise RuleError.of("last_game_not_played", profile=profile.id)
     return [e.SessionClosed(session_id=state.session_id, reason="closed")]
 
 
@@ -260,24 +239,26 @@ def _close_session(state: HallState, cmd: c.CloseSession, now: datetime) -> list
 def _announce_series(state: HallState, cmd: c.AnnounceSeries, now: datetime) -> list[e.Event]:
     profile = state.require_profile()
     if state.last_game_played:
-        raise RuleError("the announced last game has been played: close the session")
+        raise RuleError.of("last_game_played")
     if state.ball_set_in_service is None:
-        raise RuleError("no ball set is loaded")
+        raise RuleError.of("no_ball_set_loaded")
     _require_set_fit(state, state.ball_set_in_service)
     if len(set(cmd.series)) != len(cmd.series):
-        raise RuleError("a series is named twice")
+        raise RuleError.of("series_named_twice")
     if profile.max_series_per_game and len(cmd.series) > profile.max_series_per_game:
-        raise RuleError(
-            f"profile {profile.id} allows {profile.max_series_per_game} series per game, "
-            f"not {len(cmd.series)}"
+        raise RuleError.of(
+            "too_many_series",
+            profile=profile.id,
+            maximum=profile.max_series_per_game,
+            count=len(cmd.series),
         )
     announced = []
     for series_id in cmd.series:
         series = state.series.get(series_id)
         if series is None:
-            raise RuleError(f"series {series_id} is not registered")
+            raise RuleError.of("series_not_registered", series=series_id)
         if series.remaining <= 0:
-            raise RuleError(f"series {series_id} has no cards left")
+            raise RuleError.of("series_sold_out", series=series_id)
         announced.append(
             e.AnnouncedSeries(
                 series_id=series_id,
@@ -304,21 +285,20 @@ def _start_sale(state: HallState, cmd: c.StartSale, now: datetime) -> list[e.Eve
 def _record_sale(state: HallState, cmd: c.RecordSale, now: datetime) -> list[e.Event]:
     game = _game(state)
     if cmd.series_id not in game.series:
-        raise RuleError(
-            f"series {cmd.series_id} is not on sale in this game (on sale: "
-            f"{', '.join(game.series)})"
-        )
+        raise RuleError.of("series_not_on_sale", series=cmd.series_id, on_sale=game.series)
     series = state.series[cmd.series_id]
     if cmd.first != series.next_number:
-        raise RuleError(
-            f"cards are sold consecutively: the next card of series {cmd.series_id} is "
-            f"no. {series.next_number}, not {cmd.first}"
+        raise RuleError.of(
+            "sale_not_consecutive",
+            series=cmd.series_id,
+            next=series.next_number,
+            first=cmd.first,
         )
     if cmd.last < cmd.first:
-        raise RuleError(f"the range {cmd.first}-{cmd.last} is empty")
+        raise RuleError.of("range_empty", first=cmd.first, last=cmd.last)
     if cmd.last > series.size:
-        raise RuleError(
-            f"series {cmd.series_id} has {series.size} cards; card {cmd.last} does not exist"
+        raise RuleError.of(
+            "card_beyond_series", series=cmd.series_id, size=series.size, card=cmd.last
         )
     if cmd.buyer is not None:
         _check_terminal_purchase(state, game, cmd)
@@ -335,18 +315,20 @@ def _check_terminal_purchase(state: HallState, game: Game, cmd: c.RecordSale) ->
     whatever player names it gives (docs/rules.md)."""
     profile = state.require_profile()
     if not profile.max_series_per_terminal_player:
-        raise RuleError(f"profile {profile.id} has no auxiliary terminals")
+        raise RuleError.of("no_terminals", profile=profile.id)
     block = profile.terminal_block_size
     if cmd.last - cmd.first + 1 != block:
-        raise RuleError(f"a terminal buys whole blocks of {block} cards")
+        raise RuleError.of("whole_blocks", block=block)
     machine = cmd.buyer.split("/", 1)[0] if cmd.buyer else ""
     if cmd.purchase is not None and game.purchase_of(machine, cmd.purchase):
-        raise RuleError(f"terminal {machine} already made purchase {cmd.purchase} in this game")
+        raise RuleError.of("purchase_repeated", terminal=machine, purchase=cmd.purchase)
     bought = sum(1 for holding in game.holdings if holding.terminal == machine)
     if bought >= profile.max_series_per_terminal_player:
-        raise RuleError(
-            f"terminal {machine} already plays {bought} series in this game; the limit per "
-            f"machine and player is {profile.max_series_per_terminal_player}"
+        raise RuleError.of(
+            "terminal_series_limit",
+            terminal=machine,
+            count=bought,
+            limit=profile.max_series_per_terminal_player,
         )
 
 
@@ -354,7 +336,7 @@ def _check_terminal_purchase(state: HallState, game: Game, cmd: c.RecordSale) ->
 def _close_sale(state: HallState, cmd: c.CloseSale, now: datetime) -> list[e.Event]:
     game = _game(state)
     if not game.sales:
-        raise RuleError("no card has been sold: record a sale, or void the game")
+        raise RuleError.of("nothing_sold")
     return [
         e.SaleClosed(
             sold=game.sales,
@@ -369,7 +351,7 @@ def _announce_prizes(state: HallState, cmd: c.AnnouncePrizes, now: datetime) -> 
     profile = state.require_profile()
     game = _game(state)
     if cmd.paying_row is not None and not profile.designated_line_allowed:
-        raise RuleError(f"profile {profile.id} does not allow a designated paying line")
+        raise RuleError.of("no_paying_line", profile=profile.id)
     unit = profile.rounding_unit
     return [
         e.PrizesAnnounced(
@@ -395,9 +377,9 @@ def _start_draw(state: HallState, cmd: c.StartDraw, now: datetime) -> list[e.Eve
 
 def _require_in_machine(game: Game, number: int) -> None:
     if not 1 <= number <= 90:
-        raise RuleError(f"ball {number} does not exist: balls are numbered 1 to 90")
+        raise RuleError.of("ball_out_of_range", ball=number)
     if number in game.calls:
-        raise RuleError(f"ball {number} was already drawn (ball {game.calls.index(number) + 1})")
+        raise RuleError.of("ball_already_drawn", ball=number, ordinal=game.calls.index(number) + 1)
 
 
 def _camera_reading(check: e.CameraCheck) -> str:
@@ -415,16 +397,12 @@ def _draw_ball(state: HallState, cmd: c.DrawBall, now: datetime) -> list[e.Event
     if cmd.camera is not None:
         check = camera_verdict(cmd.camera, cmd.number, state.call_witness_floor)
         if check is None:
-            raise RuleError(
-                f"the camera does not confirm ball {cmd.number} "
-                f"(it reads {_camera_reading(cmd.camera)}): "
-                "the ball must be held for the Jefe de Mesa"
+            raise RuleError.of(
+                "camera_does_not_confirm", ball=cmd.number, reading=_camera_reading(cmd.camera)
             )
         if not state.camera_may_confirm:
-            raise RuleError(
-                f"ball set {state.ball_set_in_service} has not passed its camera commissioning: "
-                f"the camera cannot confirm its calls; ball {cmd.number} must be held for the "
-                "Jefe de Mesa"
+            raise RuleError.of(
+                "set_not_commissioned", ball_set=str(state.ball_set_in_service), ball=cmd.number
             )
     return [
         e.BallDrawn(
@@ -444,7 +422,7 @@ def _hold_ball(state: HallState, cmd: c.HoldBall, now: datetime) -> list[e.Event
     cause: e.HoldCause = "camera"
     if camera_verdict(cmd.camera, cmd.called, state.call_witness_floor) is not None:
         if state.camera_may_confirm:
-            raise RuleError(f"the camera confirms ball {cmd.called}: there is nothing to hold")
+            raise RuleError.of("nothing_to_hold", ball=cmd.called)
         cause = "uncommissioned_set"
     return [
         e.BallHeld(
@@ -488,9 +466,9 @@ def _call_claim(state: HallState, cmd: c.CallClaim, now: datetime) -> list[e.Eve
     game = _game(state)
     series = state.series.get(cmd.series_id)
     if series is None:
-        raise RuleError(f"series {cmd.series_id} is not registered")
+        raise RuleError.of("series_not_registered", series=cmd.series_id)
     if not 1 <= cmd.card_number <= series.size:
-        raise RuleError(f"series {cmd.series_id} has no card no. {cmd.card_number}")
+        raise RuleError.of("no_such_card", series=cmd.series_id, card=cmd.card_number)
     Card.from_grid(cmd.grid)
     for claim in game.claims:
         same = (claim.series_id, claim.card_number, claim.kind) == (
@@ -499,9 +477,13 @@ def _call_claim(state: HallState, cmd: c.CallClaim, now: datetime) -> list[e.Eve
             cmd.kind,
         )
         if same and claim.status in ("pending", "valid"):
-            raise RuleError(
-                f"card {cmd.series_id}-{cmd.card_number} already has a {claim.status} "
-                f"{cmd.kind} claim (claim {claim.claim_id})"
+            raise RuleError.of(
+                "claim_repeated",
+                series=cmd.series_id,
+                card=cmd.card_number,
+                status=Term("claim.status", claim.status),
+                kind=Term("claim.kind", cmd.kind),
+                claim=claim.claim_id,
             )
     return [
         e.ClaimCalled(
@@ -539,7 +521,7 @@ def _verify_claims(state: HallState, cmd: c.VerifyClaims, now: datetime) -> list
     game = _game(state)
     pending = [claim for claim in game.claims if claim.status == "pending"]
     if not pending:
-        raise RuleError("no claim is waiting for verification")
+        raise RuleError.of("no_claim_waiting")
     events: list[e.Event] = []
     any_valid = any(
         claim.status == "valid" and claim.ordinal == game.ordinal and game.unsettled(claim)
@@ -572,13 +554,15 @@ def _give_order(state: HallState, cmd: c.GiveOrder, now: datetime) -> list[e.Eve
     profile = state.require_profile()
     game = _game(state)
     if any(claim.status == "pending" for claim in game.claims):
-        raise RuleError("claims are waiting for verification: verify them before the order")
+        raise RuleError.of("claims_waiting")
     assert game.window_opened_at is not None
     waited = Decimal(str((now - game.window_opened_at).total_seconds()))
     if waited < profile.min_any_more_window_seconds:
-        raise RuleError(
-            f"«¿Alguna línea más? ¿Algún bingo más?» has been open {waited:.1f} s; profile "
-            f"{profile.id} leaves at least {profile.min_any_more_window_seconds} s"
+        raise RuleError.of(
+            "window_too_short",
+            waited=f"{waited:.1f}",
+            profile=profile.id,
+            minimum=str(profile.min_any_more_window_seconds),
         )
     ordinal = game.ordinal
     lines = game.claims_at_window("line")
@@ -622,17 +606,16 @@ def _void_game(state: HallState, cmd: c.VoidGame, now: datetime) -> list[e.Event
     profile = state.require_profile()
     game = _game(state)
     if cmd.reason not in profile.void_reasons:
-        raise RuleError(
-            f"profile {profile.id} does not name {cmd.reason.value} as a cause of a void game "
-            f"(causes: {', '.join(r.value for r in profile.void_reasons)})"
+        raise RuleError.of(
+            "void_reason_not_in_profile",
+            profile=profile.id,
+            reason=Term("void.reason", cmd.reason.value),
+            causes=[Term("void.reason", r.value) for r in profile.void_reasons],
         )
     if cmd.reason is VoidReason.ANNOUNCEMENT_ERROR and not game.calls:
         # «error … en el anuncio de un determinado número» (S79 L1222, S77 L2518): a number
         # must have been announced (a ball the camera holds has not been)
-        raise RuleError(
-            f"game {game.game_id} has announced no number yet, so no announcement error can "
-            "void it; name the cause that stops it"
-        )
+        raise RuleError.of("no_number_announced", game=game.game_id)
     restitutions = ()
     if profile.restitution_on_void:
         restitutions = tuple(
@@ -679,9 +662,9 @@ def _answer_player_request(
     state: HallState, cmd: c.AnswerPlayerRequest, now: datetime
 ) -> list[e.Event]:
     if not 1 <= cmd.request_id <= state.player_requests:
-        raise RuleError(f"no request or complaint no. {cmd.request_id} has been recorded")
+        raise RuleError.of("no_such_request", request=cmd.request_id)
     if cmd.request_id not in state.open_requests:
-        raise RuleError(f"request or complaint no. {cmd.request_id} has already been answered")
+        raise RuleError.of("request_answered", request=cmd.request_id)
     return [e.PlayerRequestAnswered(request_id=cmd.request_id, answer=cmd.answer.strip())]
 
 
@@ -689,13 +672,17 @@ def _answer_player_request(
 def _pay_prize(state: HallState, cmd: c.PayPrize, now: datetime) -> list[e.Event]:
     award = state.awards.get((cmd.game_id, cmd.claim_id))
     if award is None:
-        raise RuleError(f"game {cmd.game_id} has no prize for claim {cmd.claim_id}")
+        raise RuleError.of("no_such_prize", game=cmd.game_id, claim=cmd.claim_id)
     if award.status == "paid":
-        raise RuleError(f"the prize of claim {cmd.claim_id} in game {cmd.game_id} is already paid")
+        raise RuleError.of("prize_paid", claim=cmd.claim_id, game=cmd.game_id)
     if not award.payable:
         payable = state.require_profile().line_prize_payable
-        when = "at the end of the game" if payable is LinePrizePayable.AT_GAME_END else "later"
-        raise RuleError(f"this {award.kind} prize is paid {when}")
+        reason = (
+            "prize_paid_at_game_end"
+            if payable is LinePrizePayable.AT_GAME_END
+            else "prize_paid_later"
+        )
+        raise RuleError.of(reason, kind=Term("claim.kind", award.kind))
     return [e.PrizePaid(game_id=cmd.game_id, claim_id=cmd.claim_id, amount=award.amount)]
 
 
@@ -704,18 +691,13 @@ def _pay_refund(state: HallState, cmd: c.PayRefund, now: datetime) -> list[e.Eve
     """A range of a voided game's cards refunded at face value: inside what the game sold of
     its series, none of it refunded before."""
     if cmd.game_id not in state.voided_games:
-        raise RuleError(
-            f"game {cmd.game_id} was not voided: only a voided game's cards are refunded"
-        )
+        raise RuleError.of("game_not_voided", game=cmd.game_id)
     ledger = state.refunds.get(cmd.game_id)
     if ledger is None:
-        raise RuleError(
-            f"voided game {cmd.game_id} owes no refund: it sold no card, or every card it sold "
-            "has been refunded"
-        )
-    cards = f"{cmd.series_id} nº {cmd.first}–{cmd.last}"
+        raise RuleError.of("no_refund_owed", game=cmd.game_id)
+    cards = {"series": cmd.series_id, "first": cmd.first, "last": cmd.last}
     if cmd.first > cmd.last:
-        raise RuleError(f"cards {cards}: the first card is after the last")
+        raise RuleError.of("refund_range_reversed", **cards)
     sold = next(
         (
             r
@@ -725,17 +707,20 @@ def _pay_refund(state: HallState, cmd: c.PayRefund, now: datetime) -> list[e.Eve
         None,
     )
     if sold is None:
-        refunded = ", ".join(f"{r.series_id} nº {r.first}–{r.last}" for r in ledger.refunds)
-        raise RuleError(
-            f"cards {cards} were not all sold in game {cmd.game_id}, so they are not refunded "
-            f"(its refunds: {refunded or 'none, nothing was sold'})"
-        )
+        refunded = [f"{r.series_id} nº {r.first}–{r.last}" for r in ledger.refunds]
+        if not refunded:
+            raise RuleError.of("refund_not_sold_none", game=cmd.game_id, **cards)
+        raise RuleError.of("refund_not_sold", game=cmd.game_id, refunds=refunded, **cards)
     for paid in ledger.paid:
         if paid.series_id == cmd.series_id and paid.first <= cmd.last and cmd.first <= paid.last:
             card = max(paid.first, cmd.first)
-            raise RuleError(
-                f"card {cmd.series_id} nº {card} of game {cmd.game_id} has already been refunded "
-                f"(nº {paid.first}–{paid.last})"
+            raise RuleError.of(
+                "refund_paid",
+                series=cmd.series_id,
+                card=card,
+                game=cmd.game_id,
+                paid_first=paid.first,
+                paid_last=paid.last,
             )
     count = cmd.last - cmd.first + 1
     return [

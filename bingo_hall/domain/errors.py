@@ -2,19 +2,36 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from enum import StrEnum
-from typing import Any
+from typing import Any, Self
+
+from bingo_hall.domain.refusals import Param, Term, english
 
 
 class RuleError(Exception):
-    """A command or datum that the rules reject. The message is meant for a person."""
+    """A command or datum that the rules reject. The message is meant for a person; a
+    refusal of the catalogue (`refusals.py`) also has its reason and parameters, by which the
+    pages say it in their language."""
 
     code = "rule_error"
 
-    def __init__(self, message: str) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        reason: str | None = None,
+        params: Mapping[str, Param] | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
+        self.reason = reason
+        self.params = dict(params or {})
+
+    @classmethod
+    def of(cls, reason: str, /, **params: Param) -> Self:
+        """The refusal `reason` of the catalogue, in English with `params` filled in."""
+        return cls(english(reason, params), reason=reason, params=params)
 
 
 class PhaseError(RuleError):
@@ -22,14 +39,33 @@ class PhaseError(RuleError):
 
     code = "wrong_phase"
 
-    def __init__(self, command: str, phase: str, legal_in: list[str], allowed: list[str]) -> None:
+    def __init__(
+        self,
+        command: str,
+        phase: str,
+        legal_in: list[str],
+        allowed: list[str],
+        translated: bool = True,
+    ) -> None:
+        """`translated`: the phases and commands are the bingo's, which the pages translate
+        (`phase.<name>`, `command.<name>`); a table's are said as they are."""
         self.command = command
         self.phase = phase
         self.legal_in = legal_in
         self.allowed = allowed
+        params: dict[str, Param] = {
+            "command": Term("command", command),
+            "phase": Term("phase", phase),
+            "legal_in": [Term("phase", name) for name in legal_in],
+        }
+        reason = "wrong_phase_nothing_allowed"
+        if allowed:
+            params["allowed"] = [Term("command", name) for name in allowed]
+            reason = "wrong_phase"
         super().__init__(
-            f"'{command}' is not allowed in phase {phase} (it is legal in: "
-            f"{', '.join(legal_in)}); commands allowed now: {', '.join(allowed) or 'none'}"
+            english(reason, params),
+            reason=reason if translated else None,
+            params=params if translated else None,
         )
 
 
@@ -38,10 +74,17 @@ def require_legal_phase(
     phase: StrEnum,
     legal_in: Collection[StrEnum],
     allowed_in: Callable[[Any], list[str]],
+    translated: bool = True,
 ) -> None:
     """Refuse a command outside its phases (shared by the bingo and table engines)."""
     if phase not in legal_in:
-        raise PhaseError(command, phase.value, sorted(p.value for p in legal_in), allowed_in(phase))
+        raise PhaseError(
+            command,
+            phase.value,
+            sorted(p.value for p in legal_in),
+            allowed_in(phase),
+            translated,
+        )
 
 
 class InvalidCard(RuleError):
@@ -51,4 +94,5 @@ class InvalidCard(RuleError):
 
     def __init__(self, violations: list[str]) -> None:
         self.violations = violations
-        super().__init__("invalid card: " + "; ".join(violations))
+        params = {"violations": "; ".join(violations)}
+        super().__init__(english("invalid_card", params), reason="invalid_card", params=params)

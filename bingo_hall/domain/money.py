@@ -7,24 +7,9 @@ it is returned as a residue and recorded in the acta.
 
 from __future__ import annotations
 
-from decimal import ROUND_DOWN, Decimal, InvalidOperation
+from decimal import ROUND_DOWN, Decimal
 
 CENT = Decimal("0.01")
-
-
-def parse_amount(text: str | int | Decimal, what: str = "amount") -> Decimal:
-    """A non-negative, finite amount of money; a clear error otherwise."""
-    from bingo_hall.domain.errors import RuleError
-
-    if isinstance(text, float):
-        raise RuleError(f"{what} must be given as a decimal string, not a float: {text!r}")
-    try:
-        value = Decimal(str(text).strip())
-    except (InvalidOperation, ValueError):
-        raise RuleError(f"{what} is not a number: {text!r}") from None
-    if not value.is_finite() or value < 0:
-        raise RuleError(f"{what} must be a finite, non-negative amount: {text!r}")
-    return value
 
 
 def round_down(amount: Decimal, unit: Decimal = CENT) -> Decimal:

@@ -17,6 +17,7 @@ from typing import Any, TextIO
 
 from bingo_hall.domain.commands import CommissionBallSet
 from bingo_hall.domain.commissioning import MAX_SHOWINGS_PER_BALL, missing_balls
+from bingo_hall.domain.errors import RuleError
 from bingo_hall.domain.events import BallShowing
 from bingo_hall.domain.state import ShowingsInProgress
 from bingo_hall.hub.ball_check import BallCheck
@@ -77,12 +78,9 @@ def simulated_commissioning(
     """Every ball shown `showings_per_ball` times to the simulated camera the check stages
     itself, and the set judged in one command."""
     if check.stage is None:
-        raise ValueError(
-            "a real camera is shown each ball by the staff: show_ball_to_camera for every "
-            "ball (or `bingo-hall commission-ball-set` at the hub), then commission_ball_set"
-        )
+        raise RuleError.of("show_balls_first")
     if not 1 <= showings_per_ball <= MAX_SHOWINGS_PER_BALL:
-        raise ValueError(f"showings_per_ball must be 1 to {MAX_SHOWINGS_PER_BALL}")
+        raise RuleError.of("showings_per_ball_range", maximum=MAX_SHOWINGS_PER_BALL)
     return commission(
         check, ball_set_id, tuple(show_balls(check, showing_order(showings_per_ball)))
     )

@@ -12,8 +12,8 @@ import asyncio
 import logging
 import re
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import ValidationError
@@ -32,9 +32,9 @@ from bingo_hall.domain.commands import (
     ShowBallToCamera,
 )
 from bingo_hall.domain.commissioning import require_commissionable, require_showable
-from bingo_hall.domain.errors import PhaseError
 from bingo_hall.domain.phases import Phase
 from bingo_hall.domain.profiles import RuleProfile
+from bingo_hall.domain.refusals import Param, Term, english
 from bingo_hall.domain.state import Game, Holding, ShowingsInProgress
 from bingo_hall.draw import CertifiedRandomDraw
 from bingo_hall.hub.auth import (
@@ -86,10 +86,24 @@ def store_failure(error: Exception, reading: bool = False) -> str:
 
 @dataclass(frozen=True)
 class CommandFailed(Exception):
-    """A command refused, with a code for machines and a message for people."""
+    """A command refused, with a code for machines and a message for people; a refusal of
+    the catalogue (`domain/refusals.py`) also with its reason and parameters, by which the
+    pages say it in their language."""
 
     code: str
     message: str
+    reason: str | None = None
+    params: Mapping[str, Param] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, code: str, reason: str, /, **params: Param) -> CommandFailed:
+        """The refusal `reason` of the catalogue, under `code`."""
+        return cls(code, english(reason, params), reason, params)
+
+    @classmethod
+    def refused(cls, error: RuleError, code: str | None = None) -> CommandFailed:
+        """A refusal of the rules, as it is or under another code."""
+        return cls(code or error.code, error.message, error.reason, error.params)
 
 
 Admitted = Callable[[], bool]  # whether the sender's connection may still give commands
@@ -103,11 +117,7 @@ def check_admitted(admitted: Admitted) -> None:
     """Commands wait their turn; one whose sender lost the hub meanwhile (a user disabled, a
     device revoked, a terminal opened on another screen) does nothing when its turn comes."""
     if not admitted():
-        raise CommandFailed(
-            "connection_closing",
-            "this connection is being closed (its credential withdrawn, or its terminal opened "
-            "on another screen) and the command, which waited its turn, did nothing",
-        )
+        raise CommandFailed.of("connection_closing", "connection_closing")
 
 
 class HubRuntime:
@@ -227,11 +237,16 @@ class HubRuntime:
         self, principal: Principal, name: str, args: dict[str, Any], admitted: Admitted
     ) -> dict:
         if name not in KNOWN_COMMANDS:
-            raise CommandFailed("unknown_command", f"there is no command {name!r}")
+            raise CommandFailed.of("unknown_command", "unknown_command", command=repr(name))
         try:
             authorise(principal, name)
         except Denied as denied:
-            raise CommandFailed("forbidden", str(denied)) from None
+            raise CommandFailed(
+                "forbidden",
+                str(denied),
+                "not_your_command",
+                {"command": Term("command", name), "role": Term("role", principal.role.value)},
+            ) from None
         _no_hub_filled_args(name, args)
         _only_known_args(name, args)
         if name == MY_CARDS:
@@ -273,15 +288,13 @@ class HubRuntime:
         """The command decided and its events appended, in a worker thread."""
         try:
             return await asyncio.to_thread(self.service.execute, command, principal.id)
-        except PhaseError as error:
-            raise CommandFailed("wrong_phase", error.message) from None
         except RuleError as error:
-            raise CommandFailed(error.code, error.message) from None
+            raise CommandFailed.refused(error) from None
 
     def _build(self, name: str, args: dict[str, Any]) -> Command:
         command_type = COMMAND_TYPES.get(name)
         if command_type is None:
-            raise CommandFailed("unknown_command", f"there is no command {name!r}")
+            raise CommandFailed.of("unknown_command", "unknown_command", command=repr(name))
         args = dict(args)
         if name == "open_session":
             args |= {
@@ -298,7 +311,10 @@ class HubRuntime:
         except ValidationError as error:
             first = error.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "args"
-            raise CommandFailed("invalid_args", f"{name}: {where}: {first['msg']}") from None
+            problem = Term("invalid", first["type"], first["msg"])
+            raise CommandFailed.of(
+                "invalid_args", "invalid_args", command=name, field=where, problem=problem
+            ) from None
 
     async def _draw(self, args: dict[str, Any]) -> Command:
         """The next ball: from the certified random draw, or as the caller keyed it from the
@@ -308,16 +324,10 @@ class HubRuntime:
         calls = state.game.calls if state.game else ()
         unshown = self._unshown_ball(calls) if state.phase is Phase.DRAWING else None
         if unshown is not None:  # each ball announced, then shown, then the next (§5 G4)
-            raise CommandFailed(
-                "rule_error",
-                f"ball {unshown} is not on the hall's panels yet: the next ball is drawn once "
-                "the panels show it",
-            )
+            raise CommandFailed.of("rule_error", "ball_not_shown_yet", ball=unshown)
         if self.config.machine.draw == "certified_random":
             if "number" in args:
-                raise CommandFailed(
-                    "invalid_args", "this hall draws from the certified random draw: send no number"
-                )
+                raise CommandFailed.of("invalid_args", "random_draw_takes_no_number")
             if state.phase is Phase.DRAWING:
                 args["number"] = self.draw.next_ball(calls)
             else:
@@ -343,42 +353,40 @@ class HubRuntime:
         ball_set_id = self._commissionable(args.get("ball_set_id"), "commission_ball_set")
         if self.showings is not None and self.showings.ball_set_id == ball_set_id:
             if "showings_per_ball" in args:
-                raise CommandFailed(
-                    "invalid_args",
-                    "commission_ball_set: showings_per_ball is for a simulated camera; the "
-                    f"balls shown of {ball_set_id} are judged as shown",
+                raise CommandFailed.of(
+                    "invalid_args", "showings_per_ball_simulated", ball_set=ball_set_id
                 )
             return await asyncio.to_thread(
                 commission, self.ball_check, ball_set_id, self.showings.showings, kept=True
             )
         times = args.get("showings_per_ball", SHOWINGS_PER_BALL)
         if not isinstance(times, int) or isinstance(times, bool):
-            raise CommandFailed("invalid_args", "showings_per_ball must be a whole number")
+            raise CommandFailed.of("invalid_args", "showings_per_ball_whole")
         try:
             return await asyncio.to_thread(
                 simulated_commissioning, self.ball_check, ball_set_id, times
             )
-        except ValueError as error:
-            raise CommandFailed("invalid_args", f"commission_ball_set: {error}") from None
+        except RuleError as error:
+            raise CommandFailed.refused(error, "invalid_args") from None
 
     def _commissionable(self, ball_set_id: object, name: str) -> str:
         """The set may be shown to the camera now: there is a camera, no game has begun (the
         camera is not taken from a game), the set is registered and not retired."""
         if self.ball_check is None:
-            raise CommandFailed("invalid_args", "this hall has no camera to commission a set for")
+            raise CommandFailed.of("invalid_args", "no_camera")
         phase = self.service.state.phase
         if phase not in CommissionBallSet.legal_in:
-            raise CommandFailed(
-                "wrong_phase", f"a ball set is commissioned between games, not in {phase.value}"
+            raise CommandFailed.of(
+                "wrong_phase", "commissioned_between_games", phase=Term("phase", phase.value)
             )
         if not isinstance(ball_set_id, str) or ball_set_id not in self.service.state.ball_sets:
-            raise CommandFailed(
-                "invalid_args", f"{name}: no ball set {ball_set_id!r} is registered"
+            raise CommandFailed.of(
+                "invalid_args", "no_such_ball_set", command=name, ball_set=repr(ball_set_id)
             )
         try:
             require_commissionable(self.service.state, ball_set_id)
         except RuleError as error:
-            raise CommandFailed(error.code, error.message) from None
+            raise CommandFailed.refused(error) from None
         return ball_set_id
 
     async def _showings(self, principal: Principal, name: str, args: dict[str, Any]) -> dict:
@@ -407,11 +415,11 @@ class HubRuntime:
         ball_set_id = self._commissionable(args.get("ball_set_id"), name)
         number = args.get("number")
         if isinstance(number, bool) or not isinstance(number, int) or number not in ALL_BALLS:
-            raise CommandFailed("invalid_args", f"{name}: number must be a ball, 1 to 90")
+            raise CommandFailed.of("invalid_args", "not_a_ball", command=name)
         try:
             require_showable(self.service.state, ball_set_id, number)
         except RuleError as error:
-            raise CommandFailed("invalid_args", f"{name}: {error.message}") from None
+            raise CommandFailed.refused(error, "invalid_args") from None
         check = self.ball_check
         assert check is not None  # _commissionable
         reading = await asyncio.to_thread(check.check, number, ALL_BALLS)
@@ -430,10 +438,12 @@ class HubRuntime:
             if game is None or holding is None:
                 continue
             if (holding.player, holding.series_id) != (args.get("player"), args.get("series_id")):
-                raise CommandFailed(
+                raise CommandFailed.of(
                     "invalid_args",
-                    f"buy_cards: purchase {purchase} bought series {holding.series_id} for "
-                    f"{holding.player}; a new purchase needs a new name",
+                    "purchase_name_taken",
+                    purchase=purchase,
+                    series=holding.series_id,
+                    player=holding.player,
                 )
             return _purchase_answer(holding, game.game_id, envelopes=[])
         return None
@@ -442,24 +452,23 @@ class HubRuntime:
         """A terminal's purchase: the next whole block of a series on sale, for its player."""
         player, series_id = args.get("player"), args.get("series_id")
         if not isinstance(player, str) or not 1 <= len(player) <= 32 or "/" in player:
-            raise CommandFailed("invalid_args", "buy_cards needs player: a name of 1-32 characters")
+            raise CommandFailed.of("invalid_args", "player_name")
         series = self.service.state.series.get(series_id) if isinstance(series_id, str) else None
         if series is None:
-            raise CommandFailed("invalid_args", f"buy_cards: no series {series_id!r} in this hall")
+            raise CommandFailed.of("invalid_args", "no_series_here", series=repr(series_id))
         game, on_sale = args.get("game"), self.service.state.game
         wrong_game = on_sale is None or isinstance(game, bool) or game != on_sale.game_id
         if "game" in args and wrong_game:
-            now = f"game {on_sale.game_id}" if on_sale else "no game"
-            raise CommandFailed(
-                "invalid_args", f"buy_cards: game {game!r} is not the game on sale ({now})"
+            if on_sale is None:
+                raise CommandFailed.of("invalid_args", "no_game_on_sale", game=repr(game))
+            raise CommandFailed.of(
+                "invalid_args", "not_the_game_on_sale", game=repr(game), on_sale=on_sale.game_id
             )
         purchase = args.get("purchase")
         if purchase is not None and not (
             isinstance(purchase, str) and re.fullmatch(PURCHASE_PATTERN, purchase)
         ):
-            raise CommandFailed(
-                "invalid_args", "buy_cards: purchase must be 8-64 letters, digits, '-' or '_'"
-            )
+            raise CommandFailed.of("invalid_args", "purchase_form")
         block = self.profile.terminal_block_size
         return self._build(
             "record_sale",
@@ -477,10 +486,12 @@ class HubRuntime:
         game = self.service.state.game
         buyer = game.buyer_of(command.series_id, command.card_number) if game else None  # type: ignore[attr-defined]
         if buyer is None or not buyer.startswith(f"{principal.id}/"):
-            raise CommandFailed(
+            raise CommandFailed.of(
                 "forbidden",
-                f"terminal {principal.id} did not buy card "
-                f"{command.series_id}-{command.card_number} in this game",  # type: ignore[attr-defined]
+                "card_not_bought_here",
+                terminal=principal.id,
+                series=command.series_id,  # type: ignore[attr-defined]
+                card=command.card_number,  # type: ignore[attr-defined]
             )
 
     def _check_complete(self, command: Command) -> None:
@@ -493,10 +504,13 @@ class HubRuntime:
         marking = _marking(grid, self._shown_calls(game)) if game else None
         needs = None if marking is None else marking[f"{command.kind}_needs"]  # type: ignore[attr-defined]
         if needs:
-            raise CommandFailed(
+            raise CommandFailed.of(
                 "not_complete",
-                f"card {command.series_id}-{command.card_number} does not hold a "  # type: ignore[attr-defined]
-                f"{command.kind} with the numbers announced: {needs} still to come",  # type: ignore[attr-defined]
+                "claim_not_complete",
+                series=command.series_id,  # type: ignore[attr-defined]
+                card=command.card_number,  # type: ignore[attr-defined]
+                kind=Term("claim.kind", command.kind),  # type: ignore[attr-defined]
+                needs=needs,
             )
 
     def _my_cards(self, principal: Principal) -> dict:
@@ -528,11 +542,7 @@ class HubRuntime:
         if repeated:
             listed = "; ".join(" = ".join(places) for places in repeated)
             logger.error("the same card printed more than once in series %s: %s", series, listed)
-            raise CommandFailed(
-                "duplicate_cards",
-                f"announce_series: the same card is printed more than once ({listed}): "
-                "a game cannot be sold on these series",
-            )
+            raise CommandFailed.of("duplicate_cards", "duplicate_cards", cards=listed)
 
     def _master_card(self, args: dict[str, Any]):
         series_id, number = args.get("series_id"), args.get("card_number")
@@ -542,12 +552,12 @@ class HubRuntime:
             or not isinstance(number, int)
             or not 1 <= number < 2**31
         ):
-            raise CommandFailed(
-                "invalid_args", "call_claim needs series_id (text) and card_number (a number)"
-            )
+            raise CommandFailed.of("invalid_args", "claim_needs_card")
         grid = self.cards.grid(series_id, number)
         if grid is None:
-            raise CommandFailed("unknown_card", f"the hall has no master card {series_id}-{number}")
+            raise CommandFailed.of(
+                "unknown_card", "unknown_master_card", series=series_id, card=number
+            )
         return grid
 
 
@@ -592,9 +602,11 @@ HUB_FILLED_ARGS: dict[str, dict[str, str]] = {
 
 def _no_hub_filled_args(name: str, args: dict[str, Any]) -> None:
     """A client may not send what the hub fills in itself (HUB_FILLED_ARGS)."""
-    for field, why in HUB_FILLED_ARGS.get(name, {}).items():
-        if field in args:
-            raise CommandFailed("invalid_args", f"{name}: {field}: {why}")
+    for argument, why in HUB_FILLED_ARGS.get(name, {}).items():
+        if argument in args:
+            raise CommandFailed.of(
+                "invalid_args", "filled_by_hub", command=name, field=argument, why=why
+            )
 
 
 def _only_known_args(name: str, args: dict[str, Any]) -> None:
@@ -602,7 +614,9 @@ def _only_known_args(name: str, args: dict[str, Any]) -> None:
     if it had not been given (buy_cards with a `first` still buys the next whole block)."""
     unknown = set(args) - HUB_COMMAND_ARGS.get(name, frozenset(args))
     if unknown:
-        raise CommandFailed("invalid_args", f"{name}: unknown argument {min(unknown)!r}")
+        raise CommandFailed.of(
+            "invalid_args", "unknown_argument", command=name, field=repr(min(unknown))
+        )
 
 
 def _marking(grid: tuple[tuple[int, ...], ...], calls: Sequence[int]) -> dict[str, Any]:

@@ -36,7 +36,9 @@ _handles = registrar(_HANDLERS)
 
 def decide(state: TableState, command: c.TableCommand, now: datetime) -> list[e.TableEvent]:
     """The events a command produces in this state, or a RuleError naming what is wrong."""
-    require_legal_phase(command.name, state.phase, command.legal_in, c.commands_allowed_in)
+    require_legal_phase(
+        command.name, state.phase, command.legal_in, c.commands_allowed_in, translated=False
+    )
     return _HANDLERS[type(command)](state, command, now)
 
 

@@ -142,7 +142,17 @@ class Event(_Message):
 
 class ErrorBody(_Message):
     code: str
-    message: str
+    message: str = Field(description="What is wrong, in English.")
+    reason: str | None = Field(
+        default=None,
+        description="A refusal of the catalogue (bingo_hall/domain/refusals.py): the pages "
+        "say `refusal.<reason>` of their translation files, with `params`.",
+    )
+    params: dict[str, Any] | None = Field(
+        default=None,
+        description="The refusal's parameters: a number, a text, a term the pages translate "
+        '(`{"key": "phase.selling", "text": "selling"}`), or a list of these.',
+    )
 
 
 class Result(_Message):

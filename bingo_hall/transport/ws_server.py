@@ -25,6 +25,7 @@ from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
+from bingo_hall.domain.refusals import params_json
 from bingo_hall.hub.auth import (
     ACTA_ROLES,
     BALL_SHOWINGS,
@@ -79,6 +80,18 @@ def _failure(request_id: int, code: str, message: str) -> str:
     return _dump(
         m.Result(id=request_id, success=False, error=m.ErrorBody(code=code, message=message))
     )
+
+
+def _refusal(request_id: int, failed: CommandFailed) -> str:
+    """A refused command's answer: with the refusal's reason and parameters when it is one
+    of the catalogue, which the pages say in their language."""
+    error = m.ErrorBody(
+        code=failed.code,
+        message=failed.message,
+        reason=failed.reason,
+        params=params_json(failed.params) if failed.reason else None,
+    )
+    return _dump(m.Result(id=request_id, success=False, error=error))
 
 
 COMMAND_FAULT = (
@@ -412,7 +425,7 @@ class _Session:
         try:
             fanout = self._fanout(message.stream)
         except CommandFailed as failed:
-            await self.connection.send(_failure(message.id, failed.code, failed.message))
+            await self.connection.send(_refusal(message.id, failed))
             return
         try:
             missing = await self._not_in_log(fanout, message.after_seq, message.after_time)
@@ -511,7 +524,7 @@ class _Session:
                     self.principal, message.table, message.command, message.args, self.admitted
                 )
         except CommandFailed as failed:
-            await self.connection.send(_failure(message.id, failed.code, failed.message))
+            await self.connection.send(_refusal(message.id, failed))
             return
         except Exception:  # the hub's fault, not the sender's: answered, logged, connection kept
             logger.exception("%s's command %s failed", self.principal.id, message.command)

@@ -165,7 +165,9 @@ def test_a_whole_session_on_the_control_screen_monitors_and_terminal(hall, brows
     expect(mesa.locator("#load-balls")).to_be_enabled()
     mesa.click("#load-balls")  # no ball set in service yet: the hub refuses, the screen says why
     expect(mesa.locator(".toast").last).to_contain_text("Bolas cargadas: no aceptado")
-    expect(mesa.locator(".toast").last).to_contain_text("no ball set is in service")
+    expect(mesa.locator(".toast").last).to_contain_text(
+        "no hay ningún juego de bolas en servicio: registre antes un cambio de juego de bolas"
+    )
     expect(mesa.locator("#form-change-ball-set")).to_be_hidden()  # the Jefe de Sala's
     sala.select_option("#change-ball-set-id", "JB-1")
     sala.fill("#change-ball-set-reason", "puesta en servicio")
@@ -236,7 +238,10 @@ def test_a_whole_session_on_the_control_screen_monitors_and_terminal(hall, brows
     locutor.click("#form-record-sale button[type=submit]")
     toast = locutor.locator(".toast").last
     expect(toast).to_contain_text("Registrar venta: no aceptado (contrario a las reglas)")
-    expect(toast).to_contain_text("cards are sold consecutively")
+    expect(toast).to_contain_text(
+        "los cartones se venden correlativos: el siguiente cartón de la serie A1 es el nº 1, "
+        "no el 5"
+    )
     screens.shot(locutor, "control-refused-sale")
     locutor.fill("#sale-first", "1")
     locutor.fill("#sale-last", "60")

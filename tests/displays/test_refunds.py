@@ -54,7 +54,7 @@ def test_the_cajero_refunds_a_voided_game_in_parts_and_in_the_next_session(tmp_p
         row.locator(".refund-last").fill("12")
         row.locator("button[type=submit]").click()
         expect(caja.locator("#c-toasts .toast").last).to_contain_text(
-            "card A1 nº 5 of game 1 has already been refunded"
+            "el cartón A1 nº 5 de la partida 1 ya se devolvió (nº 1–10)"
         )
         expect(row.locator(".refund-owed")).to_have_text("nº 11–30 (20): 30,00 €")
 

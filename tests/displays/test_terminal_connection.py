@@ -147,7 +147,9 @@ def test_a_purchase_the_hub_never_got_is_not_made_in_a_later_game(hall_served):
         )
         link.back()
         expect(terminal.locator("#t-message")).to_contain_text("La compra pendiente no se hizo")
-        expect(terminal.locator("#t-message")).to_contain_text("game 1 is not the game on sale")
+        expect(terminal.locator("#t-message")).to_contain_text(
+            "la partida 1 no es la que está a la venta (la partida 2)"
+        )
         assert terminal.evaluate(PENDING) is None
         expect(terminal.locator("#t-cards .tcard")).to_have_count(0)
         assert terminal.errors == []  # type: ignore[attr-defined]

@@ -12,7 +12,7 @@ import sys
 import threading
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -277,9 +277,9 @@ def monitor_fits(monitor: Page) -> None:
     assert size >= 0.25 * monitor.viewport_size["height"], size
 
 
-def staff(browser: Browser, base: str, user: str) -> Page:
+def staff(browser: Browser, base: str, user: str, lang: str | None = None) -> Page:
     _, page = page_in(browser)
-    page.goto(f"{base}/control")
+    page.goto(f"{base}/control" + (f"?lang={lang}" if lang else ""))
     page.fill("#c-user", user)
     page.fill("#c-password", PASSWORD)
     page.click("#c-login-submit")
@@ -329,18 +329,40 @@ def given_by(hub: HubProcess, user: str, *commands: tuple[str, dict]) -> None:
     """Commands of a member of staff, over the protocol ("open_sale": the session opened and
     a game's sale started)."""
 
-    async def given() -> None:
+    async def given(staff: Client) -> None:
+        for name, args in commands:
+            if name == "open_sale":
+                await open_sale(staff)
+            else:
+                await staff.ok(name, **args)
+
+    _as_staff(hub, user, given)
+
+
+def refused_by(hub: HubProcess, user: str, name: str, args: dict) -> dict:
+    """The hub's answer (`error`) to a command of a member of staff that it refuses."""
+    answers: list[dict] = []
+
+    async def refused(staff: Client) -> None:
+        answer = await staff.command(name, **args)
+        assert not answer["success"], answer
+        answers.append(answer["error"])
+
+    _as_staff(hub, user, refused)
+    return answers[0]
+
+
+def _as_staff(hub: HubProcess, user: str, act: Callable[[Client], Awaitable[None]]) -> None:
+    """`act` with a member of staff's connection to the hub, on a thread of its own: the
+    browser's sync API holds this thread's event loop."""
+
+    async def logged_in() -> None:
         url = f"ws://127.0.0.1:{hub.port}/ws"
         async with Client.login(url, user=user, password=PASSWORD) as staff:
-            for name, args in commands:
-                if name == "open_sale":
-                    await open_sale(staff)
-                else:
-                    await staff.ok(name, **args)
+            await act(staff)
 
-    # on a thread of its own: the browser's sync API holds this thread's event loop
     failures: list[BaseException] = []
-    worker = threading.Thread(target=lambda: _collect(failures, given()))
+    worker = threading.Thread(target=lambda: _collect(failures, logged_in()))
     worker.start()
     worker.join()
     if failures:

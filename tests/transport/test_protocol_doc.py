@@ -37,7 +37,7 @@ def test_every_error_code_the_hub_answers_with_is_listed():
 
     sent = {c.code for c in vars(errors).values() if isinstance(getattr(c, "code", None), str)}
     pattern = re.compile(
-        r'(?:CommandFailed\(|_failure\([^,]+,|_error\(|HTTPStatus\.[A-Z_]+,|"code":)\s*"([a-z_]+)"'
+        r'(?:CommandFailed(?:\.of)?\(|_failure\([^,]+,|_error\(|HTTPStatus\.[A-Z_]+,|"code":)\s*"([a-z_]+)"'
     )
     for source in (Path(__file__).resolve().parents[2] / "bingo_hall").rglob("*.py"):
         sent |= set(pattern.findall(source.read_text(encoding="utf-8")))

@@ -63,6 +63,8 @@ def test_a_terminal_buys_blocks_sees_its_cards_and_claims_only_with_them(store):
             assert picked["error"] == {
                 "code": "invalid_args",
                 "message": "buy_cards: unknown argument 'first'",
+                "reason": "unknown_argument",
+                "params": {"command": "buy_cards", "field": "'first'"},
             }
             junk = await one.command("my_cards", all=True)
             assert junk["error"]["message"] == "my_cards: unknown argument 'all'"
@@ -83,6 +85,12 @@ def test_a_terminal_buys_blocks_sees_its_cards_and_claims_only_with_them(store):
             assert posing["error"] == {
                 "code": "invalid_args",
                 "message": "record_sale: buyer: only a terminal's purchase (buy_cards) names one",
+                "reason": "filled_by_hub",
+                "params": {
+                    "command": "record_sale",
+                    "field": "buyer",
+                    "why": "only a terminal's purchase (buy_cards) names one",
+                },
             }
             mine = await one.ok("my_cards")
             assert mine["count"] == 36
@@ -209,12 +217,16 @@ def test_a_purchase_sent_again_after_its_answer_was_lost_buys_one_block(store):
                 "code": "invalid_args",
                 "message": "buy_cards: purchase f3a9c1d2e4b5a6c7 bought series A1 for ana; a new "
                 "purchase needs a new name",
+                "reason": "purchase_name_taken",
+                "params": {"purchase": "f3a9c1d2e4b5a6c7", "series": "A1", "player": "ana"},
             }
             for bad in ("short", "a" * 65, "spaces in it", 12345678):
                 refused = await one.command("buy_cards", player="ana", series_id="A1", purchase=bad)
                 assert refused["error"] == {
                     "code": "invalid_args",
                     "message": "buy_cards: purchase must be 8-64 letters, digits, '-' or '_'",
+                    "reason": "purchase_form",
+                    "params": {},
                 }
             fresh = await one.ok(
                 "buy_cards", player="ana", series_id="A1", purchase="second-one", game=1
@@ -228,6 +240,8 @@ def test_a_purchase_sent_again_after_its_answer_was_lost_buys_one_block(store):
                 assert late["error"] == {
                     "code": "invalid_args",
                     "message": f"buy_cards: game {game!r} is not the game on sale (game 1)",
+                    "reason": "not_the_game_on_sale",
+                    "params": {"game": repr(game), "on_sale": 1},
                 }
             # a staff sale names no purchase
             posing = await seller.command(

@@ -10,10 +10,14 @@ const PING_EVERY_MS = 10000;
 // (transport/messages.py CLOSE_REPLACED): reconnecting would cut that one in turn.
 const CLOSE_REPLACED = 4009;
 
+// A refusal of the hub: its code, its English message and, for a refusal of the hub's
+// catalogue, the reason and parameters by which a page says it in its own language.
 export class CommandError extends Error {
-  constructor(code, message) {
+  constructor(code, message, reason = null, params = null) {
     super(message);
     this.code = code;
+    this.reason = reason;
+    this.params = params || {};
   }
 }
 
@@ -192,7 +196,10 @@ export class Hub {
         if (!waiting) return;
         this.pending.delete(message.id);
         if (message.success) waiting.resolve(message.result || {});
-        else waiting.reject(new CommandError(message.error.code, message.error.message));
+        else {
+          const { code, message: text, reason, params } = message.error;
+          waiting.reject(new CommandError(code, text, reason, params));
+        }
         break;
       }
       default:

@@ -64,12 +64,19 @@ function fill(text, vars, code = primary) {
 }
 
 // A placeholder's value: a text as it is; a key ({key, vars}) translated in the same language
-// as the text it goes in, so that a bilingual line is wholly in each language; a list of
-// either, joined with commas.
+// as the text it goes in, so that a bilingual line is wholly in each language (a key no file
+// has is said as its `text`, as the hub's terms come); a list of either, joined with commas.
 function value(item, code) {
   if (Array.isArray(item)) return item.map((one) => value(one, code)).join(', ');
-  if (item && typeof item === 'object' && 'key' in item) return t(item.key, item.vars || {}, code);
+  if (item && typeof item === 'object' && 'key' in item) {
+    if ('text' in item && !known(code, item.key)) return item.text;
+    return t(item.key, item.vars || {}, code);
+  }
   return item;
+}
+
+function known(code, key) {
+  return key in (loaded[code] || {}) || key in (loaded.es || {});
 }
 
 // The text of a key in the page's language (or in `code`), with {name} filled from vars.
@@ -78,7 +85,7 @@ export function t(key, vars = {}, code = primary) {
 }
 
 export function has(key) {
-  return key in (loaded[primary] || {}) || key in (loaded.es || {});
+  return known(primary, key);
 }
 
 // Set an element's text from a key; with a second language, the second text goes beneath.

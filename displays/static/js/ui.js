@@ -1,6 +1,6 @@
 // Small DOM helpers shared by the pages: elements, the 90-number board, a card's grid.
 
-import { t } from './i18n.js';
+import { has, t } from './i18n.js';
 
 export function $(selector, root = document) {
   return root.querySelector(selector);
@@ -85,11 +85,14 @@ export function scheduler(render) {
   };
 }
 
-// The hub's refusal as people read it: what was refused (translated) and the hub's reason.
+// The hub's refusal as people read it: what was refused and why, in the page's language
+// (a refusal of the hub's catalogue is `refusal.<reason>`; any other, the hub's message).
 export function errorText(command, error) {
   const what = t(`command.${command}`);
   const code = t(`error.${error.code}`);
-  return t('error.refused', { what, code, message: error.message });
+  const key = `refusal.${error.reason}`;
+  const message = error.reason && has(key) ? t(key, error.params || {}) : error.message;
+  return t('error.refused', { what, code, message });
 }
 
 // Device tokens arrive in the URL fragment (#token=...), never in the query, and are kept
