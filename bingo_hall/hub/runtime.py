@@ -313,7 +313,11 @@ class HubRuntime:
             where = ".".join(str(p) for p in first["loc"]) or "args"
             problem = Term("invalid", first["type"], first["msg"])
             raise CommandFailed.of(
-                "invalid_args", "invalid_args", command=name, field=where, problem=problem
+                "invalid_args",
+                "invalid_args",
+                command=Term("command", name),
+                field=where,
+                problem=problem,
             ) from None
 
     async def _draw(self, args: dict[str, Any]) -> Command:
@@ -381,7 +385,10 @@ class HubRuntime:
             )
         if not isinstance(ball_set_id, str) or ball_set_id not in self.service.state.ball_sets:
             raise CommandFailed.of(
-                "invalid_args", "no_such_ball_set", command=name, ball_set=repr(ball_set_id)
+                "invalid_args",
+                "no_such_ball_set",
+                command=Term("command", name),
+                ball_set=repr(ball_set_id),
             )
         try:
             require_commissionable(self.service.state, ball_set_id)
@@ -415,7 +422,7 @@ class HubRuntime:
         ball_set_id = self._commissionable(args.get("ball_set_id"), name)
         number = args.get("number")
         if isinstance(number, bool) or not isinstance(number, int) or number not in ALL_BALLS:
-            raise CommandFailed.of("invalid_args", "not_a_ball", command=name)
+            raise CommandFailed.of("invalid_args", "not_a_ball", command=Term("command", name))
         try:
             require_showable(self.service.state, ball_set_id, number)
         except RuleError as error:
@@ -605,7 +612,11 @@ def _no_hub_filled_args(name: str, args: dict[str, Any]) -> None:
     for argument, why in HUB_FILLED_ARGS.get(name, {}).items():
         if argument in args:
             raise CommandFailed.of(
-                "invalid_args", "filled_by_hub", command=name, field=argument, why=why
+                "invalid_args",
+                "filled_by_hub",
+                command=Term("command", name),
+                field=argument,
+                why=why,
             )
 
 
@@ -615,7 +626,10 @@ def _only_known_args(name: str, args: dict[str, Any]) -> None:
     unknown = set(args) - HUB_COMMAND_ARGS.get(name, frozenset(args))
     if unknown:
         raise CommandFailed.of(
-            "invalid_args", "unknown_argument", command=name, field=repr(min(unknown))
+            "invalid_args",
+            "unknown_argument",
+            command=Term("command", name),
+            field=repr(min(unknown)),
         )
 
 

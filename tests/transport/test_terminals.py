@@ -64,7 +64,10 @@ def test_a_terminal_buys_blocks_sees_its_cards_and_claims_only_with_them(store):
                 "code": "invalid_args",
                 "message": "buy_cards: unknown argument 'first'",
                 "reason": "unknown_argument",
-                "params": {"command": "buy_cards", "field": "'first'"},
+                "params": {
+                    "command": {"key": "command.buy_cards", "text": "buy_cards"},
+                    "field": "'first'",
+                },
             }
             junk = await one.command("my_cards", all=True)
             assert junk["error"]["message"] == "my_cards: unknown argument 'all'"
@@ -87,7 +90,7 @@ def test_a_terminal_buys_blocks_sees_its_cards_and_claims_only_with_them(store):
                 "message": "record_sale: buyer: only a terminal's purchase (buy_cards) names one",
                 "reason": "filled_by_hub",
                 "params": {
-                    "command": "record_sale",
+                    "command": {"key": "command.record_sale", "text": "record_sale"},
                     "field": "buyer",
                     "why": "only a terminal's purchase (buy_cards) names one",
                 },
