@@ -32,6 +32,9 @@ class Role(StrEnum):
     CAJERO = "cajero"
     VENDEDOR_LOCUTOR = "vendedor_locutor"
     AUXILIAR_DE_SALA = "auxiliar_de_sala"
+    # the regulator's inspector («Inspección del Juego»): reads the acta, the registers and the
+    # log as the acta's keepers do, and gives no command
+    INSPECTOR = "inspector"
     # staff of the casino tables (spec wheels.md §2.11)
     JEFE_DE_MESA_DE_JUEGO = "jefe_de_mesa_de_juego"  # a table's head («jefe de mesa»)
     CROUPIER = "croupier"
@@ -48,6 +51,7 @@ STAFF_ROLES: frozenset[Role] = frozenset(
         Role.CAJERO,
         Role.VENDEDOR_LOCUTOR,
         Role.AUXILIAR_DE_SALA,
+        Role.INSPECTOR,
         Role.JEFE_DE_MESA_DE_JUEGO,
         Role.CROUPIER,
     }
@@ -119,9 +123,10 @@ _JEFE_DE_SALA = _JEFE_DE_MESA | frozenset(
     }
 )
 
-ACTA_ROLES = frozenset({Role.JEFE_DE_SALA, Role.JEFE_DE_MESA})
-"""The staff who keep the acta («consignará todo ello en el acta», [S77] L2427-2432): they read
-it, and what only it records (players' requests and complaints)."""
+ACTA_ROLES = frozenset({Role.JEFE_DE_SALA, Role.JEFE_DE_MESA, Role.INSPECTOR})
+"""Who reads the acta and what only it records (players' requests and complaints), and gets
+each event's hash to check its chain: the staff who keep it («consignará todo ello en el
+acta», [S77] L2427-2432) and the regulator's inspector."""
 
 PERMISSIONS: dict[Role, frozenset[str]] = {
     Role.JEFE_DE_SALA: _JEFE_DE_SALA,
@@ -133,6 +138,8 @@ PERMISSIONS: dict[Role, frozenset[str]] = {
     Role.VENDEDOR_LOCUTOR: frozenset({"record_sale", "draw_ball", "call_claim"}),
     # §3.1 [INF]: «May be allowed to register claims»: relays a call from the floor.
     Role.AUXILIAR_DE_SALA: frozenset({"call_claim"}),
+    # [INF] the inspector watches and reads; the hall's staff run the game
+    Role.INSPECTOR: frozenset(),
     Role.MONITOR: frozenset(),
     # §8 item 5: a participation support «instead of the card»: buys cards and calls claims.
     Role.TERMINAL: frozenset({"call_claim", BUY_CARDS, MY_CARDS}),

@@ -110,6 +110,11 @@ class AuthOk(_Message):
         default=None, description="the table commands the role may give (absent: none)"
     )
     table: str | None = Field(default=None, description="a table device: its own table")
+    acta: bool = Field(
+        default=False,
+        description="whether the role reads the acta (`/api/acta`), the players' requests and "
+        "complaints, and each event's hash",
+    )
 
 
 class AuthInvalid(_Message):

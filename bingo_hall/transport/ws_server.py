@@ -319,6 +319,7 @@ def _welcome(principal: Principal) -> str:
             commands=commands,
             table_commands=table_commands or None,
             table=principal.table,
+            acta=principal.role in ACTA_ROLES,
         )
     )
 

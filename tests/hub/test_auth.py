@@ -84,9 +84,13 @@ def test_terminal_may_only_call_claims_buy_cards_and_read_its_cards() -> None:
                 authorise(terminal, command)
 
 
-def test_no_staff_role_is_read_only_and_buy_cards_is_the_terminals_alone() -> None:
+def test_only_the_inspector_of_the_staff_is_read_only_and_buy_cards_is_the_terminals_alone():
     for role in STAFF_ROLES:
-        assert not staff(role).read_only
+        assert staff(role).read_only == (role is Role.INSPECTOR), role
+    inspector = staff(Role.INSPECTOR, "inspeccion")
+    for command in KNOWN_COMMANDS:
+        with pytest.raises(Denied, match=r"read only"):
+            authorise(inspector, command)
     assert roles_allowed(BUY_CARDS) == [Role.TERMINAL]
 
 

@@ -66,6 +66,7 @@ class PreparedHall:
     profile: str = "basque"
     display_delay: float = 1.5
     tables: list[dict] = field(default_factory=list)
+    staff: dict[str, str] = field(default_factory=dict)  # users besides USERS: name → role
     tokens: dict[str, str] = field(default_factory=dict)
     series: object = None
     config: Path = field(init=False)
@@ -80,6 +81,8 @@ class PreparedHall:
         log = open_log(self.db_url)
         try:
             credentials = CredentialStore(log.engine)
+            for name, role in self.staff.items():
+                credentials.add_user(name, role, PASSWORD)
             for name in monitors:
                 self.tokens[name] = credentials.add_device(name, "monitor")
             for name in terminals:

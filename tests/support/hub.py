@@ -135,8 +135,9 @@ async def auth_answer(url: str, **auth: str) -> dict:
 class Client:
     """A protocol client over the real `websockets` client."""
 
-    def __init__(self, connection: ClientConnection) -> None:
+    def __init__(self, connection: ClientConnection, welcome: dict | None = None) -> None:
         self.connection = connection
+        self.welcome = welcome or {}  # the hub's `auth_ok`
         self.next_id = 1
 
     @classmethod
@@ -148,7 +149,7 @@ class Client:
             await connection.send(json.dumps({"type": "auth", **auth}))
             answer = json.loads(await connection.recv())
             assert answer["type"] == "auth_ok", answer
-            yield cls(connection)
+            yield cls(connection, answer)
 
     async def request(self, body: dict) -> dict:
         request_id = self.next_id

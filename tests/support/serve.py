@@ -77,11 +77,16 @@ def serving(*args: str) -> Iterator[Served]:
 
 
 def api_hall(port: int, user: str, password: str) -> tuple[int, dict]:
-    """GET /api/hall with these staff credentials (Basic), once the hub has checked them (it
-    answers 202 while it does): the status and the JSON body."""
+    """GET /api/hall with these staff credentials: the status and the JSON body."""
+    return staff_api(port, "/api/hall", user, password)
+
+
+def staff_api(port: int, path: str, user: str, password: str) -> tuple[int, dict]:
+    """GET a staff data route with these credentials (Basic), once the hub has checked them
+    (it answers 202 while it does): the status and the JSON body."""
     basic = base64.b64encode(f"{user}:{password}".encode()).decode()
     request = urllib.request.Request(
-        f"http://127.0.0.1:{port}/api/hall", headers={"Authorization": f"Basic {basic}"}
+        f"http://127.0.0.1:{port}{path}", headers={"Authorization": f"Basic {basic}"}
     )
     deadline = time.monotonic() + 20
     while True:

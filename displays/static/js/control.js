@@ -155,7 +155,7 @@ function updateActions() {
   for (const form of document.querySelectorAll('form.answer-request')) {
     for (const field of form.elements) field.disabled = !legal('answer_player_request') || busy.has(form.id);
   }
-  $('#p-acta').hidden = !(principal && ['jefe_de_sala', 'jefe_de_mesa'].includes(principal.role));
+  $('#p-acta').hidden = !(principal && principal.acta);
 }
 
 // --- commands -------------------------------------------------------------------------------
