@@ -172,6 +172,8 @@ queue_size = 1000
 # no display delay: the fan-out is measured from the draw (the caller channel); with one, the
 # hub paces the draws to it and MQTT publishes each ball that much later
 display_delay_seconds = 0
+# every client logs in with the one monitor token (a hall gives each monitor its own)
+max_connections_per_credential = 100000
 
 [mqtt]
 url = "mqtt://{BROKER[0]}:{BROKER[1]}"

@@ -98,6 +98,13 @@ class ServerConfig(BaseModel):
     display_delay_seconds: float = Field(
         default=1.5, ge=0, le=30, description="panels show a ball this long after the call"
     )
+    max_connections_per_credential: int = Field(
+        default=8,
+        ge=1,
+        le=100_000,
+        description="open connections one staff user or device may hold at once (a terminal "
+        "holds one)",
+    )
 
 
 class MqttConfig(BaseModel):

@@ -100,6 +100,7 @@ async def serve(
         routes=http_routes(runtime, watch, guard),
         tables=tables,
         login_guard=guard,
+        max_connections=config.server.max_connections_per_credential,
     )
     server.store_lock = store_lock
     bridges: list[StreamBridge] = []

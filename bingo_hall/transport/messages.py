@@ -304,5 +304,7 @@ CLOSE_CREDENTIAL_WITHDRAWN = 4003  # its device revoked, its user disabled or pa
 # A terminal's token logged in on another connection: one screen per terminal, so a copied
 # token shows (the page stops reconnecting and says so)
 CLOSE_REPLACED = 4009
+# A credential already holds as many connections as the hub allows it: try again later
+CLOSE_TOO_MANY = 4010
 CLOSE_TOO_SLOW = 4008  # the client fell behind: reconnect and resume from the last seq seen
 CLOSE_STREAM_FAILED = 1011  # the hub could not go on serving a subscription: reconnect, resume

@@ -45,7 +45,9 @@ another ball, with `set_disagrees` and that ball in `set_ball`.
    4009 (a copied token shows; the page so closed says so and does not reconnect on its own).
    A command of a connection so closed that still waits its turn does nothing
    (`connection_closing`).
-   Monitors, staff and table devices may be connected more than once.
+   Monitors, staff and table devices may be connected more than once, up to
+   `[server] max_connections_per_credential` connections each (8 by default): one more is
+   closed with 4010 after `auth`, and the pages try again a few seconds later.
 2. `subscribe` with `after_seq` (0 for everything): the hub sends every event with a greater seq
    from the log, in order, then each new event once it is durable — no gap, no duplicate, also
    across a reconnect or a hub restart. A subscriber whose queue overflows (it reads too slowly)

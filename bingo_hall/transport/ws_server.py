@@ -110,8 +110,12 @@ class HubServer:
         routes: Sequence[HttpRoute] = (),
         tables: TableRuntime | None = None,
         login_guard: LoginGuard | None = None,
+        max_connections: int = 8,
     ) -> None:
+        """`max_connections`: open connections one credential may hold at once, so that a
+        token copied off a monitor cannot open thousands, each with its queue of events."""
         self.routes = tuple(routes)
+        self.max_connections = max_connections
         self.bridges: Sequence[StreamBridge] = ()  # the MQTT bridges, for /health (serve.py)
         self.store_lock: InstanceLock | None = None  # serve's lock on the store, for /health
         self.login_guard = login_guard or LoginGuard()
@@ -191,6 +195,15 @@ class HubServer:
         session = _Session(self, connection, principal, checked_at)
         if principal.role in SINGLE_CONNECTION_ROLES:
             self._replace(session)  # before auth_ok: the old screen gives nothing after it
+        elif len(self._held_by(principal)) >= self.max_connections:
+            logger.warning(
+                "%s from %s refused: it already holds %d connections",
+                principal,
+                _address(connection),
+                self.max_connections,
+            )
+            await connection.close(m.CLOSE_TOO_MANY, "too many connections for this credential")
+            return
         self.sessions.add(session)
         try:
             await connection.send(_welcome(principal))
@@ -231,12 +244,7 @@ class HubServer:
         than buying and claiming unseen beside the real one. A table device is the hall's own
         equipment, which may be a touch screen and the wheel's reader at once."""
         principal = session.principal
-        older = [
-            s
-            for s in self.sessions
-            if (s.principal.kind, s.principal.id) == (principal.kind, principal.id)
-        ]
-        for replaced in older:
+        for replaced in self._held_by(principal):
             logger.warning(
                 "device %s logged in from %s: closing its connection from %s",
                 principal.id,
@@ -252,6 +260,11 @@ class HubServer:
             )
             self._closing.add(closing)
             closing.add_done_callback(self._closing.discard)
+
+    def _held_by(self, principal: Principal) -> list[_Session]:
+        """The open connections of a staff user or a device."""
+        who = (principal.kind, principal.id)
+        return [s for s in self.sessions if (s.principal.kind, s.principal.id) == who]
 
     async def cut_withdrawn(self, watch: CredentialWatch) -> None:
         """Close every connection whose credential no longer stands (a device revoked, a user

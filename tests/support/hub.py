@@ -76,6 +76,7 @@ async def running_hub(
     ball_check: Callable[[Engine], BallCheck] | None = None,
     tables: Sequence[TableConfig] = (),
     call_witness_floor: float | None = None,
+    max_connections: int = 8,
 ) -> AsyncIterator[RunningHub]:
     """A hub on `url`; `ball_check` makes the hall's camera check from the store's engine;
     `tables` are the hall's casino tables (profiles from config/tables)."""
@@ -103,6 +104,7 @@ async def running_hub(
         auth_timeout,
         routes=http_routes(runtime),
         tables=table_runtime,
+        max_connections=max_connections,
     )
     ws_server = await server.start("127.0.0.1", 0)
     port = ws_server.sockets[0].getsockname()[1]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import sqlite3
@@ -63,6 +64,47 @@ def test_authentication_failures_close_with_a_reason(store):
                 await connection.recv()
                 await connection.send("not json")
                 assert json.loads(await connection.recv())["type"] == "auth_invalid"
+
+    run(scenario())
+
+
+def test_a_credential_holds_at_most_its_share_of_connections(store):
+    """A monitor's token copied off its kiosk opens no more than the hub allows one
+    credential, nor does a staff user; a connection closed frees its place."""
+
+    async def refused(url: str, **auth: str) -> int:
+        async with connect(url) as connection:
+            await connection.recv()
+            await connection.send(json.dumps({"type": "auth", **auth}))
+            with pytest.raises(ConnectionClosed) as closed:
+                await connection.recv()
+            return closed.value.rcvd.code
+
+    async def scenario():
+        async with (
+            running_hub(*store, max_connections=3) as hub,
+            contextlib.AsyncExitStack() as held,
+        ):
+            token = {"token": hub.monitor_token}
+            staff = {"user": "mesa", "password": PASSWORD}
+            monitors = [
+                await held.enter_async_context(Client.login(hub.url, **token)) for _ in range(3)
+            ]
+            for _ in range(3):
+                await held.enter_async_context(Client.login(hub.url, **staff))
+            assert await refused(hub.url, **token) == 4010
+            assert await refused(hub.url, **staff) == 4010
+            async with Client.login(hub.url, user="sala", password=PASSWORD) as other:
+                assert (await other.request({"type": "ping"}))["type"] == "pong"  # not his
+            for monitor in monitors:  # the three still served
+                assert (await monitor.request({"type": "ping"}))["type"] == "pong"
+            await monitors[0].connection.close()
+            for _ in range(100):  # the hub sees it go
+                if sum(s.principal.id == "mon-1" for s in hub.server.sessions) == 2:
+                    break
+                await asyncio.sleep(0.05)
+            async with Client.login(hub.url, **token) as again:
+                assert again.welcome["role"] == "monitor"
 
     run(scenario())
 
