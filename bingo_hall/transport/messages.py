@@ -119,6 +119,12 @@ class AuthOk(_Message):
 
 class AuthInvalid(_Message):
     type: Literal["auth_invalid"] = "auth_invalid"
+    code: Literal["unauthorized", "locked", "busy", "bad_frame"] = Field(
+        default="unauthorized",
+        description="why, for the pages to say in their language (`error.<code>`): an unknown "
+        "credential, an address locked after failed logins, the hub too busy checking logins, "
+        "a first frame that is no `auth`",
+    )
     message: str
 
 

@@ -298,14 +298,15 @@ class HubServer:
             auth = m.Auth.model_validate_json(frame)
         except ValidationError:
             message = 'the first frame must be {"type": "auth", "token": ...} or user/password'
-            await connection.send(_dump(m.AuthInvalid(message=message)))
+            await connection.send(_dump(m.AuthInvalid(code="bad_frame", message=message)))
             await connection.close(m.CLOSE_AUTH_FAILED, "bad auth frame")
             return None
         try:
             principal = await self._check(connection, auth)
             checked_at = time.monotonic()  # the store was read by then
         except LoginRefused as refused:
-            await connection.send(_dump(m.AuthInvalid(message=refused.message)))
+            refusal = m.AuthInvalid(code=refused.code, message=refused.message)
+            await connection.send(_dump(refusal))
             await connection.close(m.CLOSE_AUTH_FAILED, refused.code)
             return None
         except STORE_FAILURES as error:  # not the credential's fault: the client comes back

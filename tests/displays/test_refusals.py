@@ -9,7 +9,16 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from support.browser import PreparedHall, chromium, given_by, refused_by, served, staff
+from support.browser import (
+    PreparedHall,
+    chromium,
+    given_by,
+    page_in,
+    refused_by,
+    served,
+    staff,
+)
+from support.hub import PASSWORD
 
 # an identifier of the code (record_sale, claim_paused) where a page should have words
 CODE_NAME = re.compile(r"\b[a-z]+_[a-z_]+\b")
@@ -62,3 +71,24 @@ def test_the_hubs_refusals_are_said_in_the_language_of_the_page(tmp_path):
         # a refusal the catalogue does not hold is said as the hub said it
         other = {"code": "failed", "message": "the hub failed on this command"}
         assert said(locutor, "draw_ball", other).endswith("the hub failed on this command")
+
+
+def test_a_locked_out_login_is_told_to_wait_in_the_language_of_the_page(tmp_path):
+    """Five wrong passwords from one address lock it: the right one is then refused too, and
+    the page says why, not that the password is wrong."""
+    hall = PreparedHall(tmp_path, draw="certified_random", display_delay=0)
+    with served(hall) as hub, chromium() as browser:
+        _, page = page_in(browser)
+        page.goto(f"{hub.base}/control")
+        for guess in range(5):
+            page.fill("#c-user", "mesa")
+            page.fill("#c-password", f"adivinanza-{guess}")
+            page.click("#c-login-submit")
+            expect(page.locator("#c-login-error")).to_have_text("Usuario o contraseña incorrectos.")
+            page.evaluate("document.querySelector('#c-login-error').textContent = ''")
+        page.fill("#c-password", PASSWORD)
+        page.click("#c-login-submit")
+        expect(page.locator("#c-login-error")).to_have_text(
+            "demasiados intentos fallidos desde esta dirección: espere y vuelva a intentarlo"
+        )
+        expect(page.locator("#c-app")).to_be_hidden()

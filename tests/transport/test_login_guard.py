@@ -116,10 +116,11 @@ def test_the_hub_locks_an_address_that_guesses_on_the_websocket_and_the_pages(tm
                 wrong = await auth_answer(hub.url, user="sala1", password=f"adivinanza-{guess}")
                 assert wrong == {
                     "type": "auth_invalid",
+                    "code": "unauthorized",
                     "message": "unknown user, password or token",
                 }
             locked = await auth_answer(hub.url, user="sala1", password=STAFF_PASSWORD)
-            assert locked["type"] == "auth_invalid"
+            assert (locked["type"], locked["code"]) == ("auth_invalid", "locked")
             assert locked["message"].startswith("too many failed logins from this address")
             async with Client.login(hub.url, token=token) as monitor:  # devices: not locked
                 assert (await monitor.request({"type": "ping"}))["type"] == "pong"

@@ -1033,10 +1033,10 @@ function onEvent(envelope, { replay }) {
   rerender();
 }
 
-const onStatus = connectionStatus('#c-conn', () => {
+const onStatus = connectionStatus('#c-conn', (why, code) => {
   $('#c-login').hidden = false;
   $('#c-app').hidden = true;
-  $('#c-login-error').textContent = t('login.failed');
+  $('#c-login-error').textContent = code === 'unauthorized' ? t('login.failed') : why;
   $('#c-login-submit').disabled = false;
   principal = null;
   credentials = null;

@@ -166,7 +166,7 @@ export class Hub {
         break;
       case 'auth_invalid':
         this.stopped = true;
-        this.onStatus('auth_failed', message.message);
+        this.onStatus('auth_failed', message);
         break;
       case 'event':
         if (message.table) {

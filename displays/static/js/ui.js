@@ -109,15 +109,22 @@ export function deviceToken(storageKey) {
 }
 
 // The page's connection badge (`selector`) as the hub client reports its state; a refused
-// credential (`auth_failed`) also calls onAuthFailed with the hub's message. Use it as the
-// Hub's onStatus.
+// credential (`auth_failed`) also calls onAuthFailed with why, in the page's language, and the
+// hub's code for it. Use it as the Hub's onStatus.
 export function connectionStatus(selector, onAuthFailed = () => {}) {
-  return (state, message) => {
+  return (state, refusal) => {
     const badge = $(selector);
     badge.dataset.state = state;
     badge.textContent = t(`conn.${state}`);
-    if (state === 'auth_failed') onAuthFailed(message || '');
+    if (state === 'auth_failed') onAuthFailed(loginRefusal(refusal), refusal && refusal.code);
   };
+}
+
+// The hub's `auth_invalid` as people read it: its code in words, else its message.
+function loginRefusal(refusal) {
+  if (!refusal) return '';
+  const key = `error.${refusal.code}`;
+  return refusal.code && has(key) ? t(key) : refusal.message || '';
 }
 
 // A command given from one of the page's controls: the control (`source`, an id in the page's
