@@ -623,6 +623,7 @@ STAFF_ROLE_NAMES = (
     "cajero",
     "vendedor_locutor",
     "auxiliar_de_sala",
+    "inspector",
     "jefe_de_mesa_de_juego",
     "croupier",
 )

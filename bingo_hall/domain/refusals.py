@@ -22,6 +22,7 @@ class Term:
     family: str
     name: str
     text: str | None = None
+    vars: tuple[tuple[str, str], ...] = ()  # the term's own parameters (a bound, a length)
 
     def __str__(self) -> str:
         return self.name if self.text is None else self.text
@@ -39,7 +40,8 @@ REFUSALS: dict[str, str] = {
     "terminal opened on another screen) and the command, which waited its turn, did nothing",
     "unknown_command": "there is no command {command}",
     "invalid_args": "{command}: {field}: {problem}",
-    "not_your_command": "{command} is not a command of the {role}",
+    "not_your_command": "{command} is not a command of the {role}, who may give: {allowed}",
+    "read_only_role": "{command} is not a command of the {role}, who gives none (read only)",
     "filled_by_hub": "{command}: {field}: {why}",
     "unknown_argument": "{command}: unknown argument {field}",
     "ball_not_shown_yet": "ball {ball} is not on the hall's panels yet: the next ball is drawn "
@@ -186,7 +188,8 @@ def params_json(params: Mapping[str, Param]) -> dict[str, Any]:
 
 def _json(value: Param) -> Any:
     if isinstance(value, Term):
-        return {"key": f"{value.family}.{value.name}", "text": str(value)}
+        said = {"key": f"{value.family}.{value.name}", "text": str(value)}
+        return said | {"vars": dict(value.vars)} if value.vars else said
     if isinstance(value, str | int):
         return value
     return [_json(item) for item in value]

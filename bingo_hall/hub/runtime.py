@@ -43,6 +43,7 @@ from bingo_hall.hub.auth import (
     DISCARD_BALL_SHOWINGS,
     KNOWN_COMMANDS,
     MY_CARDS,
+    PERMISSIONS,
     SHOW_BALL_TO_CAMERA,
     SHOWING_COMMANDS,
     Denied,
@@ -240,13 +241,8 @@ class HubRuntime:
             raise CommandFailed.of("unknown_command", "unknown_command", command=repr(name))
         try:
             authorise(principal, name)
-        except Denied as denied:
-            raise CommandFailed(
-                "forbidden",
-                str(denied),
-                "not_your_command",
-                {"command": Term("command", name), "role": Term("role", principal.role.value)},
-            ) from None
+        except Denied:
+            raise _not_yours(principal, name) from None
         _no_hub_filled_args(name, args)
         _only_known_args(name, args)
         if name == MY_CARDS:
@@ -311,7 +307,8 @@ class HubRuntime:
         except ValidationError as error:
             first = error.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "args"
-            problem = Term("invalid", first["type"], first["msg"])
+            bounds = tuple((k, str(v)) for k, v in first.get("ctx", {}).items() if k in BOUNDS)
+            problem = Term("invalid", first["type"], first["msg"], bounds)
             raise CommandFailed.of(
                 "invalid_args",
                 "invalid_args",
@@ -568,6 +565,10 @@ class HubRuntime:
         return grid
 
 
+BOUNDS = frozenset({"gt", "ge", "lt", "le", "min_length", "max_length"})
+"""The bounds a malformed datum broke, which the pages' words for its fault name."""
+
+
 # The arguments of the hub's own commands (the rules engine's commands check theirs).
 HUB_COMMAND_ARGS: dict[str, frozenset[str]] = {
     MY_CARDS: frozenset(),
@@ -605,6 +606,17 @@ HUB_FILLED_ARGS: dict[str, dict[str, str]] = {
 }
 """The arguments of a command's model that the hub fills in itself and refuses from a client
 (docs/protocol.md lists the rest as the command's `args`)."""
+
+
+def _not_yours(principal: Principal, name: str) -> CommandFailed:
+    """A command the sender's role may not give, with the commands it may give."""
+    command, role = Term("command", name), Term("role", principal.role.value)
+    allowed = [Term("command", other) for other in sorted(PERMISSIONS[principal.role])]
+    if not allowed:
+        return CommandFailed.of("forbidden", "read_only_role", command=command, role=role)
+    return CommandFailed.of(
+        "forbidden", "not_your_command", command=command, role=role, allowed=allowed
+    )
 
 
 def _no_hub_filled_args(name: str, args: dict[str, Any]) -> None:

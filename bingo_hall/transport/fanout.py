@@ -30,10 +30,11 @@ from websockets.asyncio.server import broadcast
 from bingo_hall.hub.streams import split_stream
 from bingo_hall.store.eventlog import EventEnvelope, EventLog
 
-# "staff": a stream whole (the Jefes, who keep the acta; a table device on its own table's
-# stream). "clerk": the other staff (cashier, caller, floor assistant, croupiers): the stream
-# whole but for what only the acta's keepers read (CLERK_FIELDS). "device": as monitors and
-# terminals (and MQTT) see it: the fields of DEVICE_FIELDS only.
+# "staff": a stream whole (the Jefes, who keep the acta, and the regulator's inspector; a table
+# device on its own table's stream). "clerk": the other staff (cashier, caller, floor
+# assistant, croupiers): the stream whole but for what only the acta's readers read
+# (CLERK_FIELDS). "device": as monitors and terminals (and MQTT) see it: the fields of
+# DEVICE_FIELDS only.
 Audience = Literal["staff", "clerk", "device"]
 
 # A casino table's public view (docs/tables.md), the fields of each event a public panel may

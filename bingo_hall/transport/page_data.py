@@ -7,8 +7,8 @@
 - ``GET /api/hall`` (staff): the hall's registers that live outside one session — ball sets and
   their game counters, the series and their next card, unpaid prizes, the refunds voided games
   owe — as of a log seq.
-- ``GET /api/acta?game=N`` or ``?session=N`` (Jefe de Sala, Jefe de Mesa): the acta as JSON and
-  as the Spanish text of ``bingo-hall acta``, with the verdict of the hash chain.
+- ``GET /api/acta?game=N`` or ``?session=N`` (Jefe de Sala, Jefe de Mesa, inspector): the acta
+  as JSON and as the Spanish text of ``bingo-hall acta``, with the verdict of the hash chain.
 - ``GET /audio/<lang>/<n>.wav``: the spoken number, from the cache prepared at install with
   espeak-ng (``scripts/prepare_audio.py``); a missing language is generated in the background
   on its first request (the page falls back to the browser's speech meanwhile).
@@ -589,7 +589,7 @@ class PageData:
                 connection,
                 HTTPStatus.FORBIDDEN,
                 "forbidden",
-                f"{principal} may not read the acta (Jefe de Sala, Jefe de Mesa)",
+                f"{principal} may not read the acta (Jefe de Sala, Jefe de Mesa, inspector)",
             )
         query = parse_qs(urlsplit(request.path).query)
         scope: dict[str, int | None] = {"session": None, "game": None}

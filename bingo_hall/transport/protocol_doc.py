@@ -86,8 +86,8 @@ another ball, with `set_disagrees` and that ball in `set_ball`.
    which player at which terminal bought is the staff's to see (a terminal asks `my_cards` for
    its own). `GET /frames/<sha256>.jpg` serves a kept frame. A player's request for
    information or complaint (`player_request_recorded`, `player_request_answered`) reaches
-   devices, and the staff who do not keep the acta (all but the Jefes de Sala and de Mesa), as
-   its `request_id` and `kind` alone.
+   devices, and the staff who do not read the acta (all but the Jefes de Sala and de Mesa and
+   the regulator's inspector), as its `request_id` and `kind` alone.
    The camera confirms calls only on a ball set that passed its commissioning: every ball
    shown to the camera (`commission_ball_set`, `ball_set_commissioned` with `fit`); on any
    other set every call is held (`ball_held` with `cause: "uncommissioned_set"`). The

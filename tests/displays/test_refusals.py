@@ -68,6 +68,17 @@ def test_the_hubs_refusals_are_said_in_the_language_of_the_page(tmp_path):
         allowed = said(locutor, "draw_ball", error).split("commands allowed now: ")[1]
         assert "Record sale" in allowed and "Close the sale" in allowed, allowed
 
+        # a malformed datum: its fault in words, with the bound it broke
+        long = refused_by(
+            hub, "mesa", "record_player_request", {"kind": "complaint", "text": "x" * 2001}
+        )
+        assert long["params"]["problem"]["vars"] == {"max_length": "2000"}
+        locutor.select_option("#c-lang", "es")
+        assert said(locutor, "record_player_request", long) == (
+            "Anotar petición o queja: no aceptado (datos incorrectos). Anotar petición o queja: "
+            "el dato text no es válido: debe tener como mucho 2000 caracteres"
+        )
+
         # a refusal the catalogue does not hold is said as the hub said it
         other = {"code": "failed", "message": "the hub failed on this command"}
         assert said(locutor, "draw_ball", other).endswith("the hub failed on this command")
@@ -92,3 +103,23 @@ def test_a_locked_out_login_is_told_to_wait_in_the_language_of_the_page(tmp_path
             "demasiados intentos fallidos desde esta dirección: espere y vuelva a intentarlo"
         )
         expect(page.locator("#c-app")).to_be_hidden()
+
+
+def test_a_page_over_its_credentials_connections_says_so_and_gets_in_when_one_closes(tmp_path):
+    hall = PreparedHall(tmp_path, draw="certified_random", display_delay=0, max_connections=1)
+    with served(hall) as hub, chromium() as browser:
+        first = staff(browser, hub.base, "mesa")
+        _, second = page_in(browser)
+        second.goto(f"{hub.base}/control")
+        second.fill("#c-user", "mesa")
+        second.fill("#c-password", PASSWORD)
+        second.click("#c-login-submit")
+        badge = second.locator("#c-conn")
+        expect(badge).to_have_attribute("data-state", "too_many")
+        expect(badge).to_have_text(
+            "Demasiadas conexiones con esta credencial: se reintentará en unos segundos"
+        )
+        expect(first.locator("#c-conn")).to_have_attribute("data-state", "live")
+        first.context.close()
+        expect(badge).to_have_attribute("data-state", "live", timeout=30_000)
+        expect(second.locator("#c-app")).to_be_visible()

@@ -65,6 +65,7 @@ class PreparedHall:
     draw: str = "blower"
     profile: str = "basque"
     display_delay: float = 1.5
+    max_connections: int = 8  # per credential
     tables: list[dict] = field(default_factory=list)
     staff: dict[str, str] = field(default_factory=dict)  # users besides USERS: name → role
     tokens: dict[str, str] = field(default_factory=dict)
@@ -108,6 +109,7 @@ class PreparedHall:
             "[server]",
             'host = "127.0.0.1"',
             f"display_delay_seconds = {self.display_delay}",
+            f"max_connections_per_credential = {self.max_connections}",
         ]
         if "camera" in HallConfig.model_fields:  # the CCTV check, where the hub has one
             lines += ["[camera]", 'source = "none"']

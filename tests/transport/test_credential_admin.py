@@ -161,6 +161,28 @@ def test_listings_show_state_and_never_a_secret(tmp_path, capsys):
         assert OLD not in listing and secret not in listing and "scrypt" not in listing
 
 
+def test_a_user_of_every_staff_role_is_added_at_the_console(tmp_path, capsys):
+    from bingo_hall.hub.auth import STAFF_ROLES
+
+    db = f"sqlite:///{tmp_path / 'hall.sqlite'}"
+    roles = sorted(role.value for role in STAFF_ROLES)
+    for number, role in enumerate(roles):
+        added = _admin(
+            capsys,
+            "user-add",
+            f"persona{number}",
+            "--role",
+            role,
+            "--password-stdin",
+            "--db",
+            db,
+            stdin=OLD + "\n",
+        )
+        assert added[0] == 0, (role, added)
+    listed = _admin(capsys, "users", "--db", db)[1]
+    assert sorted(line.split("\t")[1] for line in listed.splitlines()) == roles
+
+
 def test_unknown_names_are_one_line_errors_that_change_nothing(tmp_path, capsys):
     db = f"sqlite:///{tmp_path / 'hall.sqlite'}"
     added = _admin(

@@ -51,7 +51,8 @@ def test_the_inspector_reads_the_acta_and_the_complaints_and_gives_no_command(st
             for name in sorted(KNOWN_COMMANDS):
                 refused = await inspector.command(name)
                 assert refused["error"]["code"] == "forbidden", (name, refused)
-                assert refused["error"]["reason"] == "not_your_command"
+                assert refused["error"]["reason"] == "read_only_role"
+                assert refused["error"]["message"].endswith("who gives none (read only)")
             assert hub.runtime.service.seq == seq  # nothing was written
 
             await inspector.request({"type": "subscribe", "after_seq": 0})

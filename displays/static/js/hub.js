@@ -9,6 +9,10 @@ const PING_EVERY_MS = 10000;
 // The hub closed the connection because this device logged in on another screen
 // (transport/messages.py CLOSE_REPLACED): reconnecting would cut that one in turn.
 const CLOSE_REPLACED = 4009;
+// The credential already holds as many connections as the hub allows one (CLOSE_TOO_MANY):
+// try again later, when one of them may have closed.
+const CLOSE_TOO_MANY = 4010;
+const TOO_MANY_RETRY_MS = 15000;
 
 // A refusal of the hub: its code, its English message and, for a refusal of the hub's
 // catalogue, the reason and parameters by which a page says it in its own language.
@@ -261,6 +265,12 @@ export class Hub {
       return;
     }
     if (this.stopped) return;
+    if (code === CLOSE_TOO_MANY) {
+      this.onStatus('too_many');
+      clearTimeout(this.timer);
+      this.timer = setTimeout(() => this.start(), TOO_MANY_RETRY_MS);
+      return;
+    }
     this.scheduleReconnect();
   }
 
