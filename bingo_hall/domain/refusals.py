@@ -42,6 +42,8 @@ REFUSALS: dict[str, str] = {
     "invalid_args": "{command}: {field}: {problem}",
     "not_your_command": "{command} is not a command of the {role}, who may give: {allowed}",
     "read_only_role": "{command} is not a command of the {role}, who gives none (read only)",
+    "table_role": "{command} is not a command of the {role}, who gives only a casino table's "
+    "commands (with `table`)",
     "filled_by_hub": "{command}: {field}: {why}",
     "unknown_argument": "{command}: unknown argument {field}",
     "ball_not_shown_yet": "ball {ball} is not on the hall's panels yet: the next ball is drawn "

@@ -46,6 +46,7 @@ from bingo_hall.hub.auth import (
     PERMISSIONS,
     SHOW_BALL_TO_CAMERA,
     SHOWING_COMMANDS,
+    TABLE_PERMISSIONS,
     Denied,
     Principal,
     authorise,
@@ -612,6 +613,8 @@ def _not_yours(principal: Principal, name: str) -> CommandFailed:
     """A command the sender's role may not give, with the commands it may give."""
     command, role = Term("command", name), Term("role", principal.role.value)
     allowed = [Term("command", other) for other in sorted(PERMISSIONS[principal.role])]
+    if not allowed and TABLE_PERMISSIONS[principal.role]:
+        return CommandFailed.of("forbidden", "table_role", command=command, role=role)
     if not allowed:
         return CommandFailed.of("forbidden", "read_only_role", command=command, role=role)
     return CommandFailed.of(

@@ -369,7 +369,9 @@ def test_an_unreadable_ball_holds_and_the_jefe_de_mesa_confirms_the_call(store):
             result = await locutor.ok("draw_ball")
             assert [e["type"] for e in result["events"]] == ["ball_held"]
             held = hub.runtime.service.state.game.held
-            assert held.camera.reading is None and held.camera.reason in ("unsure", "no_ball")
+            # doubted, or the set's own prints lying nearer another ball: no number either way
+            assert held.camera.reading is None
+            assert held.camera.reason in ("unsure", "no_ball", "set_disagrees")
             assert held.camera.frame is not None
             result = await mesa.ok("resolve_hold", number=held.called)
             assert [e["type"] for e in result["events"]] == ["hold_resolved", "ball_drawn"]
