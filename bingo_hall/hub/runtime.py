@@ -95,7 +95,7 @@ class CommandFailed(Exception):
     code: str
     message: str
     reason: str | None = None
-    params: Mapping[str, Param] = field(default_factory=dict)
+    params: Mapping[str, Param] = field(default_factory=dict, hash=False)
 
     @classmethod
     def of(cls, code: str, reason: str, /, **params: Param) -> CommandFailed:
