@@ -18,6 +18,7 @@ import sqlalchemy
 from bingo_hall.acta import AlteredLog, build_acta, render_text
 from bingo_hall.config import HallConfig, load_config
 from bingo_hall.domain.errors import RuleError
+from bingo_hall.hub.auth import STAFF_ROLES, Role
 from bingo_hall.hub.ball_check import BallCheck
 from bingo_hall.hub.commissioning import SHOWINGS_PER_BALL
 from bingo_hall.hub.service import HallService, utc_now
@@ -617,16 +618,7 @@ def run_device_add(args: argparse.Namespace) -> int:
     return 0
 
 
-STAFF_ROLE_NAMES = (
-    "jefe_de_sala",
-    "jefe_de_mesa",
-    "cajero",
-    "vendedor_locutor",
-    "auxiliar_de_sala",
-    "inspector",
-    "jefe_de_mesa_de_juego",
-    "croupier",
-)
+STAFF_ROLE_NAMES = tuple(role.value for role in Role if role in STAFF_ROLES)
 
 
 CREDENTIAL_COMMANDS = (  # name, positional argument, run, help, description

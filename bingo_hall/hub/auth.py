@@ -21,6 +21,7 @@ from enum import StrEnum
 from typing import Literal
 
 from bingo_hall.domain.commands import COMMAND_TYPES, DiscardBallShowings, ShowBallToCamera
+from bingo_hall.domain.refusals import Param, Term
 from bingo_hall.tables.commands import COMMAND_TYPES as TABLE_COMMAND_TYPES
 from bingo_hall.tables.profiles import Role as TableRole
 
@@ -245,15 +246,25 @@ class Denied(Exception):
         self.principal = principal
         self.command_name = command_name
         allowed = sorted(PERMISSIONS[principal.role])
+        table_only = not allowed and bool(TABLE_PERMISSIONS[principal.role])
         what = f"{principal} may not give {command_name!r}"
         if reason:
             what += f": {reason}"
         elif command_name not in KNOWN_COMMANDS:
             what += ": there is no such command"
         may_do = ", ".join(allowed) if allowed else "nothing (read only)"
-        if not allowed and TABLE_PERMISSIONS[principal.role]:
+        if table_only:
             may_do = "no bingo command (only a casino table's commands, with `table`)"
         super().__init__(f"{what}; role {principal.role.value} may give: {may_do}")
+        # the refusal of the catalogue (domain/refusals.py) the pages say in their language
+        self.params: dict[str, Param] = {
+            "command": Term("command", command_name),
+            "role": Term("role", principal.role.value),
+        }
+        self.refusal = "table_role" if table_only else "read_only_role"
+        if allowed:
+            self.refusal = "not_your_command"
+            self.params["allowed"] = [Term("command", name) for name in allowed]
 
 
 class TableDenied(Denied):

@@ -43,10 +43,8 @@ from bingo_hall.hub.auth import (
     DISCARD_BALL_SHOWINGS,
     KNOWN_COMMANDS,
     MY_CARDS,
-    PERMISSIONS,
     SHOW_BALL_TO_CAMERA,
     SHOWING_COMMANDS,
-    TABLE_PERMISSIONS,
     Denied,
     Principal,
     authorise,
@@ -242,8 +240,8 @@ class HubRuntime:
             raise CommandFailed.of("unknown_command", "unknown_command", command=repr(name))
         try:
             authorise(principal, name)
-        except Denied:
-            raise _not_yours(principal, name) from None
+        except Denied as denied:
+            raise CommandFailed.of("forbidden", denied.refusal, **denied.params) from None
         _no_hub_filled_args(name, args)
         _only_known_args(name, args)
         if name == MY_CARDS:
@@ -607,19 +605,6 @@ HUB_FILLED_ARGS: dict[str, dict[str, str]] = {
 }
 """The arguments of a command's model that the hub fills in itself and refuses from a client
 (docs/protocol.md lists the rest as the command's `args`)."""
-
-
-def _not_yours(principal: Principal, name: str) -> CommandFailed:
-    """A command the sender's role may not give, with the commands it may give."""
-    command, role = Term("command", name), Term("role", principal.role.value)
-    allowed = [Term("command", other) for other in sorted(PERMISSIONS[principal.role])]
-    if not allowed and TABLE_PERMISSIONS[principal.role]:
-        return CommandFailed.of("forbidden", "table_role", command=command, role=role)
-    if not allowed:
-        return CommandFailed.of("forbidden", "read_only_role", command=command, role=role)
-    return CommandFailed.of(
-        "forbidden", "not_your_command", command=command, role=role, allowed=allowed
-    )
 
 
 def _no_hub_filled_args(name: str, args: dict[str, Any]) -> None:

@@ -77,9 +77,7 @@ def _error(code: str, message: str) -> str:
 
 
 def _failure(request_id: int, code: str, message: str) -> str:
-    return _dump(
-        m.Result(id=request_id, success=False, error=m.ErrorBody(code=code, message=message))
-    )
+    return _refusal(request_id, CommandFailed(code, message))
 
 
 def _refusal(request_id: int, failed: CommandFailed) -> str:

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, WebSocketRoute, expect, sync_playwright
+from playwright.sync_api import Browser, Page, WebSocketRoute, expect, sync_playwright
 
 from bingo_hall.hub.ball_check import BallCheck
 from bingo_hall.store.frames import FrameStore
@@ -129,6 +129,15 @@ def browser() -> Iterator[Browser]:
 FRAME_SHOWN = "e => e.complete && e.naturalWidth > 0 && e.getAttribute('src')"
 
 
+def control_and_panel(browser: Browser, base: str, token: str) -> tuple[Page, Page, Page]:
+    """The Jefe de Mesa's and the caller's control pages, and a 1080p panel monitor."""
+    mesa = staff(browser, base, "mesa")
+    locutor = staff(browser, base, "locutor")
+    _, panel = page_in(browser, 1920, 1080)
+    panel.goto(f"{base}/monitor#token={token}")
+    return mesa, locutor, panel
+
+
 def draw_through_camera(mesa, locutor, number: int, count: int) -> None:
     """Draw a ball the camera sees; if its reading is unsure, the Jefe de Mesa confirms it."""
     locutor.fill("#blower-number", str(number))
@@ -149,10 +158,7 @@ def test_the_jefe_de_mesa_corrects_a_miskeyed_ball_and_confirms_an_unreadable_on
     with blower_hall(tmp_path, "hold.sqlite") as (exit_, threaded, token):
         base = threaded.hub.http
         screens = Screens(first=70)
-        mesa = staff(browser, base, "mesa")
-        locutor = staff(browser, base, "locutor")
-        _, panel = page_in(browser, 1920, 1080)
-        panel.goto(f"{base}/monitor#token={token}")
+        mesa, locutor, panel = control_and_panel(browser, base, token)
         expect(panel.locator("#m-state")).to_have_text("Partida 1: en juego")
         expect(locutor.locator("#hold-confirm")).to_be_hidden()  # the Jefe de Mesa's
 
@@ -242,10 +248,7 @@ def test_a_claim_called_while_a_ball_is_held_is_checked_and_the_hold_comes_back(
     left it."""
     with blower_hall(tmp_path, "claim-on-hold.sqlite") as (exit_, threaded, token):
         base = threaded.hub.http
-        mesa = staff(browser, base, "mesa")
-        locutor = staff(browser, base, "locutor")
-        _, panel = page_in(browser, 1920, 1080)
-        panel.goto(f"{base}/monitor#token={token}")
+        mesa, locutor, panel = control_and_panel(browser, base, token)
         for count, number in enumerate((23, 45), start=1):
             exit_.show(number)
             draw_through_camera(mesa, locutor, number, count)
@@ -491,10 +494,7 @@ def test_the_cctv_receiver_shows_the_exit_camera_frame_filling_the_screen(browse
     frame of the last ball as large as the screen allows, beside its number."""
     with blower_hall(tmp_path, "cctv.sqlite") as (exit_, threaded, token):
         base = threaded.hub.http
-        mesa = staff(browser, base, "mesa")
-        locutor = staff(browser, base, "locutor")
-        _, panel = page_in(browser, 1920, 1080)
-        panel.goto(f"{base}/monitor#token={token}")
+        mesa, locutor, panel = control_and_panel(browser, base, token)
         _, receiver = page_in(browser, 1920, 1080)
         receiver.goto(f"{base}/monitor?camera=1#token={token}")
         exit_.show(23)

@@ -88,6 +88,11 @@ export function has(key) {
   return known(primary, key);
 }
 
+// The text of a key in the page's language, or `fallback` where no translation file has it.
+export function tOr(key, vars, fallback) {
+  return has(key) ? t(key, vars) : fallback;
+}
+
 // Set an element's text from a key; with a second language, the second text goes beneath.
 export function setText(element, key, vars = {}) {
   element.dataset.i18n = key;

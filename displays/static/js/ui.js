@@ -1,6 +1,6 @@
 // Small DOM helpers shared by the pages: elements, the 90-number board, a card's grid.
 
-import { has, t } from './i18n.js';
+import { t, tOr } from './i18n.js';
 
 export function $(selector, root = document) {
   return root.querySelector(selector);
@@ -90,8 +90,7 @@ export function scheduler(render) {
 export function errorText(command, error) {
   const what = t(`command.${command}`);
   const code = t(`error.${error.code}`);
-  const key = `refusal.${error.reason}`;
-  const message = error.reason && has(key) ? t(key, error.params || {}) : error.message;
+  const message = error.reason ? tOr(`refusal.${error.reason}`, error.params || {}, error.message) : error.message;
   return t('error.refused', { what, code, message });
 }
 
@@ -123,8 +122,7 @@ export function connectionStatus(selector, onAuthFailed = () => {}) {
 // The hub's `auth_invalid` as people read it: its code in words, else its message.
 function loginRefusal(refusal) {
   if (!refusal) return '';
-  const key = `error.${refusal.code}`;
-  return refusal.code && has(key) ? t(key) : refusal.message || '';
+  return refusal.code ? tOr(`error.${refusal.code}`, {}, refusal.message || '') : refusal.message || '';
 }
 
 // A command given from one of the page's controls: the control (`source`, an id in the page's
