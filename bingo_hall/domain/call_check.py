@@ -3,10 +3,11 @@ announces a ball and the rules apply when they record it.
 
 The camera confirms a call when its accepted reading is the call (`agreed`). A hall may also
 let the call stand as a second witness (`witnessed`): the networks' best guess is the call, at
-a confidence of at least the hall's floor, and the set's prints from its commissioning lie
-nearest the call too. A wrong ball then needs a wrong call *and* both of the camera's readers
-on that same wrong number. Prints that lean to another ball, however faintly, refuse the
-witness, as they refuse the networks' own acceptance (`vision.set_references.contradicts`).
+a confidence of at least the hall's floor, and the set's prints from its commissioning
+recognise the frame and lie nearest the call too (`set_nearest`). A wrong ball then needs a
+wrong call *and* both of the camera's readers on that same wrong number. Prints that lean to
+another ball, however faintly, refuse the witness, as they refuse the networks' own
+acceptance (`vision.set_references.contradicts`).
 """
 
 from __future__ import annotations

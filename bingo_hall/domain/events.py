@@ -162,7 +162,8 @@ class CameraCheck(BaseModel):
     than the guess, `set_ball`); `frame` is the SHA-256 of the JPEG frame kept in the store;
     `set_margin`, the margin by which the set's prints chose their ball: the reading's, when it
     was accepted on them below the networks' own threshold, or `set_ball`'s; `set_nearest`, the
-    ball the set's prints lie nearest, however faintly (None: no prints to read against).
+    ball the set's prints lie nearest, however faintly, on a frame they recognise (None: no
+    prints to read against, or a frame unlike every one of them).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")

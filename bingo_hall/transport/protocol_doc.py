@@ -76,8 +76,9 @@ another ball, with `set_disagrees` and that ball in `set_ball`.
    (reading, guess, confidence, reason, the SHA-256 of the frame) and `check: "agreed"`. In a
    hall configured with `camera.call_witness_floor` (it is in `session_opened`), a reading that
    is not accepted but whose best guess is the call at that confidence or more, the set's
-   prints lying nearest the call too (`set_nearest`), gives `check: "witnessed"`. Any other
-   reading: `ball_held` (phase `camera_hold`) and nothing is announced; the Jefe de Mesa sees
+   prints recognising the frame and lying nearest the call too (`set_nearest`), gives
+   `check: "witnessed"`. Any other reading: `ball_held` (phase `camera_hold`) and nothing is
+   announced; the Jefe de Mesa sees
    the frame, the reading and the call and sends `resolve_hold` with the called number
    (confirmed) or the ball the camera shows (corrected): `hold_resolved`, then `ball_drawn` with
    `check` and `resolved_by`. `hold_ball` is given by the hub's camera check only. Monitors and

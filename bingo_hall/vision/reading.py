@@ -20,7 +20,8 @@ class Reading:
     (`set_references`), below the networks' own threshold: the references' margin. When the
     set's references name another ball than the guess (`reason` "set_disagrees"), `set_ball`
     is that ball and `set_margin` the margin by which they name it. `set_nearest` is the ball
-    the set's references lie nearest, however faintly (None: no references, or no print).
+    the set's references lie nearest, however faintly, on a frame they recognise (None: no
+    references, no print, or a frame unlike every print of the set).
     """
 
     number: int | None

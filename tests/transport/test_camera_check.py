@@ -21,7 +21,7 @@ from bingo_hall.hub.ball_check import BallCheck
 from bingo_hall.store.frames import FrameStore
 from bingo_hall.vision.camera import SimulatedCamera, simulated_exit
 from bingo_hall.vision.recognise import BallReader
-from bingo_hall.vision.set_references import ReferenceMatch, corroborates
+from bingo_hall.vision.set_references import SIMILARITY_FLOOR, ReferenceMatch, corroborates
 from bingo_hall.vision.styles import CHECK, HELD_OUT
 from support.hub import (
     PASSWORD,
@@ -167,7 +167,8 @@ def test_a_ball_the_networks_doubt_is_confirmed_on_the_sets_own_prints(store):
             assert on_the_set is not None, "no ball of the set was confirmed on its references"
             assert on_the_set["confidence"] < threshold  # the networks alone held it
             margin = on_the_set["set_margin"]
-            assert corroborates(ball, on_the_set["confidence"], ReferenceMatch(ball, margin, 0))
+            recognised = ReferenceMatch(ball, margin, SIMILARITY_FLOOR)  # as the hub's was
+            assert corroborates(ball, on_the_set["confidence"], recognised)
 
             log = hub.runtime.service.log
             acta = build_acta(
@@ -369,9 +370,10 @@ def test_an_unreadable_ball_holds_and_the_jefe_de_mesa_confirms_the_call(store):
             result = await locutor.ok("draw_ball")
             assert [e["type"] for e in result["events"]] == ["ball_held"]
             held = hub.runtime.service.state.game.held
-            # doubted, or the set's own prints lying nearer another ball: no number either way
-            assert held.camera.reading is None
-            assert held.camera.reason in ("unsure", "no_ball", "set_disagrees")
+            # doubted, with no number; the set's own prints do not recognise a smear either,
+            # so they name no ball for the Jefe de Mesa
+            assert held.camera.reading is None and held.camera.set_ball is None
+            assert held.camera.reason in ("unsure", "no_ball")
             assert held.camera.frame is not None
             result = await mesa.ok("resolve_hold", number=held.called)
             assert [e["type"] for e in result["events"]] == ["hold_resolved", "ball_drawn"]
@@ -570,7 +572,9 @@ def test_a_set_the_networks_read_too_little_of_is_judged_on_its_own_prints_and_p
             assert len(confirmed) == payload["cross_read"]
             for showing in confirmed:  # their best guess the ball shown, confirmed
                 assert showing["camera"]["guess"] == showing["number"] == showing["cross"]["ball"]
-                cross = ReferenceMatch(showing["number"], showing["cross"]["margin"], 0)
+                cross = ReferenceMatch(
+                    showing["number"], showing["cross"]["margin"], SIMILARITY_FLOOR
+                )
                 assert corroborates(showing["number"], showing["camera"]["confidence"], cross)
             ball_set = hub.runtime.service.state.ball_sets["JB-1"]
             assert ball_set.camera_fit is True and len(ball_set.camera_references) == 180

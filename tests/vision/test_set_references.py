@@ -14,6 +14,7 @@ from bingo_hall.vision.camera import SimulatedCamera
 from bingo_hall.vision.recognise import BallReader, FrameEvidence
 from bingo_hall.vision.set_references import (
     MARGIN_FLOOR,
+    SIMILARITY_FLOOR,
     STEPS,
     ReferenceMatch,
     SetReferences,
@@ -132,6 +133,24 @@ def test_the_rule_needs_the_same_ball_and_a_margin_the_wider_the_less_sure() -> 
     assert not corroborates(37, 1.0, None)
 
 
+def test_a_frame_unlike_every_print_of_the_set_is_neither_confirmed_nor_named() -> None:
+    """A smeared frame lies nearest whatever print its smear resembles, by a wide margin: the
+    references confirm nothing on it and name no ball, but still refuse a sure reading."""
+    recognised = ReferenceMatch(12, 0.3, SIMILARITY_FLOOR)
+    smeared = ReferenceMatch(12, 0.3, SIMILARITY_FLOOR - 0.001)
+    assert recognised.recognised() and not smeared.recognised()
+    assert corroborates(12, 0.02, recognised) and not corroborates(12, 0.02, smeared)
+    assert judge(12, 0.02, False, recognised) == "set"
+    assert judge(12, 0.02, False, smeared) == "unsure"
+    assert judge(10, 0.5, False, recognised) == "set_disagrees"
+    assert judge(10, 0.5, False, smeared) == "unsure"
+    assert judge(10, 1.0, True, smeared) == "unsure"  # the veto holds
+    assert judge(12, 1.0, True, smeared) == "networks"
+    reading = judged_reading(10, 0.5, False, smeared)
+    assert (reading.number, reading.reason, reading.set_ball) == (None, "unsure", None)
+    assert reading.set_nearest is None  # nor can the call lean on it as a witness
+
+
 @given(
     st.floats(0, 1),
     st.floats(0, 1),
@@ -155,26 +174,30 @@ def test_the_references_contradict_a_guess_whenever_they_lie_nearer_another_ball
 
 
 # the networks' guess, their confidence, whether their threshold accepts it, and the ball the
-# references lie nearest with its margin (None: no references)
+# references lie nearest with its margin and similarity (None: no references)
 GUESSES_JUDGED = (
     st.integers(1, 90),
     st.floats(0, 1),
     st.booleans(),
-    st.none() | st.tuples(st.integers(1, 90), st.floats(0, 0.5)),
+    st.none() | st.tuples(st.integers(1, 90), st.floats(0, 0.5), st.floats(0.5, 1)),
 )
 
 
 @given(*GUESSES_JUDGED)
 def test_the_references_veto_comes_first_and_only_they_accept_below_the_threshold(
-    guess: int, confidence: float, networks_accept: bool, nearest: tuple[int, float] | None
+    guess: int,
+    confidence: float,
+    networks_accept: bool,
+    nearest: tuple[int, float, float] | None,
 ) -> None:
-    match = None if nearest is None else ReferenceMatch(*nearest, 0.9)
+    match = None if nearest is None else ReferenceMatch(*nearest)
     verdict = judge(guess, confidence, networks_accept, match)
     if contradicts(guess, match):
         assert match is not None
         assert verdict in ("set_disagrees", "unsure")  # never accepted, however sure
-        # named as the reason when the references overrule the networks or lead clearly
-        named = networks_accept or match.margin >= MARGIN_FLOOR
+        # named as the reason when the references recognise the frame, and overrule the
+        # networks or lead clearly
+        named = match.recognised() and (networks_accept or match.margin >= MARGIN_FLOOR)
         assert (verdict == "set_disagrees") == named
     elif networks_accept:
         assert verdict == "networks"
@@ -182,6 +205,9 @@ def test_the_references_veto_comes_first_and_only_they_accept_below_the_threshol
         assert verdict == ("set" if corroborates(guess, confidence, match) else "unsure")
     if match is None:  # without references the networks decide alone
         assert verdict == ("networks" if networks_accept else "unsure")
+    if match is not None and not match.recognised():  # a frame unlike every print of the set
+        assert verdict in ("networks", "unsure")  # the references confirm and name nothing
+        assert (verdict == "networks") == (networks_accept and not contradicts(guess, match))
 
 
 @given(*GUESSES_JUDGED, st.booleans())
@@ -189,10 +215,10 @@ def test_the_reading_keeps_the_verdict_and_the_ball_the_references_lie_nearest(
     guess: int,
     confidence: float,
     networks_accept: bool,
-    nearest: tuple[int, float] | None,
+    nearest: tuple[int, float, float] | None,
     in_machine: bool,
 ) -> None:
-    match = None if nearest is None else ReferenceMatch(*nearest, 0.9)
+    match = None if nearest is None else ReferenceMatch(*nearest)
     verdict = judge(guess, confidence, networks_accept, match)
     if not in_machine and verdict in ("networks", "set"):
         verdict = "unsure"  # a ball already drawn is guessed, never given
@@ -200,7 +226,8 @@ def test_the_reading_keeps_the_verdict_and_the_ball_the_references_lie_nearest(
     assert (reading.guess, reading.confidence) == (guess, confidence)
     assert reading.number == (guess if verdict in ("networks", "set") else None)
     assert reading.reason == (None if verdict in ("networks", "set") else verdict)
-    assert reading.set_nearest == (None if match is None else match.ball)
+    recognised = match is not None and match.recognised()
+    assert reading.set_nearest == (match.ball if recognised else None)
     assert reading.set_ball == (match.ball if verdict == "set_disagrees" else None)
 
 
@@ -242,21 +269,38 @@ def test_the_reader_holds_a_guess_its_set_names_another_ball_for(reader: BallRea
 NEXT_STEP = min(margin for _, margin in STEPS if margin > MARGIN_FLOOR)
 
 
+def a_set_with_lookalikes(seed: int, ball: int, other: int) -> SetReferences:
+    """A set whose prints of `ball` and `other` look alike (as a 37 and a 73 may), each of
+    the others' unlike any."""
+    references = random_set(seed)
+    rng = np.random.default_rng(seed)
+    own = references.features[references.balls == ball][0]
+    features = references.features.copy()
+    for row in np.flatnonzero(references.balls == other):
+        features[row] = unit(own + 0.4 * unit(rng.normal(size=DIMENSION)))
+    return SetReferences(features, references.balls)
+
+
 def a_print_between(references: SetReferences, ball: int, other: int) -> np.ndarray:
-    """Features that lie nearest `ball`'s references by a margin wide enough for the surest
-    step (`MARGIN_FLOOR`) and too narrow for any other."""
+    """Features the set recognises that lie nearest `ball`'s references by a margin wide
+    enough for the surest step (`MARGIN_FLOOR`) and too narrow for any other."""
     own = references.features[references.balls == ball][0]
     near = references.features[references.balls == other][0]
     for weight in np.linspace(0.0, 1.5, 301):
         features = unit(own + weight * near)
         match = references.match([features])
-        if match is not None and match.ball == ball and MARGIN_FLOOR < match.margin < NEXT_STEP:
+        if (
+            match is not None
+            and match.recognised()
+            and match.ball == ball
+            and MARGIN_FLOOR < match.margin < NEXT_STEP
+        ):
             return features
     raise AssertionError("no mixture of the two prints lies there")
 
 
 def test_the_less_sure_the_networks_the_clearer_the_set_must_be(reader: BallReader) -> None:
-    references = random_set(11)
+    references = a_set_with_lookalikes(11, 37, 73)
     between = a_print_between(references, 37, 73)
     surest, _ = max(STEPS)
     for confidence in (0.5, 0.9995):  # sure, but not sure enough for so narrow a margin
@@ -264,9 +308,9 @@ def test_the_less_sure_the_networks_the_clearer_the_set_must_be(reader: BallRead
         assert (held.number, held.guess, held.reason) == (None, 37, "unsure"), confidence
     nearly_sure = reader.decide([guessed_evidence(between, 37, surest)], references=references)
     assert (nearly_sure.number, nearly_sure.reason) == (37, None)
-    own = references.features[references.balls == 37][0]  # a clear margin
-    clear = reader.decide([guessed_evidence(own, 37, 0.5)], references=references)
-    assert clear.number == 37 and clear.set_margin is not None
+    own = references.features[references.balls == 50][0]  # a print like no other: clear
+    clear = reader.decide([guessed_evidence(own, 50, 0.5)], references=references)
+    assert clear.number == 50 and clear.set_margin is not None
     assert clear.set_margin >= max(margin for _, margin in STEPS)
 
 
