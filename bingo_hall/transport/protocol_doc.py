@@ -76,19 +76,18 @@ another ball, with `set_disagrees` and that ball in `set_ball`.
    (reading, guess, confidence, reason, the SHA-256 of the frame) and `check: "agreed"`. In a
    hall configured with `camera.call_witness_floor` (it is in `session_opened`), a reading that
    is not accepted but whose best guess is the call at that confidence or more, the set's
-   prints recognising the frame and lying nearest the call too (`set_nearest`), gives
-   `check: "witnessed"`. Any other reading: `ball_held` (phase `camera_hold`) and nothing is
-   announced; the Jefe de Mesa sees
-   the frame, the reading and the call and sends `resolve_hold` with the called number
-   (confirmed) or the ball the camera shows (corrected): `hold_resolved`, then `ball_drawn` with
-   `check` and `resolved_by`. `hold_ball` is given by the hub's camera check only. Monitors and
-   terminals receive `ball_held` and `hold_resolved` with the `ordinal` alone: nothing of a
-   held ball reaches them before it is resolved; and `sale_recorded` with its `sale` alone:
-   which player at which terminal bought is the staff's to see (a terminal asks `my_cards` for
-   its own). `GET /frames/<sha256>.jpg` serves a kept frame. A player's request for
-   information or complaint (`player_request_recorded`, `player_request_answered`) reaches
-   devices, and the staff who do not read the acta (all but the Jefes de Sala and de Mesa and
-   the regulator's inspector), as its `request_id` and `kind` alone.
+   prints recognising the frame and lying nearest the call too (`set_nearest`), gives `check:
+   "witnessed"`. Any other reading: `ball_held` (phase `camera_hold`) and nothing is announced;
+   the Jefe de Mesa sees the frame, the reading and the call and sends `resolve_hold` with the
+   called number (confirmed) or the ball the camera shows (corrected): `hold_resolved`, then
+   `ball_drawn` with `check` and `resolved_by`. `hold_ball` is given by the hub's camera check
+   only. Monitors and terminals receive `ball_held` and `hold_resolved` with the `ordinal`
+   alone: nothing of a held ball reaches them before it is resolved; and `sale_recorded` with
+   its `sale` alone: which player at which terminal bought is the staff's to see (a terminal
+   asks `my_cards` for its own). `GET /frames/<sha256>.jpg` serves a kept frame. A player's
+   request for information or complaint (`player_request_recorded`, `player_request_answered`)
+   reaches devices, and the staff who do not read the acta (all but the Jefes de Sala and de
+   Mesa and the regulator's inspector), as its `request_id` and `kind` alone.
    The camera confirms calls only on a ball set that passed its commissioning: every ball
    shown to the camera (`commission_ball_set`, `ball_set_commissioned` with `fit`); on any
    other set every call is held (`ball_held` with `cause: "uncommissioned_set"`). The

@@ -115,7 +115,7 @@ def corroborates(
         match is not None
         and match.recognised(floor)
         and match.ball == guess
-        and any(confidence >= floor and match.margin >= margin for floor, margin in steps)
+        and any(confidence >= least and match.margin >= margin for least, margin in steps)
     )
 
 
