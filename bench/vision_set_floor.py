@@ -14,10 +14,13 @@ the hub's rule with each floor (0: no floor, as a baseline): the frames read, th
 and the frames held naming another ball (`set_disagrees`), with those naming a ball other
 than the one shown. The floor proposed is the least grid step 0.01 or more above every
 smeared frame of the calibration and check families that the references named or confirmed a
-wrong ball for; the held-out family and `--exit specified` check it. Not timed.
+wrong ball for; the held-out family and `--exit specified` check it. With `--burst K` each
+ball is read as the hub reads a call: a burst of K frames, up to 59 balls already out, the
+others the candidates (a guess already out is never given), against the set's references
+as the hub holds them (none when some ball has no print kept). Not timed.
 
 Usage: python bench/vision_set_floor.py [--play N] [--exit as-drawn|specified] [--seed S]
-    [--workers N] [--records FILE]
+    [--burst K] [--workers N] [--records FILE]
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ from bingo_hall.vision.recognise import BallReader  # noqa: E402
 from bingo_hall.vision.set_references import (  # noqa: E402
     SIMILARITY_FLOOR,
     ReferenceMatch,
+    SetReferences,
     corroborates,
     cross_matches,
     judge,
@@ -76,6 +80,7 @@ class Frame:
     nearest: int | None  # None: no print found
     margin: float
     similarity: float
+    in_machine: bool = True  # the guess is a ball still in the machine
 
     def match(self) -> ReferenceMatch | None:
         if self.nearest is None:
@@ -121,8 +126,8 @@ def commission(
     return judged, references.features, references.balls
 
 
-def play_set(job: tuple[str, int, str, int, int]) -> tuple[Commissioning, list[Frame]]:
-    family, index, exit_name, play, seed = job
+def play_set(job: tuple[str, int, str, int, int, int]) -> tuple[Commissioning, list[Frame]]:
+    family, index, exit_name, play, seed, burst = job
     cv2.setNumThreads(1)
     styles = at_exit(ball_set(family, index), exit_name)
     prints = print_ball_set(np.random.default_rng(seed + index), styles)
@@ -130,18 +135,27 @@ def play_set(job: tuple[str, int, str, int, int]) -> tuple[Commissioning, list[F
     camera = SimulatedCamera(seed + index, style_set=styles, ball_set=prints)
     name = f"{family} {styles.fonts[0].name}"
     commissioning, references, balls = commission(name, reader, camera)
+    kept = SetReferences(references, balls)
     frames = []
     for smeared, seen in ((False, styles), (True, obscured(styles))):
         camera = SimulatedCamera(seed + 500 + index, style_set=seen, ball_set=prints)
         rng = np.random.default_rng(seed + 900 + index)
         for _ in range(play):
-            truth = int(rng.integers(1, 91))
+            if burst == 1:
+                truth, remaining = int(rng.integers(1, 91)), None
+            else:
+                out = rng.choice(np.arange(1, 91), size=int(rng.integers(0, 60)), replace=False)
+                remaining = sorted(set(range(1, 91)) - set(out.tolist()))
+                truth = int(rng.choice(remaining))
             camera.present(truth)
-            evidence = reader.evidence(camera.frames(1)[0])
-            reading = reader.decide([evidence])
+            evidence = [reader.evidence(frame) for frame in camera.frames(burst)]
+            reading = reader.decide(evidence, remaining)  # the networks alone
+            prints_seen = [e.front_features for e in evidence if e.front_features is not None]
             ball, margin, similarity = (None, 0.0, 0.0)
-            if evidence.front_features is not None:
-                ball, margin, similarity = nearest(evidence.front_features, references, balls)
+            if burst == 1 and prints_seen:
+                ball, margin, similarity = nearest(prints_seen[0], references, balls)
+            elif prints_seen and (match := kept.match(prints_seen)) is not None:
+                ball, margin, similarity = match.ball, match.margin, match.similarity
             frames.append(
                 Frame(
                     family,
@@ -154,6 +168,7 @@ def play_set(job: tuple[str, int, str, int, int]) -> tuple[Commissioning, list[F
                     ball,
                     margin,
                     similarity,
+                    remaining is None or reading.guess in remaining,
                 )
             )
     return commissioning, frames
@@ -163,7 +178,10 @@ def verdict(frame: Frame, floor: float) -> str | None:
     """The hub's verdict on the frame with the references' floor at `floor` (None: no guess)."""
     if frame.guess is None:
         return None
-    return judge(frame.guess, frame.confidence, frame.accepted, frame.match(), floor=floor)
+    taken = judge(frame.guess, frame.confidence, frame.accepted, frame.match(), floor=floor)
+    if not frame.in_machine and taken in ("networks", "set"):
+        return "unsure"  # a ball already out is guessed, never given (`judged_reading`)
+    return taken
 
 
 def misled(frame: Frame) -> bool:
@@ -222,17 +240,20 @@ def main() -> None:
     parser.add_argument("--play", type=int, default=300, help="frames of each kind on each set")
     parser.add_argument("--exit", choices=EXITS, default=EXITS[0])
     parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--burst", type=int, default=1, help="frames read for each ball")
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     parser.add_argument("--records", type=Path, help="write every frame read here (JSON lines)")
     args = parser.parse_args()
     jobs = [
-        (family, index, args.exit, args.play, args.seed)
+        (family, index, args.exit, args.play, args.seed, args.burst)
         for family in (*CHOOSING, "held-out")
         for index in range(len(FAMILIES[family].usable_fonts()))
     ]
     print(
         f"{len(jobs)} sets at the {args.exit} exit, each printed once and commissioned as the "
-        f"hub does; {args.play} clear and {args.play} smeared frames each; seed {args.seed}; "
+        f"hub does; {args.play} clear and {args.play} smeared "
+        + ("frames" if args.burst == 1 else f"bursts of {args.burst}, balls out as in play")
+        + f" each; seed {args.seed}; "
         f"the hub's floor {SIMILARITY_FLOOR}"
     )
     frames: list[Frame] = []
