@@ -16,8 +16,9 @@ than the one shown. The floor proposed is the least grid step 0.01 or more above
 smeared frame of the calibration and check families that the references named or confirmed a
 wrong ball for; the held-out family and `--exit specified` check it. With `--burst K` each
 ball is read as the hub reads a call: a burst of K frames, up to 59 balls already out, the
-others the candidates (a guess already out is never given), against the set's references
-as the hub holds them (none when some ball has no print kept). Not timed.
+others the candidates (a guess already out is never given). Frames and bursts are matched to
+the references as the hub matches them (`SetReferences.match`: none when some ball has no
+print kept). Not timed.
 
 Usage: python bench/vision_set_floor.py [--play N] [--exit as-drawn|specified] [--seed S]
     [--burst K] [--workers N] [--records FILE]
@@ -43,7 +44,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 from vision_commissioning import FAMILIES, ball_set  # noqa: E402
-from vision_set_references import as_kept, nearest  # noqa: E402
+from vision_set_references import as_kept  # noqa: E402
 
 from bingo_hall.domain.commissioning import MIN_READ_SHARE  # noqa: E402
 from bingo_hall.hub.commissioning import SHOWINGS_PER_BALL  # noqa: E402
@@ -101,9 +102,9 @@ class Commissioning:
 
 def commission(
     name: str, reader: BallReader, camera: SimulatedCamera
-) -> tuple[Commissioning, np.ndarray, np.ndarray]:
+) -> tuple[Commissioning, SetReferences]:
     """Every ball shown as the hub shows it (a burst of three frames, the last kept as JPEG);
-    the references, the ball of each, and the showings judged at each floor."""
+    the showings judged at each floor, and the set's references."""
     shown = []
     for _ in range(SHOWINGS_PER_BALL):
         for number in range(1, 91):
@@ -122,8 +123,7 @@ def commission(
     }
     networks_read = sum(reading.number == number for number, reading, _ in shown)
     references = set_references((number, features) for number, _, features in shown)
-    judged = Commissioning(name, len(shown), networks_read, cross_read)
-    return judged, references.features, references.balls
+    return Commissioning(name, len(shown), networks_read, cross_read), references
 
 
 def play_set(job: tuple[str, int, str, int, int, int]) -> tuple[Commissioning, list[Frame]]:
@@ -134,8 +134,7 @@ def play_set(job: tuple[str, int, str, int, int, int]) -> tuple[Commissioning, l
     reader = BallReader()
     camera = SimulatedCamera(seed + index, style_set=styles, ball_set=prints)
     name = f"{family} {styles.fonts[0].name}"
-    commissioning, references, balls = commission(name, reader, camera)
-    kept = SetReferences(references, balls)
+    commissioning, references = commission(name, reader, camera)
     frames = []
     for smeared, seen in ((False, styles), (True, obscured(styles))):
         camera = SimulatedCamera(seed + 500 + index, style_set=seen, ball_set=prints)
@@ -150,11 +149,13 @@ def play_set(job: tuple[str, int, str, int, int, int]) -> tuple[Commissioning, l
             camera.present(truth)
             evidence = [reader.evidence(frame) for frame in camera.frames(burst)]
             reading = reader.decide(evidence, remaining)  # the networks alone
-            prints_seen = [e.front_features for e in evidence if e.front_features is not None]
+            # the references matched as the hub matches them (none: no print found, or some
+            # ball has no print kept)
+            match = references.match(
+                [e.front_features for e in evidence if e.front_features is not None]
+            )
             ball, margin, similarity = (None, 0.0, 0.0)
-            if burst == 1 and prints_seen:
-                ball, margin, similarity = nearest(prints_seen[0], references, balls)
-            elif prints_seen and (match := kept.match(prints_seen)) is not None:
+            if match is not None:
                 ball, margin, similarity = match.ball, match.margin, match.similarity
             frames.append(
                 Frame(
