@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from bingo_hall.tables.bets import BetRequest
 from bingo_hall.tables.limits import LimitChoice
 from bingo_hall.tables.phases import TablePhase
-from bingo_hall.tables.profiles import Role, TableGame, VoidReason, ZeroChoice
+from bingo_hall.tables.profiles import Role, SpinDirection, TableGame, VoidReason, ZeroChoice
 
 P = TablePhase
 
@@ -52,6 +52,15 @@ class ChangeLimits(TableCommand):
     authorisation: str = ""  # the authority's reference, where the profile needs one
 
 
+class SetSpinRotation(TableCommand):
+    """The director's order in which the croupiers spin, one coup each (N79 L127, L424)."""
+
+    name = "set_spin_rotation"
+    legal_in = frozenset({P.IDLE})
+    croupiers: tuple[str, ...] = Field(min_length=1, max_length=20)
+    set_by: str = Field(min_length=1)
+
+
 class OpenBets(TableCommand):
     name = "open_bets"
     legal_in = frozenset({P.IDLE})
@@ -68,6 +77,16 @@ class WithdrawBet(TableCommand):
     name = "withdraw_bet"
     legal_in = frozenset({P.BETTING})
     bet_id: str
+
+
+class Spin(TableCommand):
+    """The croupier whose turn it is sets the cylinder (or the wheel) turning and launches the
+    ball; after a void coup, he launches it again."""
+
+    name = "spin"
+    legal_in = frozenset({P.BETTING, P.NO_MORE_BETS})  # NO_MORE_BETS: relaunched on kept bets
+    spun_by: str = Field(min_length=1, max_length=100)
+    direction: SpinDirection | None = None  # the cylinder's; the ball goes the other way
 
 
 class CallNoMoreBets(TableCommand):
@@ -123,9 +142,11 @@ COMMAND_TYPES: dict[str, type[TableCommand]] = {
         IssueColourChips,
         AnnounceLastCoups,
         ChangeLimits,
+        SetSpinRotation,
         OpenBets,
         PlaceBet,
         WithdrawBet,
+        Spin,
         CallNoMoreBets,
         DeclareVoid,
         RecordOutcome,

@@ -26,6 +26,7 @@ from bingo_hall.tables.profiles import (
     ZeroRule,
 )
 from bingo_hall.tables.settlement import BetStatus, check_outcome, settle
+from bingo_hall.tables.spinning import check_rotation, check_spinner, spin_direction
 from bingo_hall.tables.state import TableState
 from bingo_hall.tables.zero_rule import options
 
@@ -181,7 +182,18 @@ def _close(state: TableState, cmd: c.CloseTable, now: datetime) -> list[e.TableE
                 "session before closing (EUS L2923)"
             )
         raise RuleError(f"{state.last_coups_left} of the announced last coups are still to play")
-    return [e.TableClosed(session_id=state.session_id, coups=state.coup, seal=cmd.seal)]
+    return [
+        e.TableClosed(
+            session_id=state.session_id, coups=state.coup, seal=cmd.seal, spins=dict(state.spins)
+        )
+    ]
+
+
+@_handles(c.SetSpinRotation)
+def _rotation(state: TableState, cmd: c.SetSpinRotation, now: datetime) -> list[e.TableEvent]:
+    table, _ = state.require_table()
+    croupiers = check_rotation(table, cmd.croupiers)
+    return [e.SpinRotationSet(croupiers=croupiers, set_by=cmd.set_by)]
 
 
 # --- the coup ---------------------------------------------------------------------------------
@@ -232,8 +244,31 @@ def _withdraw(state: TableState, cmd: c.WithdrawBet, now: datetime) -> list[e.Ta
     return [e.BetWithdrawn(coup=state.coup, bet_id=cmd.bet_id)]
 
 
+@_handles(c.Spin)
+def _spin(state: TableState, cmd: c.Spin, now: datetime) -> list[e.TableEvent]:
+    table, _ = state.require_table()
+    if state.spinning:
+        raise RuleError(
+            f"coup {state.coup} is already spinning: call «no va más» and record where it "
+            "stops, or declare it void"
+        )
+    check_spinner(state, cmd.spun_by)
+    direction = spin_direction(table, state, cmd.direction)
+    relaunch = state.spin is not None
+    return [e.Spun(coup=state.coup, spun_by=cmd.spun_by, direction=direction, relaunch=relaunch)]
+
+
+def _require_spinning(state: TableState, what: str) -> None:
+    if not state.spinning:
+        raise RuleError(
+            f"coup {state.coup} has not been spun{' again after its void' if state.spin else ''}"
+            f": {state.next_spinner or 'the croupier whose turn it is'} spins before {what}"
+        )
+
+
 @_handles(c.CallNoMoreBets)
 def _no_more(state: TableState, cmd: c.CallNoMoreBets, now: datetime) -> list[e.TableEvent]:
+    _require_spinning(state, "«no va más» (N79 L226: it is called as the ball slows)")
     return [e.NoMoreBets(coup=state.coup)]
 
 
@@ -295,6 +330,7 @@ def _void(state: TableState, cmd: c.DeclareVoid, now: datetime) -> list[e.TableE
 @_handles(c.RecordOutcome)
 def _outcome(state: TableState, cmd: c.RecordOutcome, now: datetime) -> list[e.TableEvent]:
     table, _ = state.require_table()
+    _require_spinning(state, "the outcome is recorded")
     outcome = check_outcome(table, cmd.outcome)
     rules = table.rules
     if isinstance(rules, FortuneRules) and rules.min_revolutions:

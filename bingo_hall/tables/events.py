@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from bingo_hall.tables.bets import Bet, BetRequest
 from bingo_hall.tables.limits import LimitChoice, ResolvedLimits
 from bingo_hall.tables.payment import Payment
-from bingo_hall.tables.profiles import Role, TableGame, VoidReason, ZeroChoice
+from bingo_hall.tables.profiles import Role, SpinDirection, TableGame, VoidReason, ZeroChoice
 from bingo_hall.tables.settlement import Settlement
 
 
@@ -68,6 +68,14 @@ class LimitsChanged(TableEvent):
     authorisation: str = ""
 
 
+class SpinRotationSet(TableEvent):
+    """The croupiers who spin, in their order; the first of them spins the next coup."""
+
+    type = "table_spin_rotation_set"
+    croupiers: tuple[str, ...]
+    set_by: str
+
+
 class BetsOpened(TableEvent):
     type = "table_bets_opened"
     coup: int
@@ -92,6 +100,17 @@ class LateBetReturned(TableEvent):
     type = "table_late_bet_returned"
     coup: int
     request: BetRequest
+
+
+class Spun(TableEvent):
+    """The cylinder (or the wheel) set turning and the ball launched, by the croupier whose
+    turn it was; `relaunch`: the same coup again after a void."""
+
+    type = "table_spun"
+    coup: int
+    spun_by: str
+    direction: SpinDirection | None = None
+    relaunch: bool = False
 
 
 class NoMoreBets(TableEvent):
@@ -148,6 +167,7 @@ class TableClosed(TableEvent):
     session_id: int
     coups: int
     seal: str  # the cylinder's lid key or sealed tag (N79 L234)
+    spins: dict[str, int] = Field(default_factory=dict)  # the session's coups per croupier
 
 
 EVENT_TYPES: dict[str, type[TableEvent]] = {
@@ -158,10 +178,12 @@ EVENT_TYPES: dict[str, type[TableEvent]] = {
         LastCoupsAnnounced,
         LimitsChangeAnnounced,
         LimitsChanged,
+        SpinRotationSet,
         BetsOpened,
         BetPlaced,
         BetWithdrawn,
         LateBetReturned,
+        Spun,
         NoMoreBets,
         CoupVoided,
         OutcomeRecorded,

@@ -9,7 +9,7 @@ from types import MappingProxyType
 from bingo_hall.registry import registrar
 from bingo_hall.tables import events as e
 from bingo_hall.tables.phases import TablePhase
-from bingo_hall.tables.state import EMPTY, ColourChip, PendingLimits, TableState
+from bingo_hall.tables.state import EMPTY, ColourChip, CoupSpin, PendingLimits, TableState
 
 Applier = Callable[[TableState, e.TableEvent], TableState]
 _APPLIERS: dict[type[e.TableEvent], Applier] = {}
@@ -68,6 +68,11 @@ def _(state: TableState, ev: e.LimitsChanged) -> TableState:
     return replace(state, choice=ev.choice, limits=ev.limits, pending_limits=None)
 
 
+@_applies(e.SpinRotationSet)
+def _(state: TableState, ev: e.SpinRotationSet) -> TableState:
+    return replace(state, rotation=ev.croupiers, turn=0)
+
+
 @_applies(e.BetsOpened)
 def _(state: TableState, ev: e.BetsOpened) -> TableState:
     return replace(
@@ -78,7 +83,14 @@ def _(state: TableState, ev: e.BetsOpened) -> TableState:
         outcome=None,
         zero_choices=EMPTY,
         settlement=None,
+        spin=None,
+        spinning=False,
     )
+
+
+@_applies(e.Spun)
+def _(state: TableState, ev: e.Spun) -> TableState:
+    return replace(state, spin=CoupSpin(ev.spun_by, ev.direction), spinning=True)
 
 
 @_applies(e.BetPlaced)
@@ -104,12 +116,24 @@ def _(state: TableState, ev: e.NoMoreBets) -> TableState:
 @_applies(e.CoupVoided)
 def _(state: TableState, ev: e.CoupVoided) -> TableState:
     phase = TablePhase.BETTING if ev.bets_open else TablePhase.NO_MORE_BETS
-    return replace(state, phase=phase, outcome=None)
+    return replace(state, phase=phase, outcome=None, spinning=False)
 
 
 @_applies(e.OutcomeRecorded)
 def _(state: TableState, ev: e.OutcomeRecorded) -> TableState:
-    return replace(state, phase=TablePhase.OUTCOME, outcome=ev.outcome)
+    """The coup counts: the turn passes to the next croupier of the rotation."""
+    spin = state.spin
+    counted = {} if spin is None else {spin.spun_by: state.spins.get(spin.spun_by, 0) + 1}
+    return replace(
+        state,
+        phase=TablePhase.OUTCOME,
+        outcome=ev.outcome,
+        spin=None,
+        spinning=False,
+        turn=state.turn + 1,
+        last_direction=spin.direction if spin and spin.direction else state.last_direction,
+        spins=_frozen({**state.spins, **counted}),
+    )
 
 
 @_applies(e.ZeroOptionChosen)

@@ -70,6 +70,21 @@ class ZeroRule(StrEnum):
     HALF_BACK = "half_back"  # American: N79 L266 «se pierde la mitad … se recupera la otra»
 
 
+class SpinDirection(StrEnum):
+    """The way the cylinder (or the wheel) is set turning; the ball goes the other way."""
+
+    CLOCKWISE = "clockwise"
+    ANTICLOCKWISE = "anticlockwise"
+
+
+class DirectionRule(StrEnum):
+    # «accionar cada vez el cilindro en un sentido opuesto a la anterior» (N79 L224, AST
+    # L285-287, EUS L314)
+    ALTERNATE = "alternate"
+    CLOCKWISE = "clockwise"  # «impulsándola en el sentido de las agujas del reloj» (WOF L25)
+    UNRULED = "unruled"  # the text sets none (boule, the Basque wheel of fortune)
+
+
 class ZeroChoice(StrEnum):
     HALF = "half"
     PRISON = "prison"
@@ -103,6 +118,11 @@ class CoupRules(Model):
     # game at boule (N79 L466, N77 L748-750, EUS L674)
     bets_opened_by: tuple[Role, ...] = Field(default=(Role.CROUPIER,), min_length=1)
     bets_after_void: BetsAfterVoid
+    spin_direction: DirectionRule
+    # how many croupiers the director's spinning rotation names at least: a boule croupier may
+    # not specialise in throwing the ball («sin que ninguno de ellos pueda especializarse»,
+    # N79 L424, N77 L703-705, EUS L652), so its rotation names two or more
+    min_spinners: int = Field(ge=1)
     last_coups_announced: int = Field(ge=1, le=3)
     last_coups_announcement_required: bool
     limit_change: LimitChange

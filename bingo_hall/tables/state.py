@@ -11,7 +11,7 @@ from bingo_hall.domain.errors import RuleError
 from bingo_hall.tables.bets import Bet
 from bingo_hall.tables.limits import LimitChoice, ResolvedLimits
 from bingo_hall.tables.phases import TablePhase
-from bingo_hall.tables.profiles import TableGame, ZeroChoice
+from bingo_hall.tables.profiles import SpinDirection, TableGame, ZeroChoice
 from bingo_hall.tables.settlement import Settlement
 
 EMPTY: Mapping = MappingProxyType({})
@@ -33,6 +33,14 @@ class PendingLimits:
 
 
 @dataclass(frozen=True, slots=True)
+class CoupSpin:
+    """Who spun the current coup, and which way."""
+
+    spun_by: str
+    direction: SpinDirection | None
+
+
+@dataclass(frozen=True, slots=True)
 class TableState:
     phase: TablePhase = TablePhase.CLOSED
     table_id: str = ""
@@ -51,11 +59,27 @@ class TableState:
     settlement: Settlement | None = None
     colours: Mapping[str, ColourChip] = field(default_factory=lambda: EMPTY)
     pending_limits: PendingLimits | None = None
+    rotation: tuple[str, ...] = ()  # the croupiers who spin, in the director's order
+    turn: int = 0  # counted coups since the rotation was set: rotation[turn % len] spins next
+    spin: CoupSpin | None = None  # the current coup's, kept through a void for the relaunch
+    spinning: bool = False  # launched and not yet at rest nor voided
+    last_direction: SpinDirection | None = None  # the cylinder's in the session's last coup
+    spins: Mapping[str, int] = field(default_factory=lambda: EMPTY)  # counted coups a croupier
 
     def require_table(self) -> tuple[TableGame, ResolvedLimits]:
         if self.table is None or self.limits is None:
             raise RuleError("the table is not open")
         return self.table, self.limits
+
+    @property
+    def next_spinner(self) -> str | None:
+        """Who spins now: the current coup's croupier again after a void, else whose turn it
+        is in the rotation (None: no rotation is set)."""
+        if self.spin is not None:
+            return self.spin.spun_by
+        if not self.rotation:
+            return None
+        return self.rotation[self.turn % len(self.rotation)]
 
     @property
     def imprisoned(self) -> list[Bet]:

@@ -14,13 +14,16 @@ from bingo_hall.tables.evolve import evolve
 from bingo_hall.tables.limits import LimitChoice, ResolvedLimits, resolve_limits
 from bingo_hall.tables.profiles import (
     BouleRules,
+    DirectionRule,
     FortuneRules,
     GameName,
     RouletteRules,
+    SpinDirection,
     TableGame,
     table_game,
 )
 from bingo_hall.tables.settlement import Settlement, settle
+from bingo_hall.tables.spinning import OPPOSITE
 from bingo_hall.tables.state import TableState
 
 PROFILES = load_table_profiles()
@@ -70,13 +73,37 @@ def settle_one(
     return settle(t, lim or limits(t), [b], outcome, **options)  # type: ignore[arg-type]
 
 
-class Table:
-    """A table driven through decide/evolve, keeping its events (for replay tests)."""
+CROUPIERS = ("ana", "luis", "marta", "iker")
 
-    def __init__(self, t: TableGame, choice: LimitChoice | None = None, table_id: str = "T1"):
+
+class Table:
+    """A table driven through decide/evolve, keeping its events (for replay tests). Its
+    spinning rotation is `rotation`, by default `CROUPIERS`, as many as the profile asks (at
+    least two)."""
+
+    def __init__(
+        self,
+        t: TableGame,
+        choice: LimitChoice | None = None,
+        table_id: str = "T1",
+        rotation: tuple[str, ...] | None = None,
+    ):
         self.state = TableState()
         self.events: list[TableEvent] = []
         self.do(c.OpenTable(table_id=table_id, table=t, limits=choice or default_choice(t)))
+        if rotation is None:
+            rotation = CROUPIERS[: max(2, t.rules.min_spinners)]
+        if rotation:  # () leaves the table without one
+            self.do(c.SetSpinRotation(croupiers=rotation, set_by="director"))
+
+    def spin(self) -> list[TableEvent]:
+        """The croupier whose turn it is spins, the way the profile asks."""
+        table, _ = self.state.require_table()
+        return self.do(
+            c.Spin(
+                spun_by=self.state.next_spinner or "", direction=due_direction(self.state, table)
+            )
+        )
 
     def do(self, command: c.TableCommand) -> list[TableEvent]:
         events = decide(self.state, command, NOW)
@@ -96,6 +123,7 @@ class Table:
         """A whole coup: open (by whom the profile says), bets, «no va más», outcome, settle,
         pay."""
         self.open_bets()
+        self.spin()
         for request in bets:
             self.do(c.PlaceBet(bet=request))
         self.do(c.CallNoMoreBets())
@@ -104,6 +132,14 @@ class Table:
             return out
         settled = self.do(c.Settle())
         return settled + self.do(c.PayCoup())
+
+
+def due_direction(state: TableState, t: TableGame) -> SpinDirection | None:
+    """The direction a spin must take under the profile (clockwise when it is free)."""
+    rule = t.rules.spin_direction
+    if rule is DirectionRule.ALTERNATE and state.last_direction is not None:
+        return OPPOSITE[state.last_direction]
+    return None if rule is DirectionRule.UNRULED else SpinDirection.CLOCKWISE
 
 
 def request(id: str, kind: str, numbers: tuple = (), amount: str | None = "10", **f: object):

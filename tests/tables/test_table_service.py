@@ -18,10 +18,16 @@ def test_a_table_overtaken_by_another_writer_catches_up_and_decides_again(store_
         heard: list[tuple[int, str]] = []
         hub.subscribe(lambda envelope: heard.append((envelope.seq, envelope.type)))
         hub.execute(c.OpenTable(table_id="R1", table=roulette, limits=default_choice(roulette)))
+        hub.execute(c.SetSpinRotation(croupiers=("ana", "luis"), set_by="director"))
         other.catch_up()
         other.execute(c.OpenBets())  # written behind the hub's back
-        hub.execute(c.CallNoMoreBets())
-        assert heard == [(1, "table_opened"), (2, "table_bets_opened"), (3, "table_no_more_bets")]
+        hub.execute(c.Spin(spun_by="ana", direction="clockwise"))
+        assert heard == [
+            (1, "table_opened"),
+            (2, "table_spin_rotation_set"),
+            (3, "table_bets_opened"),
+            (4, "table_spun"),
+        ]
         assert hub.snapshot == rebuild_table(EventLog(engines[0]), hub.stream)
         assert EventLog(engines[0]).verify_chain(hub.stream).ok
     finally:

@@ -40,6 +40,7 @@ def test_a_coup_runs_bets_open_no_more_bets_outcome_settlement_payment():
     assert (table_.state.phase, table_.state.coup) == (P.BETTING, 1)
     table_.do(c.PlaceBet(bet=request("s", "straight", (17,))))
     table_.do(c.PlaceBet(bet=request("r", "red")))
+    table_.spin()
     table_.do(c.CallNoMoreBets())
     assert table_.state.phase is P.NO_MORE_BETS
     table_.do(c.RecordOutcome(outcome="17"))
@@ -85,6 +86,7 @@ def test_a_command_outside_its_phases_is_refused_and_names_what_is_allowed(comma
 def test_a_bet_after_no_more_bets_is_returned_and_recorded():
     table_ = french()
     table_.do(c.OpenBets())
+    table_.spin()
     table_.do(c.CallNoMoreBets())
     (ev,) = table_.do(c.PlaceBet(bet=request("late", "red")))
     assert isinstance(ev, e.LateBetReturned) and ev.request.id == "late"
@@ -123,6 +125,7 @@ def test_zero_choices_are_declared_after_the_outcome_and_forced_ones_refused():
     table_.coup("0", request("r", "red"), request("b", "black"))
     table_.do(c.OpenBets())
     table_.do(c.PlaceBet(bet=request("e", "even")))
+    table_.spin()
     table_.do(c.CallNoMoreBets())
     table_.do(c.RecordOutcome(outcome="0"))
     with pytest.raises(RuleError, match="below the table minimum, so it stays in prison"):
@@ -147,6 +150,7 @@ def test_no_choice_on_a_number_and_none_at_american_roulette():
     table_ = french()
     table_.do(c.OpenBets())
     table_.do(c.PlaceBet(bet=request("r", "red")))
+    table_.spin()
     table_.do(c.CallNoMoreBets())
     table_.do(c.RecordOutcome(outcome="4"))
     with pytest.raises(RuleError, match="not a zero: there is nothing to choose"):
@@ -154,6 +158,7 @@ def test_no_choice_on_a_number_and_none_at_american_roulette():
     american = Table(table("1979", "american-roulette"))
     american.do(c.OpenBets())
     american.do(c.PlaceBet(bet=request("r", "red")))
+    american.spin()
     american.do(c.CallNoMoreBets())
     american.do(c.RecordOutcome(outcome="0"))
     with pytest.raises(RuleError, match="only even chances at French roulette"):
@@ -174,6 +179,7 @@ def test_a_void_coup_settles_nothing_and_keeps_every_bet_and_its_prison_count():
     table_.coup("0", request("r", "red"))
     table_.do(c.OpenBets())
     table_.do(c.PlaceBet(bet=request("s", "straight", (7,))))
+    table_.spin()
     table_.do(c.CallNoMoreBets())
     before = table_.state.bets
     (ev,) = table_.do(void("ball_left_wheel", "table_head"))
@@ -181,6 +187,8 @@ def test_a_void_coup_settles_nothing_and_keeps_every_bet_and_its_prison_count():
     # 1979: the ball is relaunched on the same bets (spec §12 Q17)
     assert table_.state.phase is P.NO_MORE_BETS and table_.state.bets == before
     assert table_.state.coup == 2
+    (relaunched,) = table_.spin()  # by the croupier who launched it (N79 L232)
+    assert (relaunched.spun_by, relaunched.relaunch) == ("luis", True)
     table_.do(c.RecordOutcome(outcome="7"))
     results = {r.id: r.status for r in settled(table_.do(c.Settle())).settlement.results}
     assert results == {"r": BetStatus.RETURNED, "s": BetStatus.WON}  # 7 is red: freed
@@ -263,6 +271,7 @@ def test_basque_bets_may_be_changed_after_a_void_coup():
     table_ = french("basque")
     table_.do(c.OpenBets())
     table_.do(c.PlaceBet(bet=request("s", "straight", (7,))))
+    table_.spin()
     table_.do(c.CallNoMoreBets())
     (ev,) = table_.do(void("object_in_wheel", "table_head"))
     assert ev.bets_open and table_.state.phase is P.BETTING  # «alda ditzakezue» (EUS L320)
@@ -282,6 +291,7 @@ def test_the_wheel_of_fortune_voids_a_spin_of_fewer_than_four_revolutions():
         True,
     )
     assert wheel.state.phase is P.BETTING and "w" in wheel.state.bets
+    wheel.spin()
     wheel.do(c.CallNoMoreBets())
     with pytest.raises(RuleError, match="record the wheel's complete revolutions"):
         wheel.do(c.RecordOutcome(outcome="20"))
@@ -327,6 +337,7 @@ def test_basque_roulette_announces_the_last_three_balls_before_closing():
         table_.do(c.CloseTable(seal="x"))
     table_.do(c.OpenBets())
     table_.do(c.AnnounceLastCoups())  # while bets are open: this coup is the first of three
+    table_.spin()
     table_.do(c.CallNoMoreBets())
     table_.do(c.RecordOutcome(outcome="8"))
     table_.do(c.Settle())
@@ -337,6 +348,7 @@ def test_basque_roulette_announces_the_last_three_balls_before_closing():
     assert not table_.state.last_coup
     table_.do(c.OpenBets())
     assert table_.state.last_coup
+    table_.spin()
     table_.do(c.CallNoMoreBets())
     table_.do(c.RecordOutcome(outcome="1"))
     table_.do(c.Settle())
@@ -400,6 +412,7 @@ def test_basque_new_limits_apply_after_the_last_three_balls_at_the_old_ones():
     table_.coup("1", request("a", "straight", (1,), "1"))
     table_.do(c.OpenBets())
     table_.do(void("object_in_wheel", "table_head"))  # a void coup is not a ball
+    table_.spin()
     table_.do(c.CallNoMoreBets())
     table_.do(c.RecordOutcome(outcome="2"))
     table_.do(c.Settle())
@@ -489,6 +502,7 @@ def test_a_colours_value_cannot_change_while_bets_in_it_are_on_the_layout():
     assert table_.state == before
     table_.do(c.IssueColourChips(colour="green", player="ana", unit_value=Decimal("1.00")))
     table_.do(c.IssueColourChips(colour="green", player="ana"))  # not chosen: the minimum, 1
+    table_.spin()
     table_.do(c.CallNoMoreBets())
     table_.do(c.RecordOutcome(outcome="17"))
     (result,) = table_.do(c.Settle())[0].settlement.results
@@ -553,6 +567,7 @@ def test_replaying_the_events_rebuilds_the_state_and_payloads_round_trip():
     table_.do(c.OpenBets())
     table_.do(c.PlaceBet(bet=request("s", "split", (17, 20))))
     table_.do(void("defective_launch", "inspector"))
+    table_.spin()
     table_.do(c.CallNoMoreBets())
     table_.do(c.RecordOutcome(outcome="0"))
     table_.do(c.ChooseZeroOption(bet_id="r", choice=ZeroChoice.HALF, declared_by="ana"))

@@ -1,0 +1,90 @@
+"""Who spins a coup and which way (spec wheels.md §2.8, §2.11, §5.6, §6.5).
+
+The croupiers spin «sucesivamente y siguiendo un orden de rotación establecido» (N79 L127; EUS
+L226), the director's order (N79 L424), and at boule none may specialise in throwing the ball.
+A roulette cylinder turns «cada vez … en un sentido opuesto a la anterior» (N79 L224, AST
+L285-287, EUS L314); the 003 wheel of fortune is set turning clockwise (WOF L25). A void coup
+is launched again by its own croupier («entregarla al croupier para que la vuelva a lanzar»,
+N79 L232) and keeps the turn. The checks run before the ball is launched, so a croupier's
+station can refuse a spin out of turn or the wrong way before it happens.
+"""
+
+from __future__ import annotations
+
+from bingo_hall.domain.errors import RuleError
+from bingo_hall.tables.profiles import DirectionRule, SpinDirection, TableGame
+from bingo_hall.tables.state import TableState
+
+OPPOSITE = {
+    SpinDirection.CLOCKWISE: SpinDirection.ANTICLOCKWISE,
+    SpinDirection.ANTICLOCKWISE: SpinDirection.CLOCKWISE,
+}
+
+
+def check_rotation(table: TableGame, croupiers: tuple[str, ...]) -> tuple[str, ...]:
+    """The rotation as the rules take it (names stripped), or a RuleError naming the fault."""
+    names = tuple(name.strip() for name in croupiers)
+    if any(not name for name in names):
+        raise RuleError("the rotation names an empty croupier")
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise RuleError(
+            f"the rotation names {', '.join(repeated)} more than once: each croupier spins once "
+            "a round (N79 L127 «sucesivamente»)"
+        )
+    least = table.rules.min_spinners
+    if len(names) < least:
+        raise RuleError(
+            f"under {table.label} the rotation names at least {least} croupiers: none may "
+            "specialise in throwing the ball (N79 L424, EUS L652)"
+        )
+    return names
+
+
+def spin_direction(
+    table: TableGame, state: TableState, given: SpinDirection | None
+) -> SpinDirection | None:
+    """The direction recorded for a spin, or a RuleError if the profile's rule refuses it."""
+    rule = table.rules.spin_direction
+    if rule is DirectionRule.CLOCKWISE:
+        if given is SpinDirection.ANTICLOCKWISE:
+            raise RuleError(
+                f"under {table.label} the wheel is set turning clockwise (WOF L25 «en el sentido "
+                "de las agujas del reloj»), not anticlockwise"
+            )
+        return SpinDirection.CLOCKWISE
+    if rule is DirectionRule.ALTERNATE:
+        due = OPPOSITE[state.last_direction] if state.last_direction else None
+        if given is None:
+            which = due.value if due else "clockwise or anticlockwise"
+            raise RuleError(
+                f"give the cylinder's direction ({which}): it turns opposite to the coup "
+                "before (N79 L224)"
+            )
+        if due is not None and given is not due:
+            raise RuleError(
+                f"the cylinder turned {state.last_direction.value} on the coup before, so it turns "
+                f"{due.value} now (N79 L224 «en un sentido opuesto a la anterior»)"
+            )
+    return given
+
+
+def check_spinner(state: TableState, spun_by: str) -> None:
+    """A RuleError unless `spun_by` is the croupier who spins now."""
+    due = state.next_spinner
+    if due is None:
+        raise RuleError(
+            "no spinning rotation is set: the director gives the croupiers' order "
+            "(set_spin_rotation) before the first coup (N79 L127, L424)"
+        )
+    if spun_by == due:
+        return
+    if state.spin is not None:
+        raise RuleError(
+            f"coup {state.coup} was void: {due}, who launched it, launches it again "
+            f"(N79 L232), not {spun_by}"
+        )
+    raise RuleError(
+        f"it is {due}'s turn to spin (rotation: {', '.join(state.rotation)}; N79 L127), not "
+        f"{spun_by}'s"
+    )
