@@ -161,6 +161,7 @@ _CROUPIER = frozenset(
         "place_bet",
         "withdraw_bet",
         "issue_colour_chips",
+        "spin",  # in the director's rotation (N79 L127): the rules check whose turn it is
         "call_no_more_bets",
         "record_outcome",
         "choose_zero_option",
@@ -179,9 +180,10 @@ _TABLE_HEAD = frozenset(
 )
 
 TABLE_PERMISSIONS: dict[Role, frozenset[str]] = {role: frozenset() for role in Role} | {
-    # The Jefe de Sala stands for the games director: the head's commands and the change of
-    # limits («el director» N77 L277-291, N79 L210; «jokoaren zuzendariak» EUS L300-308).
-    Role.JEFE_DE_SALA: _TABLE_HEAD | {"change_limits"},
+    # The Jefe de Sala stands for the games director: the head's commands, the change of
+    # limits («el director» N77 L277-291, N79 L210; «jokoaren zuzendariak» EUS L300-308) and
+    # the croupiers' spinning rotation («establecido por la dirección», N79 L424).
+    Role.JEFE_DE_SALA: _TABLE_HEAD | {"change_limits", "set_spin_rotation"},
     Role.JEFE_DE_MESA_DE_JUEGO: _TABLE_HEAD,
     Role.CROUPIER: _CROUPIER,
     Role.TABLE: _CROUPIER,  # its own table only (authorise_table)

@@ -4,7 +4,7 @@ Each configured table has its own TableService (its own stream of the log), its 
 and its own lock: a table's commands run one at a time, in a worker thread; tables do not wait
 for each other or for the bingo. The hub fills in what the rules take from outside: the
 table's game, profile and limits (from the configuration) at `open_table`, and who declares a
-void or asks for a change of limits.
+void, asks for a change of limits, sets the spinning rotation or (a croupier) spins.
 """
 
 from __future__ import annotations
@@ -35,7 +35,13 @@ from bingo_hall.tables import commands as c
 from bingo_hall.tables.config import find_table_profile
 from bingo_hall.tables.limits import LimitChoice, boule_floor_problem, resolve_limits
 from bingo_hall.tables.phases import TablePhase
-from bingo_hall.tables.profiles import BouleRules, TableGame, VoidReason, table_game
+from bingo_hall.tables.profiles import (
+    BouleRules,
+    SpinDirection,
+    TableGame,
+    VoidReason,
+    table_game,
+)
 from bingo_hall.tables.state import TableState
 from bingo_hall.transport.fanout import Fanout
 
@@ -70,12 +76,28 @@ class ChangeLimitsArgs(_Args):
     authorisation: str = ""
 
 
+class SetSpinRotationArgs(_Args):
+    """Who sets it is who sends it."""
+
+    croupiers: tuple[str, ...]
+
+
+class SpinArgs(_Args):
+    """A croupier logged in as himself spins as himself: he leaves `spun_by` out. A table's
+    station names the croupier at the wheel."""
+
+    spun_by: str | None = None
+    direction: SpinDirection | None = None
+
+
 TABLE_ARGS: dict[str, type[BaseModel]] = {
     **c.COMMAND_TYPES,
     "open_table": OpenTableArgs,
     "open_bets": OpenBetsArgs,
     "declare_void": DeclareVoidArgs,
     "change_limits": ChangeLimitsArgs,
+    "set_spin_rotation": SetSpinRotationArgs,
+    "spin": SpinArgs,
 }
 """The `args` of each table command, as the protocol takes them (docs/protocol.md)."""
 
@@ -92,6 +114,7 @@ HUB_FILLED: dict[str, dict[str, str]] = {
         "role": "the role is that of who sends it",
     },
     "change_limits": {"requested_by": "who asks for it is who sends it"},
+    "set_spin_rotation": {"set_by": "who sets it is who sends it"},
 }
 
 
@@ -310,9 +333,29 @@ def _build(
         fields |= {"declared_by": principal.id, "role": TABLE_ROLE[principal.role]}
     elif name == "change_limits":
         fields |= {"requested_by": principal.id}
+    elif name == "set_spin_rotation":
+        fields |= {"set_by": principal.id}
+    elif name == "spin":
+        fields |= {"spun_by": _spinner(principal, fields["spun_by"])}
     else:
         return given  # type: ignore[return-value]  # the args are the command itself
     return _validate(name, c.COMMAND_TYPES[name], fields)  # type: ignore[return-value]
+
+
+def _spinner(principal: Principal, named: str | None) -> str:
+    """Who spins: a croupier himself; the croupier a table's station names."""
+    if principal.kind == "staff":
+        if named is not None and named != principal.id:
+            raise CommandFailed(
+                "invalid_args",
+                f"spin: spun_by: {principal.id} spins as himself, not as {named}: leave it out",
+            )
+        return principal.id
+    if not named:
+        raise CommandFailed(
+            "invalid_args", "spin: spun_by: a table's station names the croupier who spins"
+        )
+    return named
 
 
 def _float_in(value: object, where: str) -> str | None:

@@ -41,20 +41,31 @@ def check_rotation(table: TableGame, croupiers: tuple[str, ...]) -> tuple[str, .
     return names
 
 
+def direction_due(table: TableGame, state: TableState) -> SpinDirection | None:
+    """The way the next spin must turn; None: either way (the session's first roulette coup,
+    or a game whose text sets none)."""
+    rule = table.rules.spin_direction
+    if rule is DirectionRule.CLOCKWISE:
+        return SpinDirection.CLOCKWISE
+    if rule is DirectionRule.ALTERNATE and state.last_direction is not None:
+        return OPPOSITE[state.last_direction]
+    return None
+
+
 def spin_direction(
     table: TableGame, state: TableState, given: SpinDirection | None
 ) -> SpinDirection | None:
     """The direction recorded for a spin, or a RuleError if the profile's rule refuses it."""
     rule = table.rules.spin_direction
+    due = direction_due(table, state)
     if rule is DirectionRule.CLOCKWISE:
         if given is SpinDirection.ANTICLOCKWISE:
             raise RuleError(
                 f"under {table.label} the wheel is set turning clockwise (WOF L25 «en el sentido "
                 "de las agujas del reloj»), not anticlockwise"
             )
-        return SpinDirection.CLOCKWISE
+        return due
     if rule is DirectionRule.ALTERNATE:
-        due = OPPOSITE[state.last_direction] if state.last_direction else None
         if given is None:
             which = due.value if due else "clockwise or anticlockwise"
             raise RuleError(
@@ -63,7 +74,7 @@ def spin_direction(
             )
         if due is not None and given is not due:
             raise RuleError(
-                f"the cylinder turned {state.last_direction.value} on the coup before, so it turns "
+                f"the cylinder turned {OPPOSITE[due].value} on the coup before, so it turns "
                 f"{due.value} now (N79 L224 «en un sentido opuesto a la anterior»)"
             )
     return given

@@ -48,10 +48,12 @@ TABLE_PUBLIC_FIELDS: dict[str, tuple[str, ...]] = {
     "table_last_coups_announced": ("coups", "counting_current"),
     "table_limits_change_announced": ("choice", "limits", "requested_by", "old_limit_coups"),
     "table_limits_changed": ("choice", "limits", "requested_by", "authorisation"),
+    "table_spin_rotation_set": (),
     "table_bets_opened": ("coup", "last_coup"),
     "table_bet_placed": ("coup",),
     "table_bet_withdrawn": ("coup",),
     "table_late_bet_returned": ("coup",),
+    "table_spun": ("coup", "direction", "relaunch"),
     "table_no_more_bets": ("coup",),
     "table_coup_voided": (
         "coup",

@@ -17,8 +17,9 @@ from bingo_hall.hub.streams import TABLE_ID_PATTERN
 from bingo_hall.tables.bets import Bet
 from bingo_hall.tables.limits import ResolvedLimits
 from bingo_hall.tables.phases import TablePhase
-from bingo_hall.tables.profiles import GameName
+from bingo_hall.tables.profiles import GameName, SpinDirection
 from bingo_hall.tables.settlement import Settlement
+from bingo_hall.tables.spinning import direction_due
 
 if TYPE_CHECKING:
     from bingo_hall.hub.table_service import TableSnapshot
@@ -199,7 +200,8 @@ class TableStateMessage(_Message):
     """A casino table after the events of its stream up to `seq`: in the `tables` answer, and
     retained on MQTT `{prefix}/{hall}/tables/{table}/state`. Money is a decimal string.
     Staff, and the table's own device, get it whole; its public view, for monitors and
-    terminals and on MQTT, has no `bets` (an empty list) and no `settlement` (null)."""
+    terminals and on MQTT, has no `bets` and no `spin_rotation` (empty lists), and no
+    `settlement` and no `next_spinner` (null)."""
 
     hall: str
     table: str
@@ -217,6 +219,17 @@ class TableStateMessage(_Message):
     previous_outcome: str | None = Field(description="the last paid coup's outcome")
     recent_outcomes: list[str] = Field(description="the session's last 20 outcomes, oldest first")
     limits: ResolvedLimits | None = Field(description="the limits in force; null while closed")
+    spinning: bool = Field(description="the coup is spun and not yet at rest nor void")
+    direction_due: SpinDirection | None = Field(
+        description="the way the next spin turns the cylinder (null: either way, or none ruled)"
+    )
+    spin_rotation: list[str] = Field(
+        description="the croupiers who spin, in the director's order (public view: empty)"
+    )
+    next_spinner: str | None = Field(
+        description="who spins now: whose turn it is, or a void coup's croupier again "
+        "(public view: null)"
+    )
     bets: list[Bet] = Field(
         description="on the layout, in placement order; prisoners stay (public view: empty)"
     )
@@ -235,8 +248,8 @@ def table_state_message(
     public: bool = False,
 ) -> TableStateMessage:
     """The state message of a table; game and profile are the open session's, or the
-    configured ones while the table is closed. `public`: the public view, without the bets and
-    the settlement."""
+    configured ones while the table is closed. `public`: the public view, without the bets, the
+    settlement and the croupiers."""
     state = snapshot.state
     game = state.table or configured
     is_open = state.phase is not TablePhase.CLOSED
@@ -257,6 +270,10 @@ def table_state_message(
         previous_outcome=state.previous_outcome,
         recent_outcomes=list(snapshot.recent),
         limits=state.limits,
+        spinning=state.spinning,
+        direction_due=direction_due(state.table, state) if state.table else None,
+        spin_rotation=[] if public else list(state.rotation),
+        next_spinner=None if public else state.next_spinner,
         bets=[] if public else list(state.bets.values()),
         settlement=None if public else state.settlement,
     )

@@ -147,7 +147,8 @@ each has its own stream in the same log, with its own seq and hash chain.
   without the command, `forbidden`. Money is a decimal string (`"10"`, `"2.50"`): a JSON
   number with a fraction is refused (`invalid_args`). The hub fills in the table's game,
   profile and limits (from the hall's configuration) at `open_table`, and who declares a
-  void (and in what role) or asks for new limits.
+  void (and in what role), asks for new limits or sets the spinning rotation. A croupier
+  spins as himself; a table device names the croupier at the wheel (`spun_by`).
 - Who may give which table command: docs/roles.md. A table device (`device-add --kind table
   --table R1`) gives the croupier's commands at its own table only.
 
@@ -155,15 +156,24 @@ A whole coup at a French roulette table:
 
 ```json
 {"id": 1, "type": "command", "table": "R1", "command": "open_table", "args": {}}
-{"id": 2, "type": "command", "table": "R1", "command": "open_bets"}
-{"id": 3, "type": "command", "table": "R1", "command": "place_bet",
+{"id": 2, "type": "command", "table": "R1", "command": "set_spin_rotation",
+ "args": {"croupiers": ["ana", "luis"]}}
+{"id": 3, "type": "command", "table": "R1", "command": "open_bets"}
+{"id": 4, "type": "command", "table": "R1", "command": "spin",
+ "args": {"spun_by": "ana", "direction": "clockwise"}}
+{"id": 5, "type": "command", "table": "R1", "command": "place_bet",
  "args": {"bet": {"id": "b1", "type": "straight", "numbers": [17], "amount": "10"}}}
-{"id": 4, "type": "command", "table": "R1", "command": "call_no_more_bets"}
-{"id": 5, "type": "command", "table": "R1", "command": "record_outcome",
+{"id": 6, "type": "command", "table": "R1", "command": "call_no_more_bets"}
+{"id": 7, "type": "command", "table": "R1", "command": "record_outcome",
  "args": {"outcome": "17"}}
-{"id": 6, "type": "command", "table": "R1", "command": "settle"}
-{"id": 7, "type": "command", "table": "R1", "command": "pay_coup"}
+{"id": 8, "type": "command", "table": "R1", "command": "settle"}
+{"id": 9, "type": "command", "table": "R1", "command": "pay_coup"}
 ```
+
+The games director (the Jefe de Sala) sets the rotation between coups; the croupiers spin in
+its order, one coup each, the cylinder each time the other way (the next coup above:
+`"anticlockwise"`, by luis). A void coup is launched again by its croupier. The rules refuse a
+spin out of turn or the wrong way before the ball is launched (docs/tables.md, "Who spins").
 
 The table's events go to MQTT too, in their public view (`bingo/<hall>/tables/<table>/events`
 and a retained `…/state`): see docs/mqtt.md.

@@ -42,7 +42,10 @@ R1 = {
     "limits": {"minimum": "5"},
 }
 # What the page keeps of a table: the hub's TableStateMessage but the bets and the settlement.
-PUBLIC = set(TableStateMessage.model_fields) - {"hall", "bets", "settlement"}
+# What a panel keeps of a table: its public state, but for the croupier's station's spinning
+# fields (who spins, which way next), which a panel does not show.
+SPINNING = {"spinning", "direction_due", "spin_rotation", "next_spinner"}
+PUBLIC = set(TableStateMessage.model_fields) - {"hall", "bets", "settlement"} - SPINNING
 COLOURS = """async () => {
   const { outcomeColour } = await import('/static/js/tables.js');
   const of = (game, outcomes) => outcomes.map((o) => outcomeColour(game, o));
@@ -96,9 +99,14 @@ class Hall:
         return self._run(run())
 
 
-def coup(outcome: str, *before_outcome: tuple[str, dict]) -> tuple[tuple[str, dict], ...]:
+def coup(
+    outcome: str, spin: tuple[str, str], *before_outcome: tuple[str, dict]
+) -> tuple[tuple[str, dict], ...]:
+    """A coup spun by `spin` (the croupier, the cylinder's direction) at R1's station."""
+    spun_by, direction = spin
     return (
         ("open_bets", {}),
+        ("spin", {"spun_by": spun_by, "direction": direction}),
         *before_outcome,
         ("call_no_more_bets", {}),
         ("record_outcome", {"outcome": outcome}),
@@ -155,7 +163,8 @@ def test_the_monitor_follows_a_french_roulette_table(browser, tmp_path):
         assert colours["wheel-of-fortune"] == ["segment-20", "segment-joker"]
 
         # coup 1: «Hagan juego», a player's bet (never on the panel), «No va más», 17
-        hall.table(("open_table", {}), user="sala", password=PASSWORD)
+        rotation = ("set_spin_rotation", {"croupiers": ["crupier", "luis"]})
+        hall.table(("open_table", {}), rotation, user="sala", password=PASSWORD)
         expect(phase).to_have_text("Mesa abierta")
         limits = table.locator(".m-table-limit dd")
         expect(limits).to_have_text(["5,00 €", "150,00 €", "2.700,00 €"])
@@ -163,7 +172,8 @@ def test_the_monitor_follows_a_french_roulette_table(browser, tmp_path):
             ["Mínimo", "Máximo a pleno", "Máximo suertes sencillas"]
         )
         ana = {"id": "b1", "type": "straight", "numbers": [17], "amount": "5", "player": "ana"}
-        hall.table(("open_bets", {}), ("place_bet", {"bet": ana}))
+        spin = ("spin", {"spun_by": "crupier", "direction": "clockwise"})
+        hall.table(("open_bets", {}), spin, ("place_bet", {"bet": ana}))
         expect(phase).to_have_text("Hagan juego")
         expect(table.locator(".m-table-coup")).to_have_text("Jugada 1")
         hall.table(("call_no_more_bets", {}))
@@ -177,9 +187,9 @@ def test_the_monitor_follows_a_french_roulette_table(browser, tmp_path):
         assert "ana" not in table.inner_text() and "180" not in table.inner_text()  # its win
 
         # coup 2 ends on zero; coup 3, announced as the last, on 32
-        hall.table(*coup("0"))
+        hall.table(*coup("0", ("luis", "anticlockwise")))
         shows_outcomes(monitor, "0", "green", [("0", "green"), ("17", "black")])
-        hall.table(*PAY, *coup("32", ("announce_last_coups", {})))
+        hall.table(*PAY, *coup("32", ("crupier", "clockwise"), ("announce_last_coups", {})))
         expect(table.locator(".m-table-note")).to_have_text("Última jugada")
         expect(table.locator(".m-table-coup")).to_have_text("Jugada 3")
         recent = [("32", "red"), ("0", "green"), ("17", "black")]
@@ -207,7 +217,7 @@ def test_the_monitor_follows_a_french_roulette_table(browser, tmp_path):
         expect(table.locator(".m-table-note")).to_have_text("Última jugada terminada")
         expect(phase).to_have_text("Mesa abierta")
         shows_outcomes(monitor, "32", "red", recent)
-        assert same_as_the_hub(monitor, hall)["seq"] == 18
+        assert same_as_the_hub(monitor, hall)["seq"] == 22
         assert monitor.errors == [], monitor.errors  # type: ignore[attr-defined]
     finally:
         hall.aside.shutdown()

@@ -14,7 +14,6 @@ from bingo_hall.tables.evolve import evolve
 from bingo_hall.tables.limits import LimitChoice, ResolvedLimits, resolve_limits
 from bingo_hall.tables.profiles import (
     BouleRules,
-    DirectionRule,
     FortuneRules,
     GameName,
     RouletteRules,
@@ -23,7 +22,7 @@ from bingo_hall.tables.profiles import (
     table_game,
 )
 from bingo_hall.tables.settlement import Settlement, settle
-from bingo_hall.tables.spinning import OPPOSITE
+from bingo_hall.tables.spinning import direction_due
 from bingo_hall.tables.state import TableState
 
 PROFILES = load_table_profiles()
@@ -101,7 +100,8 @@ class Table:
         table, _ = self.state.require_table()
         return self.do(
             c.Spin(
-                spun_by=self.state.next_spinner or "", direction=due_direction(self.state, table)
+                spun_by=self.state.next_spinner or "",
+                direction=direction_due(table, self.state) or SpinDirection.CLOCKWISE,
             )
         )
 
@@ -132,14 +132,6 @@ class Table:
             return out
         settled = self.do(c.Settle())
         return settled + self.do(c.PayCoup())
-
-
-def due_direction(state: TableState, t: TableGame) -> SpinDirection | None:
-    """The direction a spin must take under the profile (clockwise when it is free)."""
-    rule = t.rules.spin_direction
-    if rule is DirectionRule.ALTERNATE and state.last_direction is not None:
-        return OPPOSITE[state.last_direction]
-    return None if rule is DirectionRule.UNRULED else SpinDirection.CLOCKWISE
 
 
 def request(id: str, kind: str, numbers: tuple = (), amount: str | None = "10", **f: object):

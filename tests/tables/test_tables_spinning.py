@@ -9,7 +9,7 @@ import itertools
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tables_support import Table, due_direction, request, table
+from tables_support import Table, request, table
 
 from bingo_hall.domain.errors import RuleError
 from bingo_hall.tables import commands as c
@@ -17,6 +17,7 @@ from bingo_hall.tables import events as e
 from bingo_hall.tables.evolve import replay
 from bingo_hall.tables.phases import TablePhase as P
 from bingo_hall.tables.profiles import SpinDirection, VoidReason
+from bingo_hall.tables.spinning import direction_due
 
 CW, ACW = SpinDirection.CLOCKWISE, SpinDirection.ANTICLOCKWISE
 ROULETTES = [
@@ -199,7 +200,7 @@ def test_every_counted_coup_is_spun_by_the_rotation_in_order_whatever_the_voids(
     for voids, intruder in coups:
         table_.open_bets()
         for attempt in range(voids + 1):
-            due, direction = table_.state.next_spinner, due_direction(table_.state, t)
+            due, direction = table_.state.next_spinner, direction_due(t, table_.state)
             if intruder != due:
                 with pytest.raises(RuleError):
                     table_.do(c.Spin(spun_by=intruder, direction=direction))

@@ -60,6 +60,9 @@ PRIVATE_KEYS = {
     "payments",
     "carried",
     "seal",
+    "croupiers",
+    "spun_by",
+    "spins",
 }
 
 
@@ -121,6 +124,13 @@ async def ok(client: Client, table: str, name: str, /, **args: object) -> list[s
     return [event["type"] for event in answer["result"]["events"]]
 
 
+async def set_rotation(hub, table: str, *croupiers: str) -> list[str]:
+    """The director (the Jefe de Sala) sets a table's spinning rotation, on a connection of his
+    own (a client's answers skip the events pushed meanwhile)."""
+    async with Client.login(hub.url, user="sala", password=PASSWORD) as director:
+        return await ok(director, table, "set_spin_rotation", croupiers=list(croupiers))
+
+
 async def refused(client: Client, table: str, name: str, code: str, /, **args: object) -> str:
     answer = await at(client, table, name, **args)
     assert not answer["success"] and answer["error"]["code"] == code, answer
@@ -173,7 +183,11 @@ def test_a_table_device_and_staff_run_a_whole_coup_and_a_monitor_gets_every_even
             assert (closed["phase"], closed["seq"], closed["session"]) == ("closed", 0, None)
 
             assert await ok(head, "R1", "open_table") == ["table_opened"]
+            rotation = await set_rotation(hub, "R1", "crupier", "luis")
+            assert rotation == ["table_spin_rotation_set"]
             assert await ok(device, "R1", "open_bets") == ["table_bets_opened"]
+            spun = await ok(device, "R1", "spin", spun_by="crupier", direction="clockwise")
+            assert spun == ["table_spun"]
             await ok(device, "R1", "place_bet", **bet("b1", "straight", (17,)))
             await ok(device, "R1", "place_bet", **bet("b2", "red", amount="20"))
             await ok(device, "R1", "place_bet", **bet("b3", "column", (2,), amount="5"))
@@ -184,12 +198,14 @@ def test_a_table_device_and_staff_run_a_whole_coup_and_a_monitor_gets_every_even
             assert await ok(device, "R1", "settle") == ["table_coup_settled"]
             assert await ok(device, "R1", "pay_coup") == ["table_coup_paid"]
 
-            events = await mon.events(10)
-            assert [e["seq"] for e in events] == list(range(1, 11))
+            events = await mon.events(12)
+            assert [e["seq"] for e in events] == list(range(1, 13))
             assert all(e["hall"] == HALL and e["table"] == "R1" for e in events)
             assert [e["event"] for e in events] == [
                 "table_opened",
+                "table_spin_rotation_set",
                 "table_bets_opened",
+                "table_spun",
                 "table_bet_placed",
                 "table_bet_placed",
                 "table_bet_placed",
@@ -200,19 +216,24 @@ def test_a_table_device_and_staff_run_a_whole_coup_and_a_monitor_gets_every_even
                 "table_coup_paid",
             ]
             assert events[0]["payload"]["table"]["profile_id"] == "1979"
-            assert events[0]["actor"] == "jmj" and events[1]["actor"] == "mesa-r1"
-            assert (events[0]["session"], events[1]["session"], events[1]["game"]) == (1, 1, 1)
-            assert events[8]["payload"] == events[9]["payload"] == {"coup": 1}  # a public panel
-            full = await sala.events(10)  # the staff get every event whole
+            assert [events[i]["actor"] for i in range(4)] == ["jmj", "sala", "mesa-r1", "mesa-r1"]
+            assert (events[0]["session"], events[2]["session"], events[2]["game"]) == (1, 1, 1)
+            assert events[10]["payload"] == events[11]["payload"] == {"coup": 1}  # a public panel
+            # who spun is the staff's; a panel sees the coup and which way the cylinder turned
+            assert events[1]["payload"] == {}
+            assert events[3]["payload"] == {"coup": 1, "direction": "clockwise", "relaunch": False}
+            full = await sala.events(12)  # the staff get every event whole
             assert [e["seq"] for e in full] == [e["seq"] for e in events]
-            settlement = full[8]["payload"]["settlement"]
+            assert full[1]["payload"] == {"croupiers": ["crupier", "luis"], "set_by": "sala"}
+            assert full[3]["payload"]["spun_by"] == "crupier"
+            settlement = full[10]["payload"]["settlement"]
             assert settlement["collected"] == ["b2"]  # 17 is black: the red bet loses
-            paid = [(p["bet"], p["amount"]) for p in full[9]["payload"]["payments"]]
+            paid = [(p["bet"], p["amount"]) for p in full[11]["payload"]["payments"]]
             assert paid == [("b3", "15.00"), ("b1", "360.00")]  # columns first, straight-ups last
             assert settlement["totals"]["bank_result"] == "-340.00"
 
             state = await table_state(mon, "R1")
-            assert state["seq"] == 10 and state["phase"] == "idle" and state["coup"] == 1
+            assert state["seq"] == 12 and state["phase"] == "idle" and state["coup"] == 1
             assert (state["previous_outcome"], state["recent_outcomes"]) == ("17", ["17"])
             assert state["limits"]["groups"]["straight"] == {"minimum": "1", "maximum": "30"}
 
@@ -221,7 +242,7 @@ def test_a_table_device_and_staff_run_a_whole_coup_and_a_monitor_gets_every_even
             assert hub.runtime.service.seq == 0 and log.head(HALL) == (0, "0" * 64)
             assert log.head(stream(log, "R2"))[0] == 0
             report = log.verify_chain(stream(log, "R1"))
-            assert report.ok and report.last_seq == 10
+            assert report.ok and report.last_seq == 12
 
             # the bingo goes on beside the table, on its own seqs, on the same connection
             await sala.ok("register_ball_set", ball_set_id="JB-1", homologation="CNJ-BOLAS-0001")
@@ -232,7 +253,7 @@ def test_a_table_device_and_staff_run_a_whole_coup_and_a_monitor_gets_every_even
                 (2, "session_opened"),
             ]
             assert all("table" not in e for e in bingo)
-            assert log.verify_chain(HALL).ok and log.head(stream(log, "R1"))[0] == 10
+            assert log.verify_chain(HALL).ok and log.head(stream(log, "R1"))[0] == 12
 
     run(scenario())
 
@@ -243,13 +264,15 @@ def test_a_monitor_resumes_a_table_after_a_reconnect_and_a_hub_restart_with_the_
 
     async def scenario():
         seen: list[int] = []
-        async with hub_with_tables(store) as hub, people(hub, store) as (head, device, mon, _):
+        async with hub_with_tables(store) as hub, people(hub, store) as (head, device, mon, sala):
             await mon.request({"type": "subscribe", "stream": "table:R1"})
             await ok(head, "R1", "open_table")
+            await ok(sala, "R1", "set_spin_rotation", croupiers=["crupier", "luis"])
             await ok(device, "R1", "open_bets")
+            await ok(device, "R1", "spin", spun_by="crupier", direction="clockwise")
             await ok(device, "R1", "place_bet", **bet("rojo", "red", player="ana"))
             await ok(device, "R1", "place_bet", **bet("cero", "straight", (0,), amount="1"))
-            seen += [e["seq"] for e in await mon.events(4)]
+            seen += [e["seq"] for e in await mon.events(6)]
         async with hub_with_tables(store) as hub, people(hub, store) as (head, device, _, _):
             # the monitor is away while the coup ends on zero
             await ok(device, "R1", "call_no_more_bets")
@@ -271,7 +294,7 @@ def test_a_monitor_resumes_a_table_after_a_reconnect_and_a_hub_restart_with_the_
             ):
                 for watcher in (mon, sala):
                     await watcher.request(
-                        {"type": "subscribe", "stream": "table:R1", "after_seq": 4}
+                        {"type": "subscribe", "stream": "table:R1", "after_seq": 6}
                     )
                 got = await mon.events(5)
                 seen += [e["seq"] for e in got]
@@ -280,30 +303,36 @@ def test_a_monitor_resumes_a_table_after_a_reconnect_and_a_hub_restart_with_the_
                 assert [(b["id"], b["prison"]) for b in paid["carried"]] == [("rojo", 1)]
         async with hub_with_tables(store) as hub, people(hub, store) as (head, device, mon, sala):
             for watcher in (mon, sala):
-                await watcher.request({"type": "subscribe", "stream": "table:R1", "after_seq": 9})
+                await watcher.request({"type": "subscribe", "stream": "table:R1", "after_seq": 11})
             state = await table_state(head, "R1")  # rebuilt from the log by the new hub
-            assert (state["phase"], state["coup"], state["seq"]) == ("idle", 1, 9)
+            assert (state["phase"], state["coup"], state["seq"]) == ("idle", 1, 11)
             assert [(b["id"], b["prison"]) for b in state["bets"]] == [("rojo", 1)]
             assert (await table_state(mon, "R1"))["bets"] == []  # a public panel: none
             await ok(device, "R1", "open_bets")
             message = await refused(device, "R1", "withdraw_bet", "rule_error", bet_id="rojo")
             assert "in prison and cannot be withdrawn" in message
+            # the turn and the cylinder's last direction were rebuilt from the log too
+            wrong = await refused(
+                device, "R1", "spin", "rule_error", spun_by="luis", direction="clockwise"
+            )
+            assert "so it turns anticlockwise now" in wrong
+            await ok(device, "R1", "spin", spun_by="luis", direction="anticlockwise")
             await ok(device, "R1", "call_no_more_bets")
             await ok(device, "R1", "record_outcome", outcome="3")  # red: the prisoner is freed
             await ok(device, "R1", "settle")
             await ok(device, "R1", "pay_coup")
-            got = await mon.events(5)
+            got = await mon.events(6)
             seen += [e["seq"] for e in got]
-            full = await sala.events(5)
+            full = await sala.events(6)
             assert [e["seq"] for e in full] == [e["seq"] for e in got]
-            (result,) = full[3]["payload"]["settlement"]["results"]
+            (result,) = full[4]["payload"]["settlement"]["results"]
             assert (result["id"], result["status"], result["returns"]) == (
                 "rojo",
                 "returned",
                 "10.00",
             )
-            assert full[4]["payload"]["carried"] == []
-            assert seen == list(range(1, 15))
+            assert full[5]["payload"]["carried"] == []
+            assert seen == list(range(1, 18))
             assert (await table_state(mon, "R1"))["recent_outcomes"] == ["0", "3"]
 
     run(scenario())
@@ -313,15 +342,20 @@ def test_void_coups_keep_the_bets_and_the_coup_as_each_profile_says(store):
     async def scenario():
         async with (
             hub_with_tables(store) as hub,
-            people(hub, store) as (head, device, mon, _),
+            people(hub, store) as (head, device, mon, sala),
             Client.login(hub.url, user="crupier", password=PASSWORD) as croupier,
         ):
             await mon.request({"type": "subscribe", "stream": "table:R1"})
             await ok(head, "R1", "open_table")
-            for outcome in ("8", None):
+            await ok(sala, "R1", "set_spin_rotation", croupiers=["crupier", "luis"])
+            for outcome, spinner, direction in (
+                ("8", "crupier", "clockwise"),
+                (None, "luis", "anticlockwise"),
+            ):
                 await ok(device, "R1", "open_bets")
                 if outcome is None:
                     await ok(device, "R1", "place_bet", **bet("b1", "split", (17, 20)))
+                await ok(device, "R1", "spin", spun_by=spinner, direction=direction)
                 await ok(device, "R1", "call_no_more_bets")
                 if outcome is not None:
                     await ok(device, "R1", "record_outcome", outcome=outcome)
@@ -335,7 +369,7 @@ def test_void_coups_keep_the_bets_and_the_coup_as_each_profile_says(store):
             assert await ok(head, "R1", "declare_void", reason="ball_left_wheel") == [
                 "table_coup_voided"
             ]
-            events = await mon.events(10)
+            events = await mon.events(13)
             voided = events[-1]
             assert voided["event"] == "table_coup_voided" and voided["actor"] == "jmj"
             assert voided["payload"]["declared_by"] == "jmj"
@@ -347,6 +381,12 @@ def test_void_coups_keep_the_bets_and_the_coup_as_each_profile_says(store):
             state = await table_state(mon, "R1")
             assert (state["phase"], state["coup"], state["bets"]) == ("no_more_bets", 2, [])
             assert [b["id"] for b in (await table_state(head, "R1"))["bets"]] == ["b1"]
+            # the head hands the ball back to luis, who launched it (N79 L232)
+            again = await refused(
+                device, "R1", "spin", "rule_error", spun_by="crupier", direction="anticlockwise"
+            )
+            assert "coup 2 was void: luis, who launched it, launches it again" in again
+            await ok(device, "R1", "spin", spun_by="luis", direction="anticlockwise")
             await ok(device, "R1", "record_outcome", outcome="20")
             await ok(device, "R1", "settle")
             assert await ok(device, "R1", "pay_coup") == ["table_coup_paid"]
@@ -354,8 +394,14 @@ def test_void_coups_keep_the_bets_and_the_coup_as_each_profile_says(store):
             # Basque: the croupier may declare it when no head or inspector is at the table,
             # and betting opens again (EUS L320)
             await ok(head, "R2", "open_table")
+            # one croupier when there are few customers (EUS L220); he spins as himself
+            await ok(sala, "R2", "set_spin_rotation", croupiers=["crupier"])
             await ok(croupier, "R2", "open_bets")
             await ok(croupier, "R2", "place_bet", **bet("v", "voisins", amount="18"))
+            assert "crupier spins as himself, not as luis" in await refused(
+                croupier, "R2", "spin", "invalid_args", spun_by="luis", direction="clockwise"
+            )
+            await ok(croupier, "R2", "spin", direction="clockwise")
             await ok(croupier, "R2", "call_no_more_bets")
             message = await refused(
                 croupier, "R2", "declare_void", "rule_error", reason="object_in_wheel"
@@ -410,6 +456,20 @@ def test_refused_commands_say_why_and_change_nothing(store):
             assert "may not change during the session" in frozen  # N79 L210-218
 
             await ok(device, "R1", "open_bets")
+            # the spinning rotation: the director's, set before the first spin
+            unset = await refused(
+                device, "R1", "spin", "rule_error", spun_by="crupier", direction="clockwise"
+            )
+            assert "no spinning rotation is set" in unset
+            await refused(head, "R1", "set_spin_rotation", "forbidden", croupiers=["crupier"])
+            between = await at(sala, "R1", "set_spin_rotation", croupiers=["crupier"])
+            assert between["error"]["code"] == "wrong_phase"  # between coups only
+            assert "who sets it is who sends it" in await refused(
+                sala, "R2", "set_spin_rotation", "invalid_args", croupiers=["a"], set_by="x"
+            )
+            assert "names the croupier who spins" in await refused(
+                device, "R1", "spin", "invalid_args", direction="clockwise"
+            )
             impossible = await refused(
                 device, "R1", "place_bet", "rule_error", **bet("x", "split", (1, 5))
             )
@@ -556,7 +616,9 @@ def test_monitors_and_terminals_get_a_tables_public_view_and_staff_and_its_devic
                 answer = await watcher.request({"type": "subscribe", "stream": "table:R1"})
                 assert answer["success"], answer
             await ok(head, "R1", "open_table")
+            await set_rotation(hub, "R1", "crupier", "luis")
             await ok(device, "R1", "open_bets")
+            await ok(device, "R1", "spin", spun_by="crupier", direction="clockwise")
             await ok(device, "R1", "place_bet", **bet("rojo", "red", player=PLAYER))
             cero = bet("cero", "straight", (0,), amount="1", player=PLAYER)
             await ok(device, "R1", "place_bet", **cero)
@@ -580,13 +642,17 @@ def test_monitors_and_terminals_get_a_tables_public_view_and_staff_and_its_devic
             assert [b["id"] for b in full["bets"]] == ["rojo", "cero"]
             assert full["bets"][0]["player"] == PLAYER and full["settlement"] is not None
             assert await table_state(device, "R1") == full
-            assert {k: v for k, v in full.items() if k not in ("bets", "settlement")} == {
-                k: v for k, v in public.items() if k not in ("bets", "settlement")
+            private = ("bets", "settlement", "spin_rotation", "next_spinner")
+            assert {k: v for k, v in full.items() if k not in private} == {
+                k: v for k, v in public.items() if k not in private
             }
+            assert (full["spin_rotation"], full["next_spinner"]) == (["crupier", "luis"], "luis")
+            assert (public["spin_rotation"], public["next_spinner"]) == ([], None)
 
             await ok(device, "R1", "pay_coup")
             await ok(head, "R1", "announce_last_coups")
             await ok(device, "R1", "open_bets")
+            await ok(device, "R1", "spin", spun_by="luis", direction="anticlockwise")
             await ok(device, "R1", "call_no_more_bets")
             await ok(device, "R1", "record_outcome", outcome="3")  # red: the prisoner is freed
             await ok(device, "R1", "settle")
@@ -615,7 +681,11 @@ def test_monitors_and_terminals_get_a_tables_public_view_and_staff_and_its_devic
         assert last["table_outcome_recorded"] == {"coup": 2, "outcome": "3", "revolutions": None}
         assert last["table_last_coups_announced"] == {"coups": 1, "counting_current": False}
         assert last["table_bets_opened"] == {"coup": 2, "last_coup": True}
-        assert last["table_closed"] == {"session_id": 1, "coups": 2}
+        assert last["table_closed"] == {"session_id": 1, "coups": 2}  # not who spun them
+        assert last["table_spin_rotation_set"] == {}
+        assert last["table_spun"] == {"coup": 2, "direction": "anticlockwise", "relaunch": False}
+        closed = next(f for f in whole if f["event"] == "table_closed")["payload"]
+        assert closed["spins"] == {"crupier": 1, "luis": 1}
         assert last["table_opened"]["limits"]["table_minimum"] == "1"
         return panel, whole
 

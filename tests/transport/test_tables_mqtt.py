@@ -76,7 +76,10 @@ async def bridged(store, mqtt: MqttConfig, **options) -> AsyncIterator[tuple]:
 
 
 async def coup(device: Client, outcome: str, *bets: dict) -> None:
+    """A coup at R1 spun by «crupier», the only croupier of its rotation (a 1979 roulette turns
+    each way in turn: one coup a session here)."""
     await ok(device, "R1", "open_bets")
+    await ok(device, "R1", "spin", spun_by="crupier", direction="clockwise")
     for one in bets:
         await ok(device, "R1", "place_bet", **one)
     await ok(device, "R1", "call_no_more_bets")
@@ -93,7 +96,7 @@ def test_table_events_reach_mqtt_in_order_with_a_retained_state_and_a_replay(sto
     async def scenario():
         async with (
             bridged(store, MqttConfig(url=broker.url)) as (hub, hall_bridge, bridge),
-            people(hub, store) as (head, device, monitor, _),
+            people(hub, store) as (head, device, monitor, sala),
             mqtt_client(broker, "monitor-t") as subscriber,
         ):
             assert bridge.identifier == f"bingo-hub-{HALL}-table-R1"
@@ -101,6 +104,7 @@ def test_table_events_reach_mqtt_in_order_with_a_retained_state_and_a_replay(sto
             await subscriber.subscribe(f"bingo/{HALL}/events", qos=1)  # the bingo's: quiet
             await monitor.request({"type": "subscribe", "stream": "table:R1"})
             await ok(head, "R1", "open_table")
+            await ok(sala, "R1", "set_spin_rotation", croupiers=["crupier"])
             await coup(
                 device,
                 "32",
@@ -108,7 +112,7 @@ def test_table_events_reach_mqtt_in_order_with_a_retained_state_and_a_replay(sto
                 bet("b2", "straight", (32,), amount="1", player=PLAYER),
             )
             head_seq = hub.tables.tables["R1"].service.seq
-            assert head_seq == 8
+            assert head_seq == 10
             messages = await take(subscriber, head_seq)
             websocket = await monitor.events(head_seq)
             await published(bridge, head_seq)
@@ -128,19 +132,25 @@ def test_table_events_reach_mqtt_in_order_with_a_retained_state_and_a_replay(sto
         assert all(str(m.topic) == f"{BASE}/events" and m.qos == 1 for m in messages)
         assert payloads == expected  # byte for byte what the websocket sends a monitor
         assert [json.loads(p) for p in payloads] == websocket
-        assert [json.loads(p)["seq"] for p in payloads] == list(range(1, 9))
-        assert [private_in(json.loads(p)) for p in payloads] == [[]] * 8  # the public view
-        assert json.loads(payloads[2])["payload"] == {"coup": 1}  # a bet: its coup only
+        assert [json.loads(p)["seq"] for p in payloads] == list(range(1, 11))
+        assert [private_in(json.loads(p)) for p in payloads] == [[]] * 10  # the public view
+        assert json.loads(payloads[4])["payload"] == {"coup": 1}  # a bet: its coup only
         table_state = json.loads(state.payload)
         assert state.retain
-        assert (table_state["table"], table_state["seq"], table_state["phase"]) == ("R1", 8, "idle")
+        assert (table_state["table"], table_state["seq"], table_state["phase"]) == (
+            "R1",
+            10,
+            "idle",
+        )
         assert table_state["recent_outcomes"] == ["32"] and table_state["bets"] == []
         assert table_state["settlement"] is None and PLAYER not in state.payload.decode()
+        assert (table_state["spin_rotation"], table_state["next_spinner"]) == ([], None)
+        assert table_state["direction_due"] == "anticlockwise"
         assert table_state["limits"]["table_minimum"] == "1"
         *events, done = replay
-        assert done == {"type": "replay_done", "seq": 8}
+        assert done == {"type": "replay_done", "seq": 10}
         assert events == [json.loads(f) for f in expected[5:]]
-        assert [private_in(e) for e in events] == [[]] * 3
+        assert [private_in(e) for e in events] == [[]] * 5
 
     run(scenario())
 
@@ -156,13 +166,15 @@ def test_a_broker_killed_mid_coup_loses_no_table_event(store, tmp_path):
 
         async with (
             bridged(store, MqttConfig(url=broker.url), backoff_max=0.5) as (hub, _, bridge),
-            people(hub, store) as (head, device, _, _),
+            people(hub, store) as (head, device, _, sala),
         ):
             subscriber = await persistent_subscriber(broker, f"{BASE}/events", received, online)
             await ok(head, "R1", "open_table")
+            await ok(sala, "R1", "set_spin_rotation", croupiers=["crupier"])
             await ok(device, "R1", "open_bets")
+            await ok(device, "R1", "spin", spun_by="crupier", direction="clockwise")
             await ok(device, "R1", "place_bet", **bet("b1", "odd"))
-            await until(lambda: received[-1:] == [3])
+            await until(lambda: received[-1:] == [5])
             await asyncio.sleep(1.2)  # past the broker's autosave of the sessions
 
             online.clear()  # the subscriber stays away until the bridge has republished
@@ -175,16 +187,16 @@ def test_a_broker_killed_mid_coup_loses_no_table_event(store, tmp_path):
                 ("pay_coup", {}),
             ]:
                 await ok(device, "R1", name, **args)  # the table plays on meanwhile
-            assert bridge.published_seq == 3
+            assert bridge.published_seq == 5
             await asyncio.to_thread(broker.start)
-            await until(lambda: bridge.published_seq == 7)
+            await until(lambda: bridge.published_seq == 9)
             online.set()
-            await all_delivered(subscriber, received, 7)
+            await all_delivered(subscriber, received, 9)
             subscriber.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await subscriber
-        assert list(dict.fromkeys(received)) == list(range(1, 8))
-        assert bridge.connections == 2 and bridge.resumed_from == 3
+        assert list(dict.fromkeys(received)) == list(range(1, 10))
+        assert bridge.connections == 2 and bridge.resumed_from == 5
 
     try:
         run(scenario())

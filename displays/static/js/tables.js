@@ -11,7 +11,8 @@ import { el } from './ui.js';
 
 const RECENT_OUTCOMES = 20; // TableStateMessage.recent_outcomes
 
-// The public part of a TableStateMessage, under the same names.
+// The public part of a TableStateMessage a panel shows, under the same names (not the croupier's
+// station's spinning fields).
 const PUBLIC = [
   'table',
   'name',
