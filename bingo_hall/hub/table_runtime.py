@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from bingo_hall.config import HallConfig, TableConfig
 from bingo_hall.domain.errors import PhaseError, RuleError
-from bingo_hall.hub.auth import TABLE_ROLE, Principal, TableDenied, authorise_table
+from bingo_hall.hub.auth import TABLE_ROLE, Principal, Role, TableDenied, authorise_table
 from bingo_hall.hub.runtime import (
     Admitted,
     CommandFailed,
@@ -29,6 +29,7 @@ from bingo_hall.hub.runtime import (
 )
 from bingo_hall.hub.service import utc_now
 from bingo_hall.hub.table_service import TableService, TableSnapshot
+from bingo_hall.store.credentials import CredentialStore
 from bingo_hall.store.database import STORE_FAILURES
 from bingo_hall.store.eventlog import EventLog
 from bingo_hall.tables import commands as c
@@ -187,6 +188,7 @@ class TableRuntime:
         self.hall_id = hall_id
         self.tables: dict[str, LinkedTable] = {}
         self._boule_layouts = asyncio.Lock()  # opening, changing and closing boule layouts
+        self._credentials: CredentialStore | None = None  # who the croupiers are
         for spec in specs:
             service = TableService(log, hall_id, spec.id, clock)
             self.tables[spec.id] = LinkedTable(spec, service, Fanout(log, service.stream))
@@ -245,6 +247,8 @@ class TableRuntime:
         except TableDenied as denied:
             raise CommandFailed("forbidden", str(denied)) from None
         command = _build(table.spec, principal, name, args)
+        if isinstance(command, c.SetSpinRotation):
+            await asyncio.to_thread(self._check_croupiers, command.croupiers)
         if isinstance(table.spec.game.rules, BouleRules) and isinstance(command, LAYOUT_COMMANDS):
             async with self._boule_layouts:  # no other layout opens or closes meanwhile
                 self._keep_boule_floor(table, command)
@@ -269,6 +273,24 @@ class TableRuntime:
                 raise CommandFailed("wrong_phase", f"table {table_id}: {error.message}") from None
             except RuleError as error:
                 raise CommandFailed(error.code, f"table {table_id}: {error.message}") from None
+
+    def _check_croupiers(self, named: tuple[str, ...]) -> None:
+        """A rotation names the hall's active croupiers only: a station could not name anyone
+        else, and a typing slip would otherwise stop the table at its first spin."""
+        if self._credentials is None:
+            self._credentials = CredentialStore(self.log.engine)
+        croupiers = {
+            user.username
+            for user in self._credentials.users()
+            if user.role is Role.CROUPIER and user.active
+        }
+        unknown = [name for name in named if name.strip() not in croupiers]
+        if unknown:
+            raise CommandFailed(
+                "invalid_args",
+                f"set_spin_rotation: croupiers: not an active croupier of the hall: "
+                f"{', '.join(unknown)} (its croupiers: {', '.join(sorted(croupiers)) or 'none'})",
+            )
 
     def _keep_boule_floor(self, table: LinkedTable, command: c.TableCommand) -> None:
         """Refuse a command that would leave boule layouts at twice the authorised minimum with

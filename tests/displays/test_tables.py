@@ -136,7 +136,13 @@ def shows_outcomes(monitor: Page, outcome: str, colour: str, recent: list[tuple[
 
 
 def test_the_monitor_follows_a_french_roulette_table(browser, tmp_path):
-    prepared = PreparedHall(tmp_path, profile="1979", display_delay=0.2, tables=[R1])
+    prepared = PreparedHall(
+        tmp_path,
+        profile="1979",
+        display_delay=0.2,
+        tables=[R1],
+        staff={"crupier": "croupier", "luis": "croupier"},
+    )
     prepared.prepare(terminals=(), monitors=())
     hub = HubProcess(prepared)
     hub.start()

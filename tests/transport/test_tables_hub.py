@@ -40,7 +40,7 @@ TABLES = [
         }
     ),
 ]
-TABLE_STAFF = {"jmj": "jefe_de_mesa_de_juego", "crupier": "croupier"}
+TABLE_STAFF = {"jmj": "jefe_de_mesa_de_juego", "crupier": "croupier", "luis": "croupier"}
 PLAYER = "ana-jugadora"
 SEAL = "precinto-0042"
 # What a public panel never gets in a table's event payload (beside the game's rules).
@@ -464,6 +464,18 @@ def test_refused_commands_say_why_and_change_nothing(store):
             await refused(head, "R1", "set_spin_rotation", "forbidden", croupiers=["crupier"])
             between = await at(sala, "R1", "set_spin_rotation", croupiers=["crupier"])
             assert between["error"]["code"] == "wrong_phase"  # between coups only
+            # only the hall's active croupiers spin: not a slip, nor the table's head
+            unknown = await refused(
+                sala,
+                "R2",
+                "set_spin_rotation",
+                "invalid_args",
+                croupiers=["crupier", "lius", "jmj"],
+            )
+            assert (
+                "not an active croupier of the hall: lius, jmj (its croupiers: crupier, luis)"
+                in unknown
+            )
             assert "who sets it is who sends it" in await refused(
                 sala, "R2", "set_spin_rotation", "invalid_args", croupiers=["a"], set_by="x"
             )
