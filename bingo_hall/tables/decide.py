@@ -26,7 +26,12 @@ from bingo_hall.tables.profiles import (
     ZeroRule,
 )
 from bingo_hall.tables.settlement import BetStatus, check_outcome, settle
-from bingo_hall.tables.spinning import check_rotation, check_spinner, spin_direction
+from bingo_hall.tables.spinning import (
+    NO_ROTATION,
+    check_rotation,
+    check_spinner,
+    spin_direction,
+)
 from bingo_hall.tables.state import TableState
 from bingo_hall.tables.zero_rule import options
 
@@ -210,6 +215,8 @@ def _open_bets(state: TableState, cmd: c.OpenBets, now: datetime) -> list[e.Tabl
         )
     if state.last_coups_left == 0:
         raise RuleError("the announced last coup has been played: close the table")
+    if not state.rotation:  # else the coup could not be spun, nor the rotation set, until void
+        raise RuleError(NO_ROTATION)
     return [e.BetsOpened(coup=state.coup + 1, last_coup=state.last_coups_left == 1)]
 
 

@@ -15,6 +15,10 @@ from bingo_hall.domain.errors import RuleError
 from bingo_hall.tables.profiles import DirectionRule, SpinDirection, TableGame
 from bingo_hall.tables.state import TableState
 
+NO_ROTATION = (
+    "no spinning rotation is set: the director gives the croupiers' order (set_spin_rotation) "
+    "before the first coup (N79 L127, L424)"
+)
 OPPOSITE = {
     SpinDirection.CLOCKWISE: SpinDirection.ANTICLOCKWISE,
     SpinDirection.ANTICLOCKWISE: SpinDirection.CLOCKWISE,
@@ -84,10 +88,7 @@ def check_spinner(state: TableState, spun_by: str) -> None:
     """A RuleError unless `spun_by` is the croupier who spins now."""
     due = state.next_spinner
     if due is None:
-        raise RuleError(
-            "no spinning rotation is set: the director gives the croupiers' order "
-            "(set_spin_rotation) before the first coup (N79 L127, L424)"
-        )
+        raise RuleError(NO_ROTATION)
     if spun_by == due:
         return
     if state.spin is not None:

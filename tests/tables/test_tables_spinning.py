@@ -37,7 +37,7 @@ def refused(table_: Table, command: c.TableCommand) -> str:
 
 
 def open_table(profile: str, game: str, *rotation: str) -> Table:
-    """An open table with `rotation` (none when empty) and bets open."""
+    """An open table with `rotation` and bets open."""
     table_ = Table(table(profile, game), rotation=rotation)
     table_.open_bets()
     return table_
@@ -50,10 +50,16 @@ def void(table_: Table, reason: str = "defective_launch") -> None:
     )
 
 
-def test_no_coup_is_spun_before_the_director_sets_the_rotation():
-    table_ = open_table("1979", "french-roulette")
-    message = refused(table_, c.Spin(spun_by="ana", direction=CW))
+@pytest.mark.parametrize(("profile", "game"), [("1979", "french-roulette"), ("1979", "boule")])
+def test_no_coup_opens_before_the_director_sets_the_rotation(profile, game):
+    """Else its bets would lie on a layout no croupier may spin, and the rotation could not be
+    set until the coup was over."""
+    t = table(profile, game)
+    table_ = Table(t, rotation=())
+    message = refused(table_, c.OpenBets(role=t.rules.bets_opened_by[0]))
     assert "no spinning rotation is set" in message and "set_spin_rotation" in message
+    table_.do(c.SetSpinRotation(croupiers=("ana", "luis"), set_by="director"))
+    table_.open_bets()
     assert "has not been spun" in refused(table_, c.CallNoMoreBets())
 
 

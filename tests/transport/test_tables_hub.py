@@ -455,13 +455,12 @@ def test_refused_commands_say_why_and_change_nothing(store):
             )
             assert "may not change during the session" in frozen  # N79 L210-218
 
-            await ok(device, "R1", "open_bets")
-            # the spinning rotation: the director's, set before the first spin
-            unset = await refused(
-                device, "R1", "spin", "rule_error", spun_by="crupier", direction="clockwise"
-            )
+            # the spinning rotation: the director's, set before the first coup
+            unset = await refused(device, "R1", "open_bets", "rule_error")
             assert "no spinning rotation is set" in unset
             await refused(head, "R1", "set_spin_rotation", "forbidden", croupiers=["crupier"])
+            await ok(sala, "R1", "set_spin_rotation", croupiers=["crupier"])
+            await ok(device, "R1", "open_bets")
             between = await at(sala, "R1", "set_spin_rotation", croupiers=["crupier"])
             assert between["error"]["code"] == "wrong_phase"  # between coups only
             # only the hall's active croupiers spin: not a slip, nor the table's head
@@ -526,7 +525,7 @@ def test_refused_commands_say_why_and_change_nothing(store):
             assert "only a casino table's commands" in bingo["error"]["message"]
 
             after = {t: log.head(stream(log, t)) for t in ("R1", "R2")}
-            assert after == {"R1": (before["R1"][0] + 1, after["R1"][1]), "R2": before["R2"]}
+            assert after == {"R1": (before["R1"][0] + 2, after["R1"][1]), "R2": before["R2"]}
             assert (await table_state(head, "R1"))["bets"] == []
             assert hub.runtime.service.seq == 0
 

@@ -212,17 +212,19 @@ def test_the_acl_lets_monitors_read_table_topics_and_not_write_them(store, tmp_p
     async def scenario():
         async with (
             bridged(store, hub_login(broker)) as (hub, _, bridge),
-            people(hub, store) as (head, device, _, _),
+            people(hub, store) as (head, device, _, sala),
             login(broker, "mon-1", users["mon-1"]) as mon,
         ):
             await mon.subscribe(f"bingo/{HALL}/tables/+/events", qos=1)
             await ok(head, "R1", "open_table")
-            [opened] = await take(mon, 1)
+            await ok(sala, "R1", "set_spin_rotation", croupiers=["crupier"])
+            opened, rotation = await take(mon, 2)
             assert json.loads(opened.payload)["event"] == "table_opened"
+            assert json.loads(rotation.payload)["payload"] == {}  # no croupier's name
             await mon.publish(f"{BASE}/events", '{"type":"event","seq":99}', qos=1)  # dropped
             await ok(device, "R1", "open_bets")
             [real] = await take(mon, 1)
-            assert json.loads(real.payload)["seq"] == 2
+            assert json.loads(real.payload)["seq"] == 3
             await ok(device, "R1", "place_bet", **bet("b1", "red", player=PLAYER))
             [placed] = await take(mon, 1)
             assert json.loads(placed.payload)["payload"] == {"coup": 1}
@@ -230,14 +232,14 @@ def test_the_acl_lets_monitors_read_table_topics_and_not_write_them(store, tmp_p
             request = {"client": "mon-1", "after_seq": 0}
             await mon.publish(f"{BASE}/replay/request/mon-1", json.dumps(request), qos=1)
             *events, done = await take_until_done(mon)
-            assert [e["seq"] for e in events] == [1, 2, 3] and done["seq"] == 3
-            assert [private_in(e) for e in events] == [[]] * 3
-            await published(bridge, 3)
+            assert [e["seq"] for e in events] == [1, 2, 3, 4] and done["seq"] == 4
+            assert [private_in(e) for e in events] == [[]] * 4
+            await published(bridge, 4)
             async with login(broker, "mon-2", users["mon-2"]) as late:
                 await late.subscribe(f"{BASE}/state", qos=1)
                 [state] = await take(late, 1)
             retained = json.loads(state.payload)
-            assert (retained["phase"], retained["seq"]) == ("betting", 3)
+            assert (retained["phase"], retained["seq"]) == ("betting", 4)
             assert retained["bets"] == [] and retained["settlement"] is None  # b1 is on it
             assert list(hub.tables.tables["R1"].service.state.bets) == ["b1"]
 
