@@ -256,8 +256,8 @@ def _spin(state: TableState, cmd: c.Spin, now: datetime) -> list[e.TableEvent]:
     table, _ = state.require_table()
     if state.spinning:
         raise RuleError(
-            f"coup {state.coup} is already spinning: call «no va más» and record where it "
-            "stops, or declare it void"
+            f"coup {state.coup} is already spinning: record where the ball stops (after «no "
+            "va más»), or declare the coup void"
         )
     check_spinner(state, cmd.spun_by)
     direction = spin_direction(table, state, cmd.direction)

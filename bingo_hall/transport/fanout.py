@@ -39,9 +39,10 @@ Audience = Literal["staff", "clerk", "device"]
 
 # A casino table's public view (docs/tables.md), the fields of each event a public panel may
 # get: the phases, coups, outcomes, limits, the session's opening and closing, the last-coup
-# announcements and void coups; nothing of a player's (no bet, chip, stake, zero choice,
-# settlement or payment: those events keep their coup only) and not the cylinder's seal. Every
-# event is still sent, in seq order, so a panel resumes after any seq and never sees a gap.
+# announcements, the way each coup was spun and void coups; nothing of a player's (no bet, chip,
+# stake, zero choice, settlement or payment: those events keep their coup only), not who spins
+# and not the cylinder's seal. Every event is still sent, in seq order, so a panel resumes after
+# any seq and never sees a gap.
 TABLE_PUBLIC_FIELDS: dict[str, tuple[str, ...]] = {
     "table_opened": ("table_id", "session_id", "table", "choice", "limits"),
     "table_colour_chips_issued": (),
