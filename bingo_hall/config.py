@@ -155,6 +155,12 @@ class TableConfig(BaseModel):
     game: GameName
     profile: str = Field(pattern=r"^[A-Za-z0-9_.-]+$", description="1977, 1979, basque …")
     limits: LimitChoice
+    sector: str = Field(
+        default="",
+        max_length=60,
+        description="the hall's sector it stands in: one head may direct several tables of a "
+        "sector where the profile allows it (EUS L224)",
+    )
 
 
 class HallConfig(BaseModel):

@@ -171,12 +171,13 @@ _CROUPIER = frozenset(
         "declare_void",
     }
 )
-# The table's head directs the game and handles no chips (N79 L113-131): he opens and closes
-# the table (the seal, N79 L234), marks the last coup (§2.12) and declares voids (N79 L232).
+# The table's head directs the game and handles no chips (N79 L113-131): he opens, takes over
+# (`take_table`: the hub checks how many tables one head may direct, EUS L224) and closes the
+# table (the seal, N79 L234), marks the last coup (§2.12) and declares voids (N79 L232).
 # `open_bets` and `declare_void`: the table's profile says which of head and croupier
 # (`bets_opened_by`, `void_declared_by`); the hub gives the rules the sender's role
 _TABLE_HEAD = frozenset(
-    {"open_table", "close_table", "announce_last_coups", "declare_void", "open_bets"}
+    {"open_table", "take_table", "close_table", "announce_last_coups", "declare_void", "open_bets"}
 )
 
 TABLE_PERMISSIONS: dict[Role, frozenset[str]] = {role: frozenset() for role in Role} | {

@@ -34,6 +34,7 @@ from bingo_hall.store.database import STORE_FAILURES
 from bingo_hall.store.eventlog import EventLog
 from bingo_hall.tables import commands as c
 from bingo_hall.tables.config import find_table_profile
+from bingo_hall.tables.heads import HeadedTable, heading_problem
 from bingo_hall.tables.limits import LimitChoice, boule_floor_problem, resolve_limits
 from bingo_hall.tables.phases import TablePhase
 from bingo_hall.tables.profiles import (
@@ -77,6 +78,10 @@ class ChangeLimitsArgs(_Args):
     authorisation: str = ""
 
 
+class TakeTableArgs(_Args):
+    """Nothing: who takes the table is who sends it."""
+
+
 class SetSpinRotationArgs(_Args):
     """Who sets it is who sends it."""
 
@@ -99,6 +104,7 @@ TABLE_ARGS: dict[str, type[BaseModel]] = {
     "change_limits": ChangeLimitsArgs,
     "set_spin_rotation": SetSpinRotationArgs,
     "spin": SpinArgs,
+    "take_table": TakeTableArgs,
 }
 """The `args` of each table command, as the protocol takes them (docs/protocol.md)."""
 
@@ -108,7 +114,9 @@ HUB_FILLED: dict[str, dict[str, str]] = {
         "table": "the game and profile come from the hall's configuration",
         "limits": "the limits the table's authorisation gives come from the hall's "
         "configuration (change_limits changes them where the profile allows it)",
+        "head": "a table's head who opens it heads it; the director opens it without one",
     },
+    "take_table": {"head": "who takes it is who sends it"},
     "open_bets": {"role": "the role is that of who sends it"},
     "declare_void": {
         "declared_by": "who declares it is who sends it",
@@ -130,6 +138,7 @@ class TableSpec:
     name: str
     game: TableGame
     limits: LimitChoice
+    sector: str = ""  # the hall's sector the table stands in ("" none)
 
 
 def load_tables(config: HallConfig) -> list[TableSpec]:
@@ -159,7 +168,7 @@ def _spec(table: TableConfig, directory: Any) -> TableSpec:
         )
     game = table_game(profile, table.game)
     resolve_limits(game.rules, table.limits)
-    return TableSpec(table.id, table.name or table.id, game, table.limits)
+    return TableSpec(table.id, table.name or table.id, game, table.limits, table.sector)
 
 
 # --- the runtime -----------------------------------------------------------------------------
@@ -188,6 +197,7 @@ class TableRuntime:
         self.hall_id = hall_id
         self.tables: dict[str, LinkedTable] = {}
         self._boule_layouts = asyncio.Lock()  # opening, changing and closing boule layouts
+        self._heads = asyncio.Lock()  # a head opening or taking a table
         self._credentials: CredentialStore | None = None  # who the croupiers are
         for spec in specs:
             service = TableService(log, hall_id, spec.id, clock)
@@ -249,13 +259,28 @@ class TableRuntime:
         command = _build(table.spec, principal, name, args)
         if isinstance(command, c.SetSpinRotation):
             await asyncio.to_thread(self._check_croupiers, command.croupiers)
+        if principal.role is Role.JEFE_DE_MESA_DE_JUEGO and isinstance(command, HEAD_TAKING):
+            async with self._heads:  # no other table changes heads meanwhile
+                self._check_heading(table, principal.id, command)
+                envelopes = await self._dispatch(table, command, principal, admitted)
+        else:
+            if principal.role is Role.JEFE_DE_MESA_DE_JUEGO:
+                self._check_heads(table, principal.id)
+            envelopes = await self._dispatch(table, command, principal, admitted)
+        return {"table": table_id, "events": [{"seq": e.seq, "type": e.type} for e in envelopes]}
+
+    async def _dispatch(
+        self,
+        table: LinkedTable,
+        command: c.TableCommand,
+        principal: Principal,
+        admitted: Admitted,
+    ):
         if isinstance(table.spec.game.rules, BouleRules) and isinstance(command, LAYOUT_COMMANDS):
             async with self._boule_layouts:  # no other layout opens or closes meanwhile
                 self._keep_boule_floor(table, command)
-                envelopes = await self._run(table, command, principal, admitted)
-        else:
-            envelopes = await self._run(table, command, principal, admitted)
-        return {"table": table_id, "events": [{"seq": e.seq, "type": e.type} for e in envelopes]}
+                return await self._run(table, command, principal, admitted)
+        return await self._run(table, command, principal, admitted)
 
     async def _run(
         self,
@@ -273,6 +298,34 @@ class TableRuntime:
                 raise CommandFailed("wrong_phase", f"table {table_id}: {error.message}") from None
             except RuleError as error:
                 raise CommandFailed(error.code, f"table {table_id}: {error.message}") from None
+
+    def _check_heads(self, table: LinkedTable, head: str) -> None:
+        """A table's head gives its commands at an open table only if he heads it: he directs
+        it (N79 L125), and the table records who does (`take_table`)."""
+        state = table.service.snapshot.state
+        if state.phase is not TablePhase.CLOSED and state.head != head:
+            raise CommandFailed(
+                "forbidden",
+                f"table {table.spec.id}: {head} does not head it (its head: "
+                f"{state.head or 'none'}); a table's head directs the tables he heads: take it "
+                "first (take_table)",
+            )
+
+    def _check_heading(self, table: LinkedTable, head: str, command: c.TableCommand) -> None:
+        """Refuse a table whose heading would break its profile's rule on how many tables one
+        head directs (`tables/heads.py`); a command its phase refuses is left to the rules."""
+        if table.service.snapshot.state.phase not in command.legal_in:
+            return
+        headed = [
+            _headed(other)
+            for other in self.tables.values()
+            if other is not table
+            and other.service.snapshot.state.phase is not TablePhase.CLOSED
+            and other.service.snapshot.state.head == head
+        ]
+        problem = heading_problem(head, headed, _headed(table))
+        if problem is not None:
+            raise CommandFailed("rule_error", f"table {table.spec.id}: {problem}")
 
     def _check_croupiers(self, named: tuple[str, ...]) -> None:
         """A rotation names the hall's active croupiers only: a station could not name anyone
@@ -323,6 +376,12 @@ class TableRuntime:
 
 
 LAYOUT_COMMANDS = (c.OpenTable, c.ChangeLimits, c.CloseTable)
+HEAD_TAKING = (c.OpenTable, c.TakeTable)
+
+
+def _headed(table: LinkedTable) -> HeadedTable:
+    spec = table.spec
+    return HeadedTable(spec.id, spec.sector, spec.game.rules.tables_per_head, spec.game.label)
 
 
 def _layout_multiple(state: TableState) -> int:
@@ -348,7 +407,10 @@ def _build(
     given = _validate(name, TABLE_ARGS[name], args)
     fields = given.model_dump()
     if name == "open_table":
-        fields = {"table_id": spec.id, "table": spec.game, "limits": spec.limits}
+        head = principal.id if principal.role is Role.JEFE_DE_MESA_DE_JUEGO else None
+        fields = {"table_id": spec.id, "table": spec.game, "limits": spec.limits, "head": head}
+    elif name == "take_table":
+        fields |= {"head": principal.id}
     elif name == "open_bets":
         fields |= {"role": TABLE_ROLE[principal.role]}
     elif name == "declare_void":

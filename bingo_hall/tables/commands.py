@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bingo_hall.tables.bets import BetRequest
 from bingo_hall.tables.limits import LimitChoice
-from bingo_hall.tables.phases import TablePhase
+from bingo_hall.tables.phases import OPEN_PHASES, TablePhase
 from bingo_hall.tables.profiles import Role, SpinDirection, TableGame, VoidReason, ZeroChoice
 
 P = TablePhase
@@ -27,6 +27,15 @@ class OpenTable(TableCommand):
     table_id: str = Field(min_length=1)
     table: TableGame
     limits: LimitChoice
+    head: str | None = None  # who heads it from the opening (None: the director opens it)
+
+
+class TakeTable(TableCommand):
+    """A head takes over the direction of the table (at the opening, or relieving another)."""
+
+    name = "take_table"
+    legal_in = OPEN_PHASES
+    head: str = Field(min_length=1, max_length=100)
 
 
 class IssueColourChips(TableCommand):
@@ -139,6 +148,7 @@ COMMAND_TYPES: dict[str, type[TableCommand]] = {
     cls.name: cls
     for cls in (
         OpenTable,
+        TakeTable,
         IssueColourChips,
         AnnounceLastCoups,
         ChangeLimits,

@@ -61,8 +61,16 @@ def _open(state: TableState, cmd: c.OpenTable, now: datetime) -> list[e.TableEve
             table=cmd.table,
             choice=cmd.limits,
             limits=limits,
+            head=cmd.head,
         )
     ]
+
+
+@_handles(c.TakeTable)
+def _take(state: TableState, cmd: c.TakeTable, now: datetime) -> list[e.TableEvent]:
+    if cmd.head == state.head:
+        raise RuleError(f"{cmd.head} heads table {state.table_id} already")
+    return [e.HeadTaken(head=cmd.head, previous=state.head)]
 
 
 @_handles(c.IssueColourChips)

@@ -32,6 +32,15 @@ class TableOpened(TableEvent):
     table: TableGame
     choice: LimitChoice
     limits: ResolvedLimits
+    head: str | None = None  # the head who opened it; None: the director did
+
+
+class HeadTaken(TableEvent):
+    """The table's head from now on; `previous`, the one he relieves (None: it had none)."""
+
+    type = "table_head_taken"
+    head: str
+    previous: str | None = None
 
 
 class ColourChipsIssued(TableEvent):
@@ -174,6 +183,7 @@ EVENT_TYPES: dict[str, type[TableEvent]] = {
     cls.type: cls
     for cls in (
         TableOpened,
+        HeadTaken,
         ColourChipsIssued,
         LastCoupsAnnounced,
         LimitsChangeAnnounced,

@@ -42,7 +42,13 @@ def _(state: TableState, ev: e.TableOpened) -> TableState:
         choice=ev.choice,
         limits=ev.limits,
         authorised=ev.choice,
+        head=ev.head,
     )
+
+
+@_applies(e.HeadTaken)
+def _(state: TableState, ev: e.HeadTaken) -> TableState:
+    return replace(state, head=ev.head)
 
 
 @_applies(e.ColourChipsIssued)

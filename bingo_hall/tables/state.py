@@ -59,6 +59,7 @@ class TableState:
     settlement: Settlement | None = None
     colours: Mapping[str, ColourChip] = field(default_factory=lambda: EMPTY)
     pending_limits: PendingLimits | None = None
+    head: str | None = None  # who directs the table now (None: no head has taken it)
     rotation: tuple[str, ...] = ()  # the croupiers who spin, in the director's order
     turn: int = 0  # counted coups since the rotation was set: rotation[turn % len] spins next
     spin: CoupSpin | None = None  # the current coup's, kept through a void for the relaunch

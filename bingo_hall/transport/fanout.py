@@ -44,7 +44,8 @@ Audience = Literal["staff", "clerk", "device"]
 # and not the cylinder's seal. Every event is still sent, in seq order, so a panel resumes after
 # any seq and never sees a gap.
 TABLE_PUBLIC_FIELDS: dict[str, tuple[str, ...]] = {
-    "table_opened": ("table_id", "session_id", "table", "choice", "limits"),
+    "table_opened": ("table_id", "session_id", "table", "choice", "limits", "head"),
+    "table_head_taken": ("head", "previous"),
     "table_colour_chips_issued": (),
     "table_last_coups_announced": ("coups", "counting_current"),
     "table_limits_change_announced": ("choice", "limits", "requested_by", "old_limit_coups"),

@@ -146,8 +146,9 @@ each has its own stream in the same log, with its own seq and hash chain.
   bet `rule_error` naming the bet and why; a table device acting on another table, or a role
   without the command, `forbidden`. Money is a decimal string (`"10"`, `"2.50"`): a JSON
   number with a fraction is refused (`invalid_args`). The hub fills in the table's game,
-  profile and limits (from the hall's configuration) at `open_table`, and who declares a
-  void (and in what role), asks for new limits or sets the spinning rotation. A croupier
+  profile and limits (from the hall's configuration) and its head at `open_table`, and who
+  takes a table, declares a void (and in what role), asks for new limits or sets the spinning
+  rotation. A croupier
   spins as himself; a table device names the croupier at the wheel (`spun_by`).
 - Who may give which table command: docs/roles.md. A table device (`device-add --kind table
   --table R1`) gives the croupier's commands at its own table only.

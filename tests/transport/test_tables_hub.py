@@ -40,7 +40,12 @@ TABLES = [
         }
     ),
 ]
-TABLE_STAFF = {"jmj": "jefe_de_mesa_de_juego", "crupier": "croupier", "luis": "croupier"}
+TABLE_STAFF = {
+    "jmj": "jefe_de_mesa_de_juego",
+    "jmj2": "jefe_de_mesa_de_juego",
+    "crupier": "croupier",
+    "luis": "croupier",
+}
 PLAYER = "ana-jugadora"
 SEAL = "precinto-0042"
 # What a public panel never gets in a table's event payload (beside the game's rules).
@@ -393,7 +398,7 @@ def test_void_coups_keep_the_bets_and_the_coup_as_each_profile_says(store):
 
             # Basque: the croupier may declare it when no head or inspector is at the table,
             # and betting opens again (EUS L320)
-            await ok(head, "R2", "open_table")
+            await ok(sala, "R2", "open_table")  # jmj heads R1, and a 1979 table has its own head
             # one croupier when there are few customers (EUS L220); he spins as himself
             await ok(sala, "R2", "set_spin_rotation", croupiers=["crupier"])
             await ok(croupier, "R2", "open_bets")
@@ -554,18 +559,83 @@ def test_a_boule_layout_plays_at_twice_the_minimum_only_while_another_keeps_it(s
         async with (
             running_hub(url, token, series, tables=BOULE_TABLES) as hub,
             Client.login(hub.url, user="jmj", password=PASSWORD) as head,
+            Client.login(hub.url, user="jmj2", password=PASSWORD) as other_head,
         ):
             log = hub.runtime.service.log
-            alone = await refused(head, "B2", "open_table", "rule_error")
+            alone = await refused(other_head, "B2", "open_table", "rule_error")
             assert "boule layout B2 would play at twice the authorised minimum" in alone
             assert log.head(stream(log, "B2"))[0] == 0  # nothing written
             await ok(head, "B1", "open_table")
-            await ok(head, "B2", "open_table")
+            await ok(other_head, "B2", "open_table")
             kept = await refused(head, "B1", "close_table", "rule_error", seal=SEAL)
             assert "N79 L440" in kept
             assert (await table_state(head, "B1"))["phase"] == "idle"
-            await ok(head, "B2", "close_table", seal=SEAL)
+            await ok(other_head, "B2", "close_table", seal=SEAL)
             await ok(head, "B1", "close_table", seal=SEAL)
+
+    run(scenario())
+
+
+SECTOR_TABLES = [
+    TableConfig.model_validate(
+        {
+            "id": table,
+            "game": game,
+            "profile": "basque",
+            "limits": {"minimum": "2", "tier": 30} if game != "boule" else {"minimum": "2"},
+            "sector": sector,
+        }
+    )
+    for table, game, sector in (
+        ("E1", "french-roulette", "A"),
+        ("E2", "american-roulette", "A"),
+        ("E3", "boule", "A"),
+        ("E4", "french-roulette", "A"),
+        ("E5", "french-roulette", "A"),
+        ("E6", "french-roulette", "B"),
+    )
+] + [TABLES[0]]
+
+
+def test_a_head_directs_the_tables_he_heads_up_to_the_profiles_number_in_one_sector(store):
+    """EUS L224: one head for up to four tables of one sector, whatever their games; N79
+    L117-121: a 1979 table has a head of its own. A head gives his commands only where he
+    heads; another head relieves him; the director acts everywhere."""
+
+    async def scenario():
+        url, token, series, _ = store
+        async with (
+            running_hub(url, token, series, tables=SECTOR_TABLES) as hub,
+            Client.login(hub.url, user="jmj", password=PASSWORD) as jmj,
+            Client.login(hub.url, user="jmj2", password=PASSWORD) as jmj2,
+            Client.login(hub.url, user="sala", password=PASSWORD) as sala,
+        ):
+            log = hub.runtime.service.log
+            await ok(jmj, "E1", "open_table")
+            other_sector = await refused(jmj, "E6", "open_table", "rule_error")
+            assert "only in one sector (EUS L224)" in other_sector and "E6 in B" in other_sector
+            assert log.head(stream(log, "E6"))[0] == 0  # nothing written
+            for table in ("E2", "E3", "E4"):  # a roulette, an American one and a boule
+                await ok(jmj, table, "open_table")
+            fifth = await refused(jmj, "E5", "open_table", "rule_error")
+            assert "jmj heads E1, E2, E3, E4 already: one head directs at most 4" in fifth
+            own_head = await refused(jmj, "R1", "open_table", "rule_error")
+            assert "R1 (french-roulette under profile 1979) has a head of its own" in own_head
+
+            await ok(jmj2, "E5", "open_table")
+            assert await ok(jmj2, "E1", "take_table") == ["table_head_taken"]  # a relief
+            (taken,) = [e for e in log.read(stream(log, "E1")) if e.type == "table_head_taken"]
+            assert taken.payload == {"head": "jmj2", "previous": "jmj"} and taken.actor == "jmj2"
+            elsewhere = await refused(jmj, "E1", "announce_last_coups", "forbidden")
+            assert "jmj does not head it (its head: jmj2)" in elsewhere
+            assert "take_table" in elsewhere
+            await ok(sala, "E1", "announce_last_coups")  # the director directs every table
+            await ok(sala, "R1", "open_table")  # and opens one without a head
+            assert (await table_state(sala, "R1"))["phase"] == "idle"
+            await refused(jmj2, "R1", "announce_last_coups", "forbidden")
+            # jmj heads E2, E3, E4 now: he may take R1 (a head of its own) only without them
+            assert "has a head of its own" in await refused(jmj, "R1", "take_table", "rule_error")
+            assert "heads table E2 already" in await refused(jmj, "E2", "take_table", "rule_error")
 
     run(scenario())
 

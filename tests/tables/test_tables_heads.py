@@ -1,0 +1,93 @@
+"""Who heads a table: a head each (N79 L117-121), or one head or inspector for up to four tables
+of one sector (EUS L224, L650, L1505); the table records its head and who relieves whom."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from tables_support import NOW, PROFILES, Table, default_choice, table
+
+from bingo_hall.domain.errors import RuleError
+from bingo_hall.tables import commands as c
+from bingo_hall.tables import events as e
+from bingo_hall.tables.decide import decide
+from bingo_hall.tables.evolve import evolve, replay
+from bingo_hall.tables.heads import HeadedTable, heading_problem
+from bingo_hall.tables.state import TableState
+
+
+def test_every_catalogue_gives_a_head_to_each_table_but_the_basque_one_to_four():
+    per_head = {
+        (profile, game.value): rules.tables_per_head
+        for profile, catalogue in PROFILES.items()
+        for game, rules in catalogue.games.items()
+    }
+    assert {k: v for k, v in per_head.items() if v != 1} == {
+        ("basque", game): 4
+        for game in ("french-roulette", "american-roulette", "boule", "wheel-of-fortune")
+    }
+
+
+def test_a_table_records_its_head_and_who_relieves_whom():
+    t = table("1979", "french-roulette")
+    table_ = Table(t, rotation=())
+    assert table_.state.head is None  # the director opened it
+    (taken,) = table_.do(c.TakeTable(head="jmj"))
+    assert (taken.head, taken.previous) == ("jmj", None)
+    with pytest.raises(RuleError, match="jmj heads table T1 already"):
+        table_.do(c.TakeTable(head="jmj"))
+    table_.do(c.SetSpinRotation(croupiers=("ana",), set_by="director"))
+    table_.open_bets()
+    (relief,) = table_.do(c.TakeTable(head="marta"))  # mid-coup: a relief
+    assert (relief.head, relief.previous) == ("marta", "jmj")
+    assert replay(table_.events) == table_.state and table_.state.head == "marta"
+    (opened,) = decide(
+        TableState(),
+        c.OpenTable(table_id="T2", table=t, limits=default_choice(t), head="luis"),
+        NOW,
+    )
+    assert isinstance(opened, e.TableOpened) and evolve(TableState(), opened).head == "luis"
+
+
+def headed(table_id: str, sector: str = "A", per_head: int = 4) -> HeadedTable:
+    return HeadedTable(table_id, sector, per_head, f"game of {table_id}")
+
+
+def test_one_head_each_where_the_catalogue_says_so():
+    problem = heading_problem("jmj", [headed("R1", per_head=1)], headed("R2"))
+    assert problem is not None and "R1 (game of R1) has a head of its own (N79 L117-121)" in problem
+    assert heading_problem("jmj", [], headed("R1", per_head=1)) is None
+    assert heading_problem("jmj", [headed("R1", per_head=1)], headed("R1", per_head=1)) is None
+
+
+def test_up_to_four_tables_of_one_sector_under_the_basque_catalogue():
+    three = [headed("R1"), headed("R2"), headed("B1")]
+    assert heading_problem("jmj", three, headed("W1")) is None  # whatever their games
+    five = heading_problem("jmj", [*three, headed("W1")], headed("R5"))
+    assert five is not None and "at most 4 tables (EUS L224)" in five
+    elsewhere = heading_problem("jmj", three, headed("R9", sector="B"))
+    assert elsewhere is not None and "only in one sector" in elsewhere and "R9 in B" in elsewhere
+    unplaced = heading_problem("jmj", [headed("R1", sector="")], headed("R2", sector=""))
+    assert unplaced is not None and "R1 in no sector" in unplaced
+
+
+@given(
+    tables=st.lists(
+        st.tuples(st.sampled_from(["A", "B", ""]), st.sampled_from([1, 4])),
+        min_size=1,
+        max_size=7,
+    )
+)
+def test_a_head_s_tables_are_never_more_than_any_allows_nor_across_sectors(tables):
+    """Take the tables one by one, keeping those the rule allows: the kept ones are never more
+    than the strictest of them allows, and several share one named sector."""
+    kept: list[HeadedTable] = []
+    for number, (sector, per_head) in enumerate(tables):
+        candidate = headed(f"T{number}", sector, per_head)
+        if heading_problem("jmj", kept, candidate) is None:
+            kept.append(candidate)
+    assert kept  # the first table is always allowed
+    assert len(kept) <= min(t.tables_per_head for t in kept)
+    if len(kept) > 1:
+        assert len({t.sector for t in kept}) == 1 and kept[0].sector != ""
