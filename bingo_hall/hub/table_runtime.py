@@ -264,8 +264,6 @@ class TableRuntime:
                 self._check_heading(table, principal.id, command)
                 envelopes = await self._dispatch(table, command, principal, admitted)
         else:
-            if principal.role is Role.JEFE_DE_MESA_DE_JUEGO:
-                self._check_heads(table, principal.id)
             envelopes = await self._dispatch(table, command, principal, admitted)
         return {"table": table_id, "events": [{"seq": e.seq, "type": e.type} for e in envelopes]}
 
@@ -292,6 +290,10 @@ class TableRuntime:
         table_id = table.spec.id
         async with table.lock:
             check_admitted(admitted)
+            if principal.role is Role.JEFE_DE_MESA_DE_JUEGO and not isinstance(
+                command, HEAD_TAKING
+            ):  # checked under the lock: a relief may have come first
+                self._check_heads(table, principal.id)
             try:
                 return await asyncio.to_thread(table.service.execute, command, principal.id)
             except PhaseError as error:
