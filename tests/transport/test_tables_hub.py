@@ -537,6 +537,19 @@ def test_refused_commands_say_why_and_change_nothing(store):
     run(scenario())
 
 
+@asynccontextmanager
+async def two_heads(store, tables: list[TableConfig]) -> AsyncIterator:
+    """A hub with `tables`: (the hub, the heads jmj and jmj2, the Jefe de Sala)."""
+    url, token, series, _ = store
+    async with (
+        running_hub(url, token, series, tables=tables) as hub,
+        Client.login(hub.url, user="jmj", password=PASSWORD) as jmj,
+        Client.login(hub.url, user="jmj2", password=PASSWORD) as jmj2,
+        Client.login(hub.url, user="sala", password=PASSWORD) as sala,
+    ):
+        yield hub, jmj, jmj2, sala
+
+
 BOULE_TABLES = [
     TableConfig.model_validate(
         {
@@ -555,12 +568,7 @@ def test_a_boule_layout_plays_at_twice_the_minimum_only_while_another_keeps_it(s
     not close while B2 plays; the hub checks it across the tables."""
 
     async def scenario():
-        url, token, series, _ = store
-        async with (
-            running_hub(url, token, series, tables=BOULE_TABLES) as hub,
-            Client.login(hub.url, user="jmj", password=PASSWORD) as head,
-            Client.login(hub.url, user="jmj2", password=PASSWORD) as other_head,
-        ):
+        async with two_heads(store, BOULE_TABLES) as (hub, head, other_head, _):
             log = hub.runtime.service.log
             alone = await refused(other_head, "B2", "open_table", "rule_error")
             assert "boule layout B2 would play at twice the authorised minimum" in alone
@@ -603,13 +611,7 @@ def test_a_head_directs_the_tables_he_heads_up_to_the_profiles_number_in_one_sec
     heads; another head relieves him; the director acts everywhere."""
 
     async def scenario():
-        url, token, series, _ = store
-        async with (
-            running_hub(url, token, series, tables=SECTOR_TABLES) as hub,
-            Client.login(hub.url, user="jmj", password=PASSWORD) as jmj,
-            Client.login(hub.url, user="jmj2", password=PASSWORD) as jmj2,
-            Client.login(hub.url, user="sala", password=PASSWORD) as sala,
-        ):
+        async with two_heads(store, SECTOR_TABLES) as (hub, jmj, jmj2, sala):
             log = hub.runtime.service.log
             await ok(jmj, "E1", "open_table")
             other_sector = await refused(jmj, "E6", "open_table", "rule_error")
