@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 from urllib.parse import urlsplit
@@ -177,6 +178,10 @@ class HallConfig(BaseModel):
     mqtt: MqttConfig = MqttConfig()
     table_profiles_dir: str = "tables"
     tables: list[TableConfig] = []
+    # The minimum stake the hall's authorisation sets for each table game: no table of it plays
+    # below, and one plays at it while any does (N79 L216, EUS L308). A game left out takes the
+    # lowest minimum its tables are configured with.
+    table_minimums: dict[GameName, Decimal] = {}
     base_dir: Path = Path(".")
 
     @field_validator("hall_id")

@@ -13,6 +13,7 @@ import asyncio
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from decimal import Decimal
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -35,10 +36,18 @@ from bingo_hall.store.eventlog import EventLog
 from bingo_hall.tables import commands as c
 from bingo_hall.tables.config import find_table_profile
 from bingo_hall.tables.heads import HeadedTable, heading_problem
-from bingo_hall.tables.limits import LimitChoice, boule_floor_problem, resolve_limits
+from bingo_hall.tables.limits import (
+    LimitChoice,
+    boule_floor_problem,
+    minimum_table_problem,
+    resolve_limits,
+)
 from bingo_hall.tables.phases import TablePhase
 from bingo_hall.tables.profiles import (
     BouleRules,
+    GameName,
+    LimitChange,
+    RouletteRules,
     SpinDirection,
     TableGame,
     VoidReason,
@@ -139,6 +148,7 @@ class TableSpec:
     game: TableGame
     limits: LimitChoice
     sector: str = ""  # the hall's sector the table stands in ("" none)
+    authorised_minimum: Decimal | None = None  # its game's, by the hall's authorisation
 
 
 def load_tables(config: HallConfig) -> list[TableSpec]:
@@ -146,20 +156,38 @@ def load_tables(config: HallConfig) -> list[TableSpec]:
     the limits resolve); a one-line RuleError naming the table otherwise."""
     directory = config.base_dir / config.table_profiles_dir
     specs = []
+    lowest: dict[GameName, Decimal] = {}
+    for table in config.tables:
+        lowest[table.game] = min(lowest.get(table.game, table.limits.minimum), table.limits.minimum)
+    authorised = lowest | config.table_minimums
     for table in config.tables:
         try:
-            specs.append(_spec(table, directory))
+            specs.append(_spec(table, directory, authorised[table.game]))
         except RuleError as error:
             raise RuleError(f"configuration: table {table.id}: {error.message}") from None
     problem = boule_floor_problem(
         {s.id: s.limits.layout_minimum for s in specs if isinstance(s.game.rules, BouleRules)}
-    )
+    ) or _unopenable(specs)
     if problem is not None:  # none of them could ever open
         raise RuleError(f"configuration: {problem}")
     return specs
 
 
-def _spec(table: TableConfig, directory: Any) -> TableSpec:
+def _unopenable(specs: list[TableSpec]) -> str | None:
+    """Why the tables of a roulette game could never open: none is at the authorised minimum."""
+    for game in dict.fromkeys(s.game.game for s in specs):
+        tables = [s for s in specs if s.game.game is game]
+        rules = tables[0].game.rules
+        if isinstance(rules, RouletteRules) and rules.one_table_at_minimum:
+            minimum = tables[0].authorised_minimum
+            at_minimum = {s.id: s.limits.minimum == minimum for s in tables}
+            problem = minimum_table_problem(game.value, minimum or Decimal(0), at_minimum)
+            if problem is not None:
+                return problem
+    return None
+
+
+def _spec(table: TableConfig, directory: Any, authorised: Decimal) -> TableSpec:
     profile = find_table_profile(table.profile, directory)
     if not profile.live:
         raise RuleError(
@@ -168,7 +196,12 @@ def _spec(table: TableConfig, directory: Any) -> TableSpec:
         )
     game = table_game(profile, table.game)
     resolve_limits(game.rules, table.limits)
-    return TableSpec(table.id, table.name or table.id, game, table.limits, table.sector)
+    if table.limits.minimum < authorised:
+        raise RuleError(
+            f"its minimum {table.limits.minimum} is below the {authorised} the hall's "
+            f"authorisation sets for {table.game.value} (table_minimums; N79 L177)"
+        )
+    return TableSpec(table.id, table.name or table.id, game, table.limits, table.sector, authorised)
 
 
 # --- the runtime -----------------------------------------------------------------------------
@@ -196,7 +229,7 @@ class TableRuntime:
         self.log = log
         self.hall_id = hall_id
         self.tables: dict[str, LinkedTable] = {}
-        self._boule_layouts = asyncio.Lock()  # opening, changing and closing boule layouts
+        self._floors = asyncio.Lock()  # opening, changing and closing tables with a floor rule
         self._heads = asyncio.Lock()  # a head opening or taking a table
         self._credentials: CredentialStore | None = None  # who the croupiers are
         for spec in specs:
@@ -274,9 +307,9 @@ class TableRuntime:
         principal: Principal,
         admitted: Admitted,
     ):
-        if isinstance(table.spec.game.rules, BouleRules) and isinstance(command, LAYOUT_COMMANDS):
-            async with self._boule_layouts:  # no other layout opens or closes meanwhile
-                self._keep_boule_floor(table, command)
+        if isinstance(command, LAYOUT_COMMANDS) and _has_floor(table):
+            async with self._floors:  # no other table of the rule opens or closes meanwhile
+                self._keep_floors(table, command)
                 return await self._run(table, command, principal, admitted)
         return await self._run(table, command, principal, admitted)
 
@@ -347,13 +380,47 @@ class TableRuntime:
                 f"{', '.join(unknown)} (its croupiers: {', '.join(sorted(croupiers)) or 'none'})",
             )
 
+    def _keep_floors(self, table: LinkedTable, command: c.TableCommand) -> None:
+        """Refuse a command its phase allows that would break a rule spanning the tables: the
+        boule floor, or a roulette game's table at the authorised minimum."""
+        if table.service.snapshot.state.phase not in command.legal_in:
+            return  # left to the rules
+        if isinstance(table.spec.game.rules, BouleRules):
+            self._keep_boule_floor(table, command)
+        else:
+            self._keep_minimum_table(table, command)
+
+    def _keep_minimum_table(self, table: LinkedTable, command: c.TableCommand) -> None:
+        """N79 L216, EUS L308: while tables of a roulette game play, one of them plays at the
+        minimum the hall's authorisation sets for it (a change counts from its request)."""
+        spec = table.spec
+        if isinstance(command, c.ChangeLimits) and spec.game.rules.limit_change is (
+            LimitChange.FORBIDDEN
+        ):
+            return  # the rules refuse any change, and say why
+        minimum = spec.authorised_minimum
+        assert minimum is not None, "a configured table has its game's authorised minimum"
+        at_minimum = {
+            other.spec.id: _at_minimum(other.service.snapshot.state, minimum)
+            for other in self.tables.values()
+            if other is not table
+            and other.spec.game.game is spec.game.game
+            and other.service.snapshot.state.phase is not TablePhase.CLOSED
+        }
+        state = table.service.snapshot.state
+        if isinstance(command, c.OpenTable):
+            at_minimum[spec.id] = command.limits.minimum == minimum
+        elif isinstance(command, c.ChangeLimits):
+            at_minimum[spec.id] = _at_minimum(state, minimum) and command.limits.minimum == minimum
+        problem = minimum_table_problem(spec.game.game.value, minimum, at_minimum)
+        if problem is not None:
+            raise CommandFailed("rule_error", f"table {spec.id}: {problem}")
+
     def _keep_boule_floor(self, table: LinkedTable, command: c.TableCommand) -> None:
         """Refuse a command that would leave boule layouts at twice the authorised minimum with
         none open at it (`boule_floor_problem`). The rule spans the establishment's tables, so
-        the hub checks it, not one table's rules; a command its phase refuses is left to them."""
+        the hub checks it, not one table's rules."""
         state = table.service.snapshot.state
-        if state.phase not in command.legal_in:
-            return
         others = (t.service.snapshot.state for t in self.tables.values() if t is not table)
         layouts = {
             other.table_id: _layout_multiple(other)
@@ -378,6 +445,25 @@ class TableRuntime:
 
 
 LAYOUT_COMMANDS = (c.OpenTable, c.ChangeLimits, c.CloseTable)
+
+
+def _has_floor(table: LinkedTable) -> bool:
+    """Whether a table opens, changes and closes under a rule spanning the tables."""
+    rules = table.spec.game.rules
+    return isinstance(rules, BouleRules) or (
+        isinstance(rules, RouletteRules) and rules.one_table_at_minimum
+    )
+
+
+def _at_minimum(state: TableState, minimum: Decimal) -> bool:
+    """An open table plays at the authorised minimum, and no change it asked for leaves it."""
+    assert state.choice is not None, "an open table has its limits"
+    pending = state.pending_limits
+    return state.choice.minimum == minimum and (
+        pending is None or pending.choice.minimum == minimum
+    )
+
+
 HEAD_TAKING = (c.OpenTable, c.TakeTable)
 
 

@@ -153,6 +153,21 @@ def _fortune(rules: FortuneRules, choice: LimitChoice) -> ResolvedLimits:
     )
 
 
+def minimum_table_problem(game: str, minimum: Decimal, at_minimum: dict[str, bool]) -> str | None:
+    """Why the open tables of a game (table → whether it plays at the authorised minimum, a
+    change asked for counting from the request) break the rule that the casino runs at least
+    one of them at the minimum its authorisation sets for the game (N79 L216, AST L258-279, EUS
+    L308); None when they keep it, or none is open."""
+    if not at_minimum or any(at_minimum.values()):
+        return None
+    above = ", ".join(sorted(at_minimum))
+    return (
+        f"{game} {'tables' if len(at_minimum) > 1 else 'table'} {above} would play above the "
+        f"authorised minimum {minimum} with none of the game at it: one table of the game "
+        "keeps the authorised minimum while any plays (N79 L216, EUS L308)"
+    )
+
+
 def boule_floor_problem(layouts: dict[str, int]) -> str | None:
     """Why the boule layouts open in the establishment (table → the multiple of the authorised
     minimum it plays at) break the rule that lets a layout play at twice that minimum only

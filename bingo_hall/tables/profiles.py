@@ -191,6 +191,9 @@ class RouletteRules(CoupRules):
     half_back_pockets: tuple[str, ...] = ("0",)
     prison: PrisonSettings | None = None
     colour_chips: bool = False  # American: N79 L246-270
+    # «el Casino deberá poner en funcionamiento una mesa, al menos, con el límite mínimo de
+    # apuestas autorizado para dicho juego» (N79 L216; AST L258-279; EUS L308); N77 has none
+    one_table_at_minimum: bool
 
     def known_bet_types(self) -> tuple[str, ...]:
         return ROULETTE_BET_TYPES

@@ -12,7 +12,12 @@ from tables_support import PROFILES, bet, limits, table
 
 from bingo_hall.domain.errors import RuleError
 from bingo_hall.tables.bets import check_colour_value
-from bingo_hall.tables.limits import LimitChoice, boule_floor_problem, resolve_limits
+from bingo_hall.tables.limits import (
+    LimitChoice,
+    boule_floor_problem,
+    minimum_table_problem,
+    resolve_limits,
+)
 from bingo_hall.tables.profiles import RouletteRules
 
 COVERED = {
@@ -198,3 +203,14 @@ def test_boule_layouts_at_twice_the_minimum_need_one_open_at_it(layouts):
     assert (problem is None) == (not doubled or 1 in layouts.values())
     if problem is not None:
         assert all(t in problem for t in doubled) and "N79 L440" in problem
+
+
+@given(st.dictionaries(st.sampled_from(["R1", "R2", "R3", "R4"]), st.booleans()))
+def test_a_roulette_game_is_refused_exactly_when_its_open_tables_all_play_above_the_minimum(
+    tables,
+):
+    """N79 L216, EUS L308: no open table, or one at the authorised minimum, keeps the rule."""
+    problem = minimum_table_problem("french-roulette", Decimal("5"), tables)
+    assert (problem is not None) == (bool(tables) and not any(tables.values()))
+    if problem is not None:
+        assert all(table in problem for table in tables) and "minimum 5" in problem

@@ -67,6 +67,14 @@ def rule(profile: str, game: str, name: str):
         ),
         ("at_once_excludes_even_chances", A, {"1979": False, "basque": True}),
         ("holes_per_number", B, {"1977": 1, "1979": 2, "basque": 2}),
+        (
+            "one_table_at_minimum",
+            F,
+            {"1977": False, "1979": True, "asturias": True, "basque": True},
+        ),
+        ("min_spinners", B, {"1977": 2, "1979": 2, "asturias": 2, "basque": 2}),
+        ("spin_direction", W, {"basque": "unruled", "wof-003": "clockwise"}),
+        ("tables_per_head", B, {"1977": 1, "1979": 1, "asturias": 1, "basque": 4}),
         ("min_revolutions", W, {"basque": 0, "wof-003": 4}),
         (
             "payment_rule",

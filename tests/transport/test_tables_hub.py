@@ -584,13 +584,62 @@ def test_a_boule_layout_plays_at_twice_the_minimum_only_while_another_keeps_it(s
     run(scenario())
 
 
+MINIMUM_TABLES = [
+    TableConfig.model_validate(
+        {"id": table, "game": game, "profile": profile, "limits": {"minimum": minimum, **tier}}
+    )
+    for table, game, profile, minimum, tier in (
+        ("R1", "french-roulette", "1979", "5", {}),
+        ("R3", "french-roulette", "1979", "10", {}),
+        ("K1", "american-roulette", "basque", "5", {"tier": 30}),
+        ("K2", "american-roulette", "basque", "5", {"tier": 30}),
+    )
+]
+
+
+def test_one_table_of_a_roulette_game_keeps_the_authorised_minimum(store):
+    """N79 L216, EUS L308: while tables of a game play, one plays at the minimum the hall's
+    authorisation sets for it (here its tables' lowest: 5). The hub refuses the opening, the
+    closing or the change that would leave none; a Basque change counts from its request."""
+
+    async def scenario():
+        async with two_heads(store, MINIMUM_TABLES) as (hub, _, _, director):
+            log = hub.runtime.service.log
+            alone = await refused(director, "R3", "open_table", "rule_error")
+            assert "french-roulette table R3 would play above the authorised minimum 5" in alone
+            assert log.head(stream(log, "R3"))[0] == 0  # nothing written
+            await ok(director, "R1", "open_table")
+            await ok(director, "R3", "open_table")
+            kept = await refused(director, "R1", "close_table", "rule_error", seal=SEAL)
+            assert "(N79 L216, EUS L308)" in kept
+            await ok(director, "R3", "close_table", seal=SEAL)
+            await ok(director, "R1", "close_table", seal=SEAL)
+
+            await ok(director, "K1", "open_table")
+            raised = {"minimum": "10", "tier": 30}
+            only = await refused(director, "K1", "change_limits", "rule_error", limits=raised)
+            assert "american-roulette table K1 would play above the authorised minimum" in only
+            await ok(director, "K2", "open_table")
+            assert await ok(director, "K1", "change_limits", limits=raised) == [
+                "table_limits_change_announced"
+            ]
+            both = await refused(director, "K2", "change_limits", "rule_error", limits=raised)
+            assert "tables K1, K2 would play above" in both  # K1's counts from its request
+            # a 1979 table's change is refused by its own rule, not this one
+            await ok(director, "R1", "open_table")
+            frozen = await refused(director, "R1", "change_limits", "rule_error", limits=raised)
+            assert "may not change during the session" in frozen
+
+    run(scenario())
+
+
 SECTOR_TABLES = [
     TableConfig.model_validate(
         {
             "id": table,
             "game": game,
             "profile": "basque",
-            "limits": {"minimum": "2", "tier": 30} if game != "boule" else {"minimum": "2"},
+            "limits": {"minimum": "1", "tier": 30} if game != "boule" else {"minimum": "1"},
             "sector": sector,
         }
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import signal
 from collections.abc import Iterator
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -166,6 +167,32 @@ def test_boule_tables_all_at_twice_the_minimum_are_refused(tmp_path: Path) -> No
         load_tables(load_config(hall_file(tmp_path, doubled)))
     kept = BOULE.format(id="B1", multiple=1) + BOULE.format(id="B2", multiple=2)
     assert [s.id for s in load_tables(load_config(hall_file(tmp_path, kept)))] == ["B1", "B2"]
+
+
+ROULETTE = """
+[[tables]]
+id = "{id}"
+game = "french-roulette"
+profile = "1979"
+limits = {{ minimum = "{minimum}" }}
+"""
+
+
+def test_a_games_authorised_minimum_is_the_halls_or_its_tables_lowest(tmp_path: Path) -> None:
+    """No table plays below the minimum the authorisation sets for its game, and one table of
+    the game is configured at it (N79 L216): else none could ever open."""
+    two = ROULETTE.format(id="R1", minimum="5") + ROULETTE.format(id="R2", minimum="10")
+    specs = load_tables(load_config(hall_file(tmp_path, two)))
+    assert [s.authorised_minimum for s in specs] == [Decimal("5"), Decimal("5")]
+    stated = '[table_minimums]\n"french-roulette" = "10"\n' + two
+    below = "table R1: its minimum 5 is below the 10 the hall's authorisation sets for french"
+    with pytest.raises(RuleError, match=below):
+        load_tables(load_config(hall_file(tmp_path, stated)))
+    lower = '[table_minimums]\n"french-roulette" = "2"\n' + two
+    with pytest.raises(RuleError, match=r"configuration: french-roulette tables R1, R2 would pl"):
+        load_tables(load_config(hall_file(tmp_path, lower)))
+    with pytest.raises(RuleError, match="table_minimums"):
+        load_config(hall_file(tmp_path, '[table_minimums]\n"roulette" = "2"\n' + two))
 
 
 # -- the command line and the real hub process -------------------------------------------------
