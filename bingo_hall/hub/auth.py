@@ -38,6 +38,9 @@ class Role(StrEnum):
     INSPECTOR = "inspector"
     # staff of the casino tables (spec wheels.md §2.11)
     JEFE_DE_MESA_DE_JUEGO = "jefe_de_mesa_de_juego"  # a table's head («jefe de mesa»)
+    # a casino's table inspector («ikuskatzailea», EUS L216-224): directs tables as a head
+    # where the profile lets him (`headed_by`); not the regulator's `inspector`
+    INSPECTOR_DE_MESA = "inspector_de_mesa"
     CROUPIER = "croupier"
     # devices
     MONITOR = "monitor"  # a hall monitor / display panel: reads the event stream, gives nothing
@@ -54,6 +57,7 @@ STAFF_ROLES: frozenset[Role] = frozenset(
         Role.AUXILIAR_DE_SALA,
         Role.INSPECTOR,
         Role.JEFE_DE_MESA_DE_JUEGO,
+        Role.INSPECTOR_DE_MESA,
         Role.CROUPIER,
     }
 )
@@ -146,6 +150,7 @@ PERMISSIONS: dict[Role, frozenset[str]] = {
     Role.TERMINAL: frozenset({"call_claim", BUY_CARDS, MY_CARDS}),
     # The tables' staff and devices give no bingo command.
     Role.JEFE_DE_MESA_DE_JUEGO: frozenset(),
+    Role.INSPECTOR_DE_MESA: frozenset(),
     Role.CROUPIER: frozenset(),
     Role.TABLE: frozenset(),
 }
@@ -186,6 +191,7 @@ TABLE_PERMISSIONS: dict[Role, frozenset[str]] = {role: frozenset() for role in R
     # the croupiers' spinning rotation («establecido por la dirección», N79 L424).
     Role.JEFE_DE_SALA: _TABLE_HEAD | {"change_limits", "set_spin_rotation"},
     Role.JEFE_DE_MESA_DE_JUEGO: _TABLE_HEAD,
+    Role.INSPECTOR_DE_MESA: _TABLE_HEAD,  # where the profile lets him head (`headed_by`)
     Role.CROUPIER: _CROUPIER,
     Role.TABLE: _CROUPIER,  # its own table only (authorise_table)
 }
@@ -193,10 +199,15 @@ TABLE_PERMISSIONS: dict[Role, frozenset[str]] = {role: frozenset() for role in R
 TABLE_ROLE: dict[Role, TableRole] = {
     Role.JEFE_DE_SALA: TableRole.TABLE_HEAD,  # he takes over a table as its head
     Role.JEFE_DE_MESA_DE_JUEGO: TableRole.TABLE_HEAD,
+    Role.INSPECTOR_DE_MESA: TableRole.INSPECTOR,
     Role.CROUPIER: TableRole.CROUPIER,
     Role.TABLE: TableRole.CROUPIER,  # the croupier's station
 }
 """Who a principal is at a table, for the rules that depend on it (who declares a void)."""
+
+TABLE_HEADS: frozenset[Role] = frozenset({Role.JEFE_DE_MESA_DE_JUEGO, Role.INSPECTOR_DE_MESA})
+"""Who heads tables and acts only at those he heads (the director, the Jefe de Sala, directs
+every table without heading one)."""
 
 Kind = Literal["staff", "device"]
 

@@ -20,7 +20,14 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from bingo_hall.config import HallConfig, TableConfig
 from bingo_hall.domain.errors import PhaseError, RuleError
-from bingo_hall.hub.auth import TABLE_ROLE, Principal, Role, TableDenied, authorise_table
+from bingo_hall.hub.auth import (
+    TABLE_HEADS,
+    TABLE_ROLE,
+    Principal,
+    Role,
+    TableDenied,
+    authorise_table,
+)
 from bingo_hall.hub.runtime import (
     Admitted,
     CommandFailed,
@@ -124,8 +131,12 @@ HUB_FILLED: dict[str, dict[str, str]] = {
         "limits": "the limits the table's authorisation gives come from the hall's "
         "configuration (change_limits changes them where the profile allows it)",
         "head": "a table's head who opens it heads it; the director opens it without one",
+        "head_role": "the role is that of who opens it",
     },
-    "take_table": {"head": "who takes it is who sends it"},
+    "take_table": {
+        "head": "who takes it is who sends it",
+        "role": "the role is that of who sends it",
+    },
     "open_bets": {"role": "the role is that of who sends it"},
     "declare_void": {
         "declared_by": "who declares it is who sends it",
@@ -292,7 +303,7 @@ class TableRuntime:
         command = _build(table.spec, principal, name, args)
         if isinstance(command, c.SetSpinRotation):
             await asyncio.to_thread(self._check_croupiers, command.croupiers)
-        if principal.role is Role.JEFE_DE_MESA_DE_JUEGO and isinstance(command, HEAD_TAKING):
+        if principal.role in TABLE_HEADS and isinstance(command, HEAD_TAKING):
             async with self._heads:  # no other table changes heads meanwhile
                 self._check_heading(table, principal.id, command)
                 envelopes = await self._dispatch(table, command, principal, admitted)
@@ -323,7 +334,7 @@ class TableRuntime:
         table_id = table.spec.id
         async with table.lock:
             check_admitted(admitted)
-            if principal.role is Role.JEFE_DE_MESA_DE_JUEGO and not isinstance(
+            if principal.role in TABLE_HEADS and not isinstance(
                 command, HEAD_TAKING
             ):  # checked under the lock: a relief may have come first
                 self._check_heads(table, principal.id)
@@ -495,10 +506,16 @@ def _build(
     given = _validate(name, TABLE_ARGS[name], args)
     fields = given.model_dump()
     if name == "open_table":
-        head = principal.id if principal.role is Role.JEFE_DE_MESA_DE_JUEGO else None
-        fields = {"table_id": spec.id, "table": spec.game, "limits": spec.limits, "head": head}
+        head = principal.id if principal.role in TABLE_HEADS else None
+        fields = {
+            "table_id": spec.id,
+            "table": spec.game,
+            "limits": spec.limits,
+            "head": head,
+            "head_role": TABLE_ROLE[principal.role],
+        }
     elif name == "take_table":
-        fields |= {"head": principal.id}
+        fields |= {"head": principal.id, "role": TABLE_ROLE[principal.role]}
     elif name == "open_bets":
         fields |= {"role": TABLE_ROLE[principal.role]}
     elif name == "declare_void":

@@ -28,6 +28,7 @@ class OpenTable(TableCommand):
     table: TableGame
     limits: LimitChoice
     head: str | None = None  # who heads it from the opening (None: the director opens it)
+    head_role: Role = Role.TABLE_HEAD  # the head's: a table head, or an inspector (EUS)
 
 
 class TakeTable(TableCommand):
@@ -36,6 +37,7 @@ class TakeTable(TableCommand):
     name = "take_table"
     legal_in = OPEN_PHASES
     head: str = Field(min_length=1, max_length=100)
+    role: Role = Role.TABLE_HEAD  # a table head, or an inspector where the profile lets him
 
 
 class IssueColourChips(TableCommand):

@@ -21,7 +21,9 @@ from bingo_hall.tables.profiles import (
     BetsAfterVoid,
     FortuneRules,
     LimitChange,
+    Role,
     RouletteRules,
+    TableGame,
     VoidReason,
     ZeroRule,
 )
@@ -54,6 +56,8 @@ def decide(state: TableState, command: c.TableCommand, now: datetime) -> list[e.
 @_handles(c.OpenTable)
 def _open(state: TableState, cmd: c.OpenTable, now: datetime) -> list[e.TableEvent]:
     limits = resolve_limits(cmd.table.rules, cmd.limits)
+    if cmd.head is not None:
+        _check_head_role(cmd.table, cmd.head_role)
     return [
         e.TableOpened(
             table_id=cmd.table_id,
@@ -68,9 +72,19 @@ def _open(state: TableState, cmd: c.OpenTable, now: datetime) -> list[e.TableEve
 
 @_handles(c.TakeTable)
 def _take(state: TableState, cmd: c.TakeTable, now: datetime) -> list[e.TableEvent]:
+    table, _ = state.require_table()
+    _check_head_role(table, cmd.role)
     if cmd.head == state.head:
         raise RuleError(f"{cmd.head} heads table {state.table_id} already")
-    return [e.HeadTaken(head=cmd.head, previous=state.head)]
+    return [e.HeadTaken(head=cmd.head, role=cmd.role, previous=state.head)]
+
+
+def _check_head_role(table: TableGame, role: Role) -> None:
+    if role not in table.rules.headed_by:
+        raise RuleError(
+            f"under {table.label} a table is headed by: "
+            f"{', '.join(r.value for r in table.rules.headed_by)}; not by the {role.value}"
+        )
 
 
 @_handles(c.IssueColourChips)

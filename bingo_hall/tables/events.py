@@ -40,6 +40,7 @@ class HeadTaken(TableEvent):
 
     type = "table_head_taken"
     head: str
+    role: Role = Role.TABLE_HEAD
     previous: str | None = None
 
 

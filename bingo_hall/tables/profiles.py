@@ -123,6 +123,9 @@ class CoupRules(Model):
     # not specialise in throwing the ball («sin que ninguno de ellos pueda especializarse»,
     # N79 L424, N77 L703-705, EUS L652), so its rotation names two or more
     min_spinners: int = Field(ge=1)
+    # who may head (direct) the table: its head, and under EUS its inspector too («Mahaiburu
+    # edo ikuskatzaile bat», EUS L216-224, L650, L1505)
+    headed_by: tuple[Role, ...] = Field(default=(Role.TABLE_HEAD,), min_length=1)
     # how many tables one head (or inspector) may direct at once, all in one sector: 4 in the
     # Basque catalogue (EUS L224, L650, L1505), 1 where each table has its own (N79 L117-121)
     tables_per_head: int = Field(ge=1)

@@ -14,6 +14,7 @@ from bingo_hall.tables import events as e
 from bingo_hall.tables.decide import decide
 from bingo_hall.tables.evolve import evolve, replay
 from bingo_hall.tables.heads import HeadedTable, heading_problem
+from bingo_hall.tables.profiles import Role
 from bingo_hall.tables.state import TableState
 
 
@@ -48,6 +49,35 @@ def test_a_table_records_its_head_and_who_relieves_whom():
         NOW,
     )
     assert isinstance(opened, e.TableOpened) and evolve(TableState(), opened).head == "luis"
+
+
+@pytest.mark.parametrize("game", ["french-roulette", "boule", "wheel-of-fortune"])
+def test_a_basque_table_is_headed_by_its_head_or_its_inspector_and_a_1979_one_by_its_head(game):
+    """«Mahaiburu edo ikuskatzaile bat» (EUS L216-224, L650, L1505): the inspector directs a
+    Basque table as its head, and announces the bets at its boule (L674 «partidako buruak»)."""
+    basque = Table(table("basque", game))
+    (taken,) = basque.do(c.TakeTable(head="iker", role=Role.INSPECTOR))
+    assert (taken.head, taken.role) == ("iker", Role.INSPECTOR)
+    (opened,) = basque.do(c.OpenBets(role=basque.state.require_table()[0].rules.bets_opened_by[-1]))
+    assert isinstance(opened, e.BetsOpened)
+    if game == "wheel-of-fortune":
+        return
+    national = table("1979", game)
+    state = Table(national).state
+    with pytest.raises(RuleError, match="a table is headed by: table_head; not by the inspector"):
+        decide(state, c.TakeTable(head="iker", role=Role.INSPECTOR), NOW)
+    with pytest.raises(RuleError, match="headed by: table_head; not by the inspector"):
+        decide(
+            TableState(),
+            c.OpenTable(
+                table_id="T3",
+                table=national,
+                limits=default_choice(national),
+                head="iker",
+                head_role=Role.INSPECTOR,
+            ),
+            NOW,
+        )
 
 
 def headed(table_id: str, sector: str = "A", per_head: int = 4) -> HeadedTable:

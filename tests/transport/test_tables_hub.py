@@ -43,6 +43,7 @@ TABLES = [
 TABLE_STAFF = {
     "jmj": "jefe_de_mesa_de_juego",
     "jmj2": "jefe_de_mesa_de_juego",
+    "iker": "inspector_de_mesa",
     "crupier": "croupier",
     "luis": "croupier",
 }
@@ -676,7 +677,10 @@ def test_a_head_directs_the_tables_he_heads_up_to_the_profiles_number_in_one_sec
             await ok(jmj2, "E5", "open_table")
             assert await ok(jmj2, "E1", "take_table") == ["table_head_taken"]  # a relief
             (taken,) = [e for e in log.read(stream(log, "E1")) if e.type == "table_head_taken"]
-            assert taken.payload == {"head": "jmj2", "previous": "jmj"} and taken.actor == "jmj2"
+            assert (
+                taken.payload == {"head": "jmj2", "role": "table_head", "previous": "jmj"}
+                and taken.actor == "jmj2"
+            )
             elsewhere = await refused(jmj, "E1", "announce_last_coups", "forbidden")
             assert "jmj does not head it (its head: jmj2)" in elsewhere
             assert "take_table" in elsewhere
@@ -687,6 +691,20 @@ def test_a_head_directs_the_tables_he_heads_up_to_the_profiles_number_in_one_sec
             # jmj heads E2, E3, E4 now: he may take R1 (a head of its own) only without them
             assert "has a head of its own" in await refused(jmj, "R1", "take_table", "rule_error")
             assert "heads table E2 already" in await refused(jmj, "E2", "take_table", "rule_error")
+
+            # a Basque table's inspector directs it as its head («mahaiburu edo ikuskatzaile»)
+            async with Client.login(hub.url, user="iker", password=PASSWORD) as inspector:
+                assert "take_table" in inspector.welcome["table_commands"]
+                await ok(inspector, "E5", "take_table")
+                await ok(inspector, "E5", "announce_last_coups")
+                relieved = [e for e in log.read(stream(log, "E5")) if e.type == "table_head_taken"]
+                assert relieved[-1].payload == {
+                    "head": "iker",
+                    "role": "inspector",
+                    "previous": "jmj2",
+                }
+                national = await refused(inspector, "R1", "take_table", "rule_error")
+                assert "R1 (french-roulette under profile 1979) has a head of its own" in national
 
     run(scenario())
 
