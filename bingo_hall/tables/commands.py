@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bingo_hall.tables.bets import BetRequest
 from bingo_hall.tables.limits import LimitChoice
-from bingo_hall.tables.phases import OPEN_PHASES, TablePhase
+from bingo_hall.tables.phases import PLAYING_PHASES, TablePhase
 from bingo_hall.tables.profiles import Role, SpinDirection, TableGame, VoidReason, ZeroChoice
 
 P = TablePhase
@@ -29,13 +29,14 @@ class OpenTable(TableCommand):
     limits: LimitChoice
     head: str | None = None  # who heads it from the opening (None: the director opens it)
     head_role: Role = Role.TABLE_HEAD  # the head's: a table head, or an inspector (EUS)
+    float_amount: Decimal | None = None  # the float the cash desk hands it (None: not kept here)
 
 
 class TakeTable(TableCommand):
     """A head takes over the direction of the table (at the opening, or relieving another)."""
 
     name = "take_table"
-    legal_in = OPEN_PHASES
+    legal_in = PLAYING_PHASES
     head: str = Field(min_length=1, max_length=100)
     role: Role = Role.TABLE_HEAD  # a table head, or an inspector where the profile lets him
 
@@ -61,6 +62,36 @@ class ChangeLimits(TableCommand):
     limits: LimitChoice
     requested_by: str = Field(min_length=1)
     authorisation: str = ""  # the authority's reference, where the profile needs one
+    float_top_up: Decimal = Decimal(0)  # added to the float with the change (N77 L285, EUS L304)
+
+
+class TopUpFloat(TableCommand):
+    """The cash desk adds to the table's float, on the director's order."""
+
+    name = "top_up_float"
+    legal_in = PLAYING_PHASES  # not while it is locked at a table closed for a while
+    amount: Decimal
+    ordered_by: str = Field(min_length=1)
+
+
+class SuspendTable(TableCommand):
+    """A table left without customers closes for a while: its float stays locked at it, the
+    director (or his deputy) holding the key (EUS L306, L2931 d)."""
+
+    name = "suspend_table"
+    legal_in = frozenset({P.IDLE})
+    key_held_by: str = Field(min_length=1)
+
+
+class ResumeTable(TableCommand):
+    """Play resumes only with a croupier and the table's head or inspector there (EUS L306)."""
+
+    name = "resume_table"
+    legal_in = frozenset({P.SUSPENDED})
+    unlocked_by: str = Field(min_length=1)
+    croupier: str = Field(min_length=1, max_length=100)
+    head: str = Field(min_length=1, max_length=100)
+    head_role: Role = Role.TABLE_HEAD
 
 
 class SetSpinRotation(TableCommand):
@@ -142,7 +173,7 @@ class PayCoup(TableCommand):
 
 class CloseTable(TableCommand):
     name = "close_table"
-    legal_in = frozenset({P.IDLE})
+    legal_in = frozenset({P.IDLE, P.SUSPENDED})  # closed for good after a while
     seal: str = Field(min_length=1)
 
 
@@ -154,6 +185,9 @@ COMMAND_TYPES: dict[str, type[TableCommand]] = {
         IssueColourChips,
         AnnounceLastCoups,
         ChangeLimits,
+        TopUpFloat,
+        SuspendTable,
+        ResumeTable,
         SetSpinRotation,
         OpenBets,
         PlaceBet,

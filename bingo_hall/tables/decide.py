@@ -16,6 +16,7 @@ from bingo_hall.registry import registrar
 from bingo_hall.tables import commands as c
 from bingo_hall.tables import events as e
 from bingo_hall.tables.bets import check_bet, check_colour_value, check_positions
+from bingo_hall.tables.floats import check_float, check_top_up
 from bingo_hall.tables.limits import LimitChoice, resolve_limits
 from bingo_hall.tables.profiles import (
     BetsAfterVoid,
@@ -58,6 +59,7 @@ def _open(state: TableState, cmd: c.OpenTable, now: datetime) -> list[e.TableEve
     limits = resolve_limits(cmd.table.rules, cmd.limits)
     if cmd.head is not None:
         _check_head_role(cmd.table, cmd.head_role)
+    check_float(cmd.table, cmd.limits.minimum, cmd.float_amount)
     return [
         e.TableOpened(
             table_id=cmd.table_id,
@@ -66,6 +68,7 @@ def _open(state: TableState, cmd: c.OpenTable, now: datetime) -> list[e.TableEve
             choice=cmd.limits,
             limits=limits,
             head=cmd.head,
+            float_amount=cmd.float_amount,
         )
     ]
 
@@ -144,8 +147,11 @@ def _change(state: TableState, cmd: c.ChangeLimits, now: datetime) -> list[e.Tab
             f"{table.label}: once a table is running its limits may not change during the "
             "session (N79 L210-218; AST L258-279)"
         )
+    assert state.choice is not None, "an open table has its limits"
+    old_minimum = state.choice.minimum
     if rules.limit_change is LimitChange.WITH_AUTHORISATION:
         _check_raised(table.label, state.choice, cmd.limits)
+        check_top_up(table, state.float_amount, old_minimum, cmd.limits.minimum, cmd.float_top_up)
         if not cmd.authorisation.strip():
             raise RuleError(
                 f"{table.label}: a new minimum needs the authority's authorisation, and cannot "
@@ -157,17 +163,20 @@ def _change(state: TableState, cmd: c.ChangeLimits, now: datetime) -> list[e.Tab
                 limits=limits,
                 requested_by=cmd.requested_by,
                 authorisation=cmd.authorisation,
+                float_top_up=cmd.float_top_up,
             )
         ]
     if state.pending_limits is not None:
         raise RuleError("a change of limits is already announced: its last balls are not over")
     _check_floor(table.label, state.authorised, cmd.limits)
+    check_top_up(table, state.float_amount, old_minimum, cmd.limits.minimum, cmd.float_top_up)
     return [
         e.LimitsChangeAnnounced(
             choice=cmd.limits,
             limits=limits,
             requested_by=cmd.requested_by,
             old_limit_coups=rules.old_limit_coups,
+            float_top_up=cmd.float_top_up,
         )
     ]
 
@@ -202,7 +211,8 @@ def _close(state: TableState, cmd: c.CloseTable, now: datetime) -> list[e.TableE
             "on until they are freed or lost; announce the last coup so that a zero refunds them"
         )
     rules = table.rules
-    if rules.last_coups_announcement_required and state.last_coups_left != 0:
+    suspended = state.phase is c.P.SUSPENDED  # no coup to announce: no one plays there
+    if rules.last_coups_announcement_required and state.last_coups_left != 0 and not suspended:
         if state.last_coups_left is None:
             raise RuleError(
                 f"{table.label}: announce the last {rules.last_coups_announced} balls of the "
@@ -211,7 +221,59 @@ def _close(state: TableState, cmd: c.CloseTable, now: datetime) -> list[e.TableE
         raise RuleError(f"{state.last_coups_left} of the announced last coups are still to play")
     return [
         e.TableClosed(
-            session_id=state.session_id, coups=state.coup, seal=cmd.seal, spins=dict(state.spins)
+            session_id=state.session_id,
+            coups=state.coup,
+            seal=cmd.seal,
+            spins=dict(state.spins),
+            float_amount=state.float_amount,
+            suspended=suspended,
+        )
+    ]
+
+
+@_handles(c.TopUpFloat)
+def _top_up(state: TableState, cmd: c.TopUpFloat, now: datetime) -> list[e.TableEvent]:
+    table, _ = state.require_table()
+    if cmd.amount <= 0 or cmd.amount % table.rounding_unit:
+        raise RuleError(
+            f"a float top-up is a positive amount in units of {table.rounding_unit}, "
+            f"not {cmd.amount}"
+        )
+    after = None if state.float_amount is None else state.float_amount + cmd.amount
+    return [e.FloatToppedUp(amount=cmd.amount, ordered_by=cmd.ordered_by, float_amount=after)]
+
+
+@_handles(c.SuspendTable)
+def _suspend(state: TableState, cmd: c.SuspendTable, now: datetime) -> list[e.TableEvent]:
+    table, _ = state.require_table()
+    if not table.rules.temporary_closure:
+        raise RuleError(
+            f"{table.label}: a table is not closed for a while during the session; only the "
+            "Basque catalogue provides it (EUS L306): close it"
+        )
+    if state.bets:
+        raise RuleError(
+            f"bets are on the layout ({', '.join(state.bets)}): a table closes for a while "
+            "only when left without customers («bezerorik gabe», EUS L306)"
+        )
+    if state.last_coups_left is not None:
+        raise RuleError(
+            "the session's last coups are announced: play them and close the table; a table "
+            "closes for a while only with the session still to run (EUS L2931 d)"
+        )
+    return [e.TableSuspended(key_held_by=cmd.key_held_by, float_amount=state.float_amount)]
+
+
+@_handles(c.ResumeTable)
+def _resume(state: TableState, cmd: c.ResumeTable, now: datetime) -> list[e.TableEvent]:
+    table, _ = state.require_table()
+    _check_head_role(table, cmd.head_role)
+    return [
+        e.TableResumed(
+            unlocked_by=cmd.unlocked_by,
+            croupier=cmd.croupier,
+            head=cmd.head,
+            head_role=cmd.head_role,
         )
     ]
 

@@ -33,6 +33,7 @@ class TableOpened(TableEvent):
     choice: LimitChoice
     limits: ResolvedLimits
     head: str | None = None  # the head who opened it; None: the director did
+    float_amount: Decimal | None = None  # handed by the cash desk; None: not kept here
 
 
 class HeadTaken(TableEvent):
@@ -68,6 +69,7 @@ class LimitsChangeAnnounced(TableEvent):
     limits: ResolvedLimits
     requested_by: str
     old_limit_coups: int
+    float_top_up: Decimal = Decimal(0)  # added to the float at the request
 
 
 class LimitsChanged(TableEvent):
@@ -76,6 +78,32 @@ class LimitsChanged(TableEvent):
     limits: ResolvedLimits
     requested_by: str
     authorisation: str = ""
+    float_top_up: Decimal = Decimal(0)  # added with it (N77); 0 when announced before (EUS)
+
+
+class FloatToppedUp(TableEvent):
+    type = "table_float_topped_up"
+    amount: Decimal
+    ordered_by: str
+    float_amount: Decimal | None  # the float after it (None: the hall keeps it elsewhere)
+
+
+class TableSuspended(TableEvent):
+    """Closed for a while, without customers: the float locked at the table (EUS L306)."""
+
+    type = "table_suspended"
+    key_held_by: str
+    float_amount: Decimal | None = None
+
+
+class TableResumed(TableEvent):
+    """Unlocked by the key's holder, with a croupier and its head (or inspector) there."""
+
+    type = "table_resumed"
+    unlocked_by: str
+    croupier: str
+    head: str
+    head_role: Role = Role.TABLE_HEAD
 
 
 class SpinRotationSet(TableEvent):
@@ -178,6 +206,8 @@ class TableClosed(TableEvent):
     coups: int
     seal: str  # the cylinder's lid key or sealed tag (N79 L234)
     spins: dict[str, int] = Field(default_factory=dict)  # the session's coups per croupier
+    float_amount: Decimal | None = None  # the float, top-ups included, back to the cash desk
+    suspended: bool = False  # closed for good while closed for a while
 
 
 EVENT_TYPES: dict[str, type[TableEvent]] = {
@@ -189,6 +219,9 @@ EVENT_TYPES: dict[str, type[TableEvent]] = {
         LastCoupsAnnounced,
         LimitsChangeAnnounced,
         LimitsChanged,
+        FloatToppedUp,
+        TableSuspended,
+        TableResumed,
         SpinRotationSet,
         BetsOpened,
         BetPlaced,

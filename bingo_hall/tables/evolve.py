@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import replace
+from decimal import Decimal
 from types import MappingProxyType
 
 from bingo_hall.registry import registrar
@@ -43,6 +44,7 @@ def _(state: TableState, ev: e.TableOpened) -> TableState:
         limits=ev.limits,
         authorised=ev.choice,
         head=ev.head,
+        float_amount=ev.float_amount,
     )
 
 
@@ -66,12 +68,36 @@ def _(state: TableState, ev: e.LastCoupsAnnounced) -> TableState:
 @_applies(e.LimitsChangeAnnounced)
 def _(state: TableState, ev: e.LimitsChangeAnnounced) -> TableState:
     pending = PendingLimits(ev.choice, ev.limits, ev.requested_by, ev.old_limit_coups)
-    return replace(state, pending_limits=pending)
+    return replace(state, pending_limits=pending, **_topped_up(state, ev.float_top_up))
 
 
 @_applies(e.LimitsChanged)
 def _(state: TableState, ev: e.LimitsChanged) -> TableState:
-    return replace(state, choice=ev.choice, limits=ev.limits, pending_limits=None)
+    topped = _topped_up(state, ev.float_top_up)
+    return replace(state, choice=ev.choice, limits=ev.limits, pending_limits=None, **topped)
+
+
+def _topped_up(state: TableState, amount: Decimal) -> dict:
+    """The float after a top-up; a table whose float is not kept here keeps none."""
+    if not amount or state.float_amount is None:
+        return {}
+    return {"float_amount": state.float_amount + amount}
+
+
+@_applies(e.FloatToppedUp)
+def _(state: TableState, ev: e.FloatToppedUp) -> TableState:
+    return replace(state, float_amount=ev.float_amount)
+
+
+@_applies(e.TableSuspended)
+def _(state: TableState, ev: e.TableSuspended) -> TableState:
+    """No one heads a table closed for a while: its head comes back with play (EUS L306)."""
+    return replace(state, phase=TablePhase.SUSPENDED, key_held_by=ev.key_held_by, head=None)
+
+
+@_applies(e.TableResumed)
+def _(state: TableState, ev: e.TableResumed) -> TableState:
+    return replace(state, phase=TablePhase.IDLE, key_held_by=None, head=ev.head)
 
 
 @_applies(e.SpinRotationSet)

@@ -13,6 +13,8 @@ class TablePhase(StrEnum):
     NO_MORE_BETS = "no_more_bets"  # «no va más»: no bet placed, touched or withdrawn
     OUTCOME = "outcome"  # the result is called; zero choices are declared
     SETTLED = "settled"  # losing bets collected; the winners are to be paid
+    SUSPENDED = "suspended"  # closed for a while, its float locked at it (EUS L306)
 
 
 OPEN_PHASES = frozenset(TablePhase) - {TablePhase.CLOSED}
+PLAYING_PHASES = OPEN_PHASES - {TablePhase.SUSPENDED}  # open and not closed for a while

@@ -129,6 +129,12 @@ class CoupRules(Model):
     # how many tables one head (or inspector) may direct at once, all in one sector: 4 in the
     # Basque catalogue (EUS L224, L650, L1505), 1 where each table has its own (N79 L117-121)
     tables_per_head: int = Field(ge=1)
+    # a banked table left without customers may be closed for a while during the session, its
+    # float locked at the table (EUS L306, L378, L686, L1533, L2931 d)
+    temporary_closure: bool = False
+    # the least float («anticipo», «aurrerakina») a table is given, as a multiple of its
+    # minimum: 15,000 for the Basque wheel of fortune (EUS additional provision 6.2 a, L51-53)
+    float_minimum_multiple: int | None = Field(default=None, ge=1)
     last_coups_announced: int = Field(ge=1, le=3)
     last_coups_announcement_required: bool
     limit_change: LimitChange

@@ -66,6 +66,8 @@ class TableState:
     spinning: bool = False  # launched and not yet at rest nor voided
     last_direction: SpinDirection | None = None  # the cylinder's in the session's last coup
     spins: Mapping[str, int] = field(default_factory=lambda: EMPTY)  # counted coups a croupier
+    float_amount: Decimal | None = None  # the float with its top-ups (None: not kept here)
+    key_held_by: str | None = None  # while closed for a while: who holds the float's key
 
     def require_table(self) -> tuple[TableGame, ResolvedLimits]:
         if self.table is None or self.limits is None:

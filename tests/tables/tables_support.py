@@ -5,12 +5,16 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from decimal import Decimal
 
+import pytest
+
+from bingo_hall.domain.errors import RuleError
 from bingo_hall.tables import commands as c
 from bingo_hall.tables.bets import Bet, BetRequest, check_bet
 from bingo_hall.tables.config import load_table_profiles
 from bingo_hall.tables.decide import decide
 from bingo_hall.tables.events import TableEvent
 from bingo_hall.tables.evolve import evolve
+from bingo_hall.tables.floats import minimum_float
 from bingo_hall.tables.limits import LimitChoice, ResolvedLimits, resolve_limits
 from bingo_hall.tables.profiles import (
     BouleRules,
@@ -78,7 +82,7 @@ CROUPIERS = ("ana", "luis", "marta", "iker")
 class Table:
     """A table driven through decide/evolve, keeping its events (for replay tests). Its
     spinning rotation is `rotation`, by default `CROUPIERS`, as many as the profile asks (at
-    least two)."""
+    least two); its float, by default the least its profile gives (none where it sets none)."""
 
     def __init__(
         self,
@@ -86,10 +90,14 @@ class Table:
         choice: LimitChoice | None = None,
         table_id: str = "T1",
         rotation: tuple[str, ...] | None = None,
+        float_amount: Decimal | None = None,
     ):
         self.state = TableState()
         self.events: list[TableEvent] = []
-        self.do(c.OpenTable(table_id=table_id, table=t, limits=choice or default_choice(t)))
+        choice = choice or default_choice(t)
+        if float_amount is None:  # the least the profile gives, where it sets one
+            float_amount = minimum_float(t, choice.minimum)
+        self.do(c.OpenTable(table_id=table_id, table=t, limits=choice, float_amount=float_amount))
         if rotation is None:
             rotation = CROUPIERS[: max(2, t.rules.min_spinners)]
         if rotation:  # () leaves the table without one
@@ -137,3 +145,12 @@ class Table:
 def request(id: str, kind: str, numbers: tuple = (), amount: str | None = "10", **f: object):
     value = None if amount is None else Decimal(amount)
     return BetRequest(id=id, type=kind, numbers=numbers, amount=value, **f)
+
+
+def refused(table_: Table, command: c.TableCommand) -> str:
+    """The refusal's message; the table is as it was."""
+    before = table_.state
+    with pytest.raises(RuleError) as error:
+        table_.do(command)
+    assert table_.state == before
+    return error.value.message

@@ -9,7 +9,7 @@ import itertools
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tables_support import Table, request, table
+from tables_support import Table, refused, request, table
 
 from bingo_hall.domain.errors import RuleError
 from bingo_hall.tables import commands as c
@@ -25,15 +25,6 @@ ROULETTES = [
     for profile in ("1977", "1979", "asturias", "basque")
     for game in ("french-roulette", "american-roulette")
 ]
-
-
-def refused(table_: Table, command: c.TableCommand) -> str:
-    """The refusal's message; the table is as it was."""
-    before = table_.state
-    with pytest.raises(RuleError) as error:
-        table_.do(command)
-    assert table_.state == before
-    return error.value.message
 
 
 def open_table(profile: str, game: str, *rotation: str) -> Table:

@@ -1,0 +1,135 @@
+"""A Basque table left without customers closes for a while: its float locked at it, the
+director holding the key; it plays again only with a croupier and its head or inspector there,
+or closes for good (EUS L306, L378, L686, L1533, L2931 d)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tables_support import Table, default_choice, refused, request, table
+
+from bingo_hall.domain.errors import PhaseError
+from bingo_hall.tables import commands as c
+from bingo_hall.tables import events as e
+from bingo_hall.tables.evolve import replay
+from bingo_hall.tables.phases import TablePhase as P
+from bingo_hall.tables.profiles import Role
+
+BASQUE_GAMES = ["french-roulette", "american-roulette", "boule", "wheel-of-fortune"]
+SUSPEND = c.SuspendTable(key_held_by="director")
+
+
+def resume(head: str = "jmj", role: Role = Role.TABLE_HEAD) -> c.ResumeTable:
+    return c.ResumeTable(unlocked_by="director", croupier="ana", head=head, head_role=role)
+
+
+@pytest.mark.parametrize("game", BASQUE_GAMES)
+def test_every_basque_game_closes_for_a_while_and_plays_again(game):
+    table_ = Table(table("basque", game), float_amount=Decimal(50000))
+    table_.do(c.TakeTable(head="jmj"))
+    (suspended,) = table_.do(SUSPEND)
+    assert isinstance(suspended, e.TableSuspended)
+    assert suspended.float_amount == Decimal(50000)  # locked at the table
+    state = table_.state
+    assert (state.phase, state.key_held_by, state.head) == (P.SUSPENDED, "director", None)
+    (resumed,) = table_.do(resume("iker", Role.INSPECTOR))
+    assert isinstance(resumed, e.TableResumed) and resumed.croupier == "ana"
+    state = table_.state
+    assert (state.phase, state.key_held_by, state.head) == (P.IDLE, None, "iker")
+    assert state.float_amount == Decimal(50000)
+    assert replay(table_.events) == state
+
+
+@pytest.mark.parametrize("profile", ["1977", "1979", "asturias"])
+def test_other_catalogues_close_a_table_only_for_good(profile):
+    table_ = Table(table(profile, "french-roulette"))
+    assert "only the Basque catalogue provides it (EUS L306)" in refused(table_, SUSPEND)
+
+
+def test_a_table_with_bets_on_its_layout_has_customers_and_stays_open():
+    """An even chance in prison after a zero is a player's stake still on the layout."""
+    table_ = Table(table("basque", "french-roulette"))
+    table_.coup("0", request("r", "red"))
+    assert table_.state.phase is P.IDLE and table_.state.bets["r"].prison == 1
+    assert "bets are on the layout (r)" in refused(table_, SUSPEND)
+
+
+def test_no_table_closes_for_a_while_once_the_last_coups_are_announced():
+    table_ = Table(table("basque", "french-roulette"))
+    table_.do(c.AnnounceLastCoups())
+    assert "play them and close the table" in refused(table_, SUSPEND)
+
+
+def test_a_table_closes_for_a_while_only_between_coups():
+    table_ = Table(table("basque", "french-roulette"))
+    table_.open_bets()
+    with pytest.raises(PhaseError):
+        table_.do(SUSPEND)
+
+
+def test_nothing_is_played_heads_taken_or_float_touched_while_it_is_closed():
+    t = table("basque", "french-roulette")
+    table_ = Table(t, float_amount=Decimal(2000))
+    table_.do(SUSPEND)
+    for command in (
+        c.OpenBets(),
+        c.PlaceBet(bet=request("r", "red")),
+        c.TakeTable(head="jmj"),
+        c.TopUpFloat(amount=Decimal(10), ordered_by="director"),
+        c.ChangeLimits(limits=default_choice(t, "2"), requested_by="director"),
+        c.SetSpinRotation(croupiers=("ana",), set_by="director"),
+        c.AnnounceLastCoups(),
+        SUSPEND,
+    ):
+        before = table_.state
+        with pytest.raises(PhaseError):
+            table_.do(command)
+        assert table_.state == before
+
+
+def test_play_resumes_only_with_a_head_the_profile_lets_direct_it():
+    table_ = Table(table("basque", "french-roulette"))
+    table_.do(SUSPEND)
+    assert "not by the croupier" in refused(table_, resume("ana", Role.CROUPIER))
+
+
+def test_a_table_closed_for_a_while_closes_for_good_without_its_last_balls():
+    """The last three balls are announced at a table in play before closing time (EUS L2923);
+    one closed for a while has no one to play them."""
+    table_ = Table(table("basque", "french-roulette"), float_amount=Decimal(2000))
+    table_.coup("5")
+    table_.do(SUSPEND)
+    (closed,) = table_.do(c.CloseTable(seal="S-9"))
+    assert isinstance(closed, e.TableClosed)
+    assert (closed.suspended, closed.coups, closed.float_amount) == (True, 1, Decimal(2000))
+    assert table_.state.phase is P.CLOSED
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(["coup", "suspend", "resume", "top_up"]), max_size=12))
+def test_the_float_is_what_was_handed_plus_its_top_ups_whatever_the_closures(steps):
+    """Closing for a while neither adds to the float nor takes from it, and replay agrees."""
+    table_ = Table(table("basque", "french-roulette"), float_amount=Decimal(1000))
+    handed = Decimal(1000)
+    for step in steps:
+        suspended = table_.state.phase is P.SUSPENDED
+        if step == "coup" and not suspended:
+            table_.coup("17")
+        elif step == "suspend" and not suspended:
+            table_.do(SUSPEND)
+        elif step == "resume" and suspended:
+            table_.do(resume())
+        elif step == "top_up" and not suspended:
+            table_.do(c.TopUpFloat(amount=Decimal(25), ordered_by="director"))
+            handed += 25
+    assert table_.state.float_amount == handed
+    assert replay(table_.events) == table_.state
+    if table_.state.phase is P.IDLE:
+        table_.do(c.AnnounceLastCoups())
+        for _ in range(3):
+            table_.coup("1")
+    (closed,) = table_.do(c.CloseTable(seal="S"))
+    assert isinstance(closed, e.TableClosed) and closed.float_amount == handed
