@@ -50,7 +50,7 @@ def test_a_profile_without_a_minimum_float_opens_with_any_float_or_none_kept():
     float_cents=st.integers(1, 10**8),
     old=st.integers(1, 500),
     rise=st.integers(1, 500),
-    extra_cents=st.integers(-10**6, 10**6),
+    extra_cents=st.integers(-(10**6), 10**6),
 )
 def test_an_1977_raise_tops_the_float_up_in_proportion_to_the_minimum(
     float_cents, old, rise, extra_cents
