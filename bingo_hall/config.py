@@ -162,6 +162,12 @@ class TableConfig(BaseModel):
         description="the hall's sector it stands in: one head may direct several tables of a "
         "sector where the profile allows it (EUS L224)",
     )
+    float_amount: Decimal | None = Field(
+        default=None,
+        gt=0,
+        description="the float («anticipo») the cash desk hands it each session, as a string; "
+        "at least what its profile asks (the Basque wheel of fortune: 15,000 times its minimum)",
+    )
 
 
 class HallConfig(BaseModel):

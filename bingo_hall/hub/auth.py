@@ -188,8 +188,11 @@ _TABLE_HEAD = frozenset(
 TABLE_PERMISSIONS: dict[Role, frozenset[str]] = {role: frozenset() for role in Role} | {
     # The Jefe de Sala stands for the games director: the head's commands, the change of
     # limits («el director» N77 L277-291, N79 L210; «jokoaren zuzendariak» EUS L300-308) and
-    # the croupiers' spinning rotation («establecido por la dirección», N79 L424).
-    Role.JEFE_DE_SALA: _TABLE_HEAD | {"change_limits", "set_spin_rotation"},
+    # the croupiers' spinning rotation («establecido por la dirección», N79 L424), the float's
+    # top-ups, and closing a table for a while with its float's key in his keeping
+    # («Jokoaren zuzendariaren edo bere ordezkariaren esku», EUS L306).
+    Role.JEFE_DE_SALA: _TABLE_HEAD
+    | {"change_limits", "set_spin_rotation", "top_up_float", "suspend_table", "resume_table"},
     Role.JEFE_DE_MESA_DE_JUEGO: _TABLE_HEAD,
     Role.INSPECTOR_DE_MESA: _TABLE_HEAD,  # where the profile lets him head (`headed_by`)
     Role.CROUPIER: _CROUPIER,

@@ -42,6 +42,7 @@ from bingo_hall.store.database import STORE_FAILURES
 from bingo_hall.store.eventlog import EventLog
 from bingo_hall.tables import commands as c
 from bingo_hall.tables.config import find_table_profile
+from bingo_hall.tables.floats import check_float
 from bingo_hall.tables.heads import HeadedTable, heading_problem
 from bingo_hall.tables.limits import (
     LimitChoice,
@@ -49,7 +50,7 @@ from bingo_hall.tables.limits import (
     minimum_table_problem,
     resolve_limits,
 )
-from bingo_hall.tables.phases import TablePhase
+from bingo_hall.tables.phases import PLAYING_PHASES, TablePhase
 from bingo_hall.tables.profiles import (
     BouleRules,
     GameName,
@@ -104,6 +105,24 @@ class SetSpinRotationArgs(_Args):
     croupiers: tuple[str, ...]
 
 
+class SuspendTableArgs(_Args):
+    """Nothing: who closes it for a while holds the float's key, and is who sends it."""
+
+
+class ResumeTableArgs(_Args):
+    """Who unlocks the float is who sends it; he names the croupier and the head (or
+    inspector) there, the hall's active staff: the head's role comes from his login."""
+
+    croupier: str
+    head: str
+
+
+class TopUpFloatArgs(_Args):
+    """Who orders it is who sends it."""
+
+    amount: Decimal
+
+
 class SpinArgs(_Args):
     """A croupier logged in as himself spins as himself: he leaves `spun_by` out. A table's
     station names the croupier at the wheel."""
@@ -121,6 +140,9 @@ TABLE_ARGS: dict[str, type[BaseModel]] = {
     "set_spin_rotation": SetSpinRotationArgs,
     "spin": SpinArgs,
     "take_table": TakeTableArgs,
+    "suspend_table": SuspendTableArgs,
+    "resume_table": ResumeTableArgs,
+    "top_up_float": TopUpFloatArgs,
 }
 """The `args` of each table command, as the protocol takes them (docs/protocol.md)."""
 
@@ -132,6 +154,7 @@ HUB_FILLED: dict[str, dict[str, str]] = {
         "configuration (change_limits changes them where the profile allows it)",
         "head": "a table's head who opens it heads it; the director opens it without one",
         "head_role": "the role is that of who opens it",
+        "float_amount": "the float comes from the hall's configuration (top_up_float adds to it)",
     },
     "take_table": {
         "head": "who takes it is who sends it",
@@ -144,6 +167,12 @@ HUB_FILLED: dict[str, dict[str, str]] = {
     },
     "change_limits": {"requested_by": "who asks for it is who sends it"},
     "set_spin_rotation": {"set_by": "who sets it is who sends it"},
+    "suspend_table": {"key_held_by": "who closes it for a while holds the key"},
+    "resume_table": {
+        "unlocked_by": "who unlocks the float is who sends it",
+        "head_role": "the head's role is that of his login",
+    },
+    "top_up_float": {"ordered_by": "who orders it is who sends it"},
 }
 
 
@@ -160,6 +189,7 @@ class TableSpec:
     limits: LimitChoice
     sector: str = ""  # the hall's sector the table stands in ("" none)
     authorised_minimum: Decimal | None = None  # its game's, by the hall's authorisation
+    float_amount: Decimal | None = None  # what the cash desk hands it each session
 
 
 def load_tables(config: HallConfig) -> list[TableSpec]:
@@ -207,12 +237,21 @@ def _spec(table: TableConfig, directory: Any, authorised: Decimal) -> TableSpec:
         )
     game = table_game(profile, table.game)
     resolve_limits(game.rules, table.limits)
+    check_float(game, table.limits.minimum, table.float_amount)
     if table.limits.minimum < authorised:
         raise RuleError(
             f"its minimum {table.limits.minimum} is below the {authorised} the hall's "
             f"authorisation sets for {table.game.value} (table_minimums; N79 L177)"
         )
-    return TableSpec(table.id, table.name or table.id, game, table.limits, table.sector, authorised)
+    return TableSpec(
+        table.id,
+        table.name or table.id,
+        game,
+        table.limits,
+        table.sector,
+        authorised,
+        table.float_amount,
+    )
 
 
 # --- the runtime -----------------------------------------------------------------------------
@@ -301,11 +340,15 @@ class TableRuntime:
         except TableDenied as denied:
             raise CommandFailed("forbidden", str(denied)) from None
         command = _build(table.spec, principal, name, args)
+        if isinstance(command, c.ResumeTable):
+            role = await asyncio.to_thread(self._check_resumers, command)
+            command = command.model_copy(update={"head_role": role})
         if isinstance(command, c.SetSpinRotation):
             await asyncio.to_thread(self._check_croupiers, command.croupiers)
-        if principal.role in TABLE_HEADS and isinstance(command, HEAD_TAKING):
+        head = _taking_head(principal, command)
+        if head is not None:
             async with self._heads:  # no other table changes heads meanwhile
-                self._check_heading(table, principal.id, command)
+                self._check_heading(table, head, command)
                 envelopes = await self._dispatch(table, command, principal, admitted)
         else:
             envelopes = await self._dispatch(table, command, principal, admitted)
@@ -349,6 +392,12 @@ class TableRuntime:
         """A table's head gives its commands at an open table only if he heads it: he directs
         it (N79 L125), and the table records who does (`take_table`)."""
         state = table.service.snapshot.state
+        if state.phase is TablePhase.SUSPENDED:
+            raise CommandFailed(
+                "forbidden",
+                f"table {table.spec.id} is closed for a while, its float locked: the director "
+                f"who holds the key ({state.key_held_by}) resumes it or closes it (EUS L306)",
+            )
         if state.phase is not TablePhase.CLOSED and state.head != head:
             raise CommandFailed(
                 "forbidden",
@@ -373,23 +422,40 @@ class TableRuntime:
         if problem is not None:
             raise CommandFailed("rule_error", f"table {table.spec.id}: {problem}")
 
-    def _check_croupiers(self, named: tuple[str, ...]) -> None:
-        """A rotation names the hall's active croupiers only: a station could not name anyone
-        else, and a typing slip would otherwise stop the table at its first spin."""
+    def _active_staff(self) -> dict[str, Role]:
+        """The hall's active staff, by login, with their roles."""
         if self._credentials is None:
             self._credentials = CredentialStore(self.log.engine)
-        croupiers = {
-            user.username
-            for user in self._credentials.users()
-            if user.role is Role.CROUPIER and user.active
-        }
+        return {user.username: user.role for user in self._credentials.users() if user.active}
+
+    def _check_croupiers(
+        self, named: tuple[str, ...], where: str = "set_spin_rotation: croupiers"
+    ) -> None:
+        """A rotation names the hall's active croupiers only: a station could not name anyone
+        else, and a typing slip would otherwise stop the table at its first spin."""
+        staff = self._active_staff()
+        croupiers = {name for name, role in staff.items() if role is Role.CROUPIER}
         unknown = [name for name in named if name.strip() not in croupiers]
         if unknown:
             raise CommandFailed(
                 "invalid_args",
-                f"set_spin_rotation: croupiers: not an active croupier of the hall: "
+                f"{where}: not an active croupier of the hall: "
                 f"{', '.join(unknown)} (its croupiers: {', '.join(sorted(croupiers)) or 'none'})",
             )
+
+    def _check_resumers(self, command: c.ResumeTable) -> c.Role:
+        """A table plays again only with a croupier and its head or inspector there (EUS
+        L306): both are the hall's active staff; the head's role (at the table) is his
+        login's."""
+        self._check_croupiers((command.croupier,), "resume_table: croupier")
+        role = self._active_staff().get(command.head.strip())
+        if role not in TABLE_HEADS:
+            raise CommandFailed(
+                "invalid_args",
+                f"resume_table: head: {command.head} is not an active table head or inspector "
+                "of the hall",
+            )
+        return TABLE_ROLE[role]
 
     def _keep_floors(self, table: LinkedTable, command: c.TableCommand) -> None:
         """Refuse a command its phase allows that would break a rule spanning the tables: the
@@ -416,13 +482,15 @@ class TableRuntime:
             for other in self.tables.values()
             if other is not table
             and other.spec.game.game is spec.game.game
-            and other.service.snapshot.state.phase is not TablePhase.CLOSED
+            and other.service.snapshot.state.phase in PLAYING_PHASES
         }
         state = table.service.snapshot.state
         if isinstance(command, c.OpenTable):
             at_minimum[spec.id] = command.limits.minimum == minimum
         elif isinstance(command, c.ChangeLimits):
             at_minimum[spec.id] = _at_minimum(state, minimum) and command.limits.minimum == minimum
+        elif isinstance(command, c.ResumeTable):
+            at_minimum[spec.id] = _at_minimum(state, minimum)
         problem = minimum_table_problem(spec.game.game.value, minimum, at_minimum)
         if problem is not None:
             raise CommandFailed("rule_error", f"table {spec.id}: {problem}")
@@ -436,7 +504,7 @@ class TableRuntime:
         layouts = {
             other.table_id: _layout_multiple(other)
             for other in others
-            if other.phase is not TablePhase.CLOSED
+            if other.phase in PLAYING_PHASES
             and other.table is not None
             and isinstance(other.table.rules, BouleRules)
         }
@@ -444,6 +512,8 @@ class TableRuntime:
             layouts[table.spec.id] = command.limits.layout_minimum
         elif isinstance(command, c.ChangeLimits):  # doubled from the request until it applies
             layouts[table.spec.id] = max(_layout_multiple(state), command.limits.layout_minimum)
+        elif isinstance(command, c.ResumeTable):
+            layouts[table.spec.id] = _layout_multiple(state)
         problem = boule_floor_problem(layouts)
         if problem is not None:
             raise CommandFailed("rule_error", f"table {table.spec.id}: {problem}")
@@ -455,7 +525,8 @@ class TableRuntime:
             return table.service.snapshot
 
 
-LAYOUT_COMMANDS = (c.OpenTable, c.ChangeLimits, c.CloseTable)
+LAYOUT_COMMANDS = (c.OpenTable, c.ChangeLimits, c.CloseTable, c.SuspendTable, c.ResumeTable)
+"""What opens, changes or stops a table's play: the rules spanning the tables check them."""
 
 
 def _has_floor(table: LinkedTable) -> bool:
@@ -476,6 +547,16 @@ def _at_minimum(state: TableState, minimum: Decimal) -> bool:
 
 
 HEAD_TAKING = (c.OpenTable, c.TakeTable)
+
+
+def _taking_head(principal: Principal, command: c.TableCommand) -> str | None:
+    """Who comes to head the table with this command, if anyone: a head opening or taking it,
+    or the head named when play resumes."""
+    if isinstance(command, c.ResumeTable):
+        return command.head
+    if principal.role in TABLE_HEADS and isinstance(command, HEAD_TAKING):
+        return principal.id
+    return None
 
 
 def _headed(table: LinkedTable) -> HeadedTable:
@@ -513,6 +594,7 @@ def _build(
             "limits": spec.limits,
             "head": head,
             "head_role": TABLE_ROLE[principal.role],
+            "float_amount": spec.float_amount,
         }
     elif name == "take_table":
         fields |= {"head": principal.id, "role": TABLE_ROLE[principal.role]}
@@ -524,6 +606,12 @@ def _build(
         fields |= {"requested_by": principal.id}
     elif name == "set_spin_rotation":
         fields |= {"set_by": principal.id}
+    elif name == "suspend_table":
+        fields |= {"key_held_by": principal.id}
+    elif name == "resume_table":
+        fields |= {"unlocked_by": principal.id}
+    elif name == "top_up_float":
+        fields |= {"ordered_by": principal.id}
     elif name == "spin":
         fields |= {"spun_by": _spinner(principal, fields["spun_by"])}
     else:

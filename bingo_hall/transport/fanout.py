@@ -40,9 +40,9 @@ Audience = Literal["staff", "clerk", "device"]
 # A casino table's public view (docs/tables.md), the fields of each event a public panel may
 # get: the phases, coups, outcomes, limits, the session's opening and closing, the last-coup
 # announcements, the way each coup was spun and void coups; nothing of a player's (no bet, chip,
-# stake, zero choice, settlement or payment: those events keep their coup only), not who spins
-# and not the cylinder's seal. Every event is still sent, in seq order, so a panel resumes after
-# any seq and never sees a gap.
+# stake, zero choice, settlement or payment: those events keep their coup only), not who spins,
+# not the cylinder's seal, and nothing of the bank's float nor of who holds its key. Every
+# event is still sent, in seq order, so a panel resumes after any seq and never sees a gap.
 TABLE_PUBLIC_FIELDS: dict[str, tuple[str, ...]] = {
     "table_opened": ("table_id", "session_id", "table", "choice", "limits", "head"),
     "table_head_taken": ("head", "previous"),
@@ -50,6 +50,9 @@ TABLE_PUBLIC_FIELDS: dict[str, tuple[str, ...]] = {
     "table_last_coups_announced": ("coups", "counting_current"),
     "table_limits_change_announced": ("choice", "limits", "requested_by", "old_limit_coups"),
     "table_limits_changed": ("choice", "limits", "requested_by", "authorisation"),
+    "table_float_topped_up": (),
+    "table_suspended": (),
+    "table_resumed": (),
     "table_spin_rotation_set": (),
     "table_bets_opened": ("coup", "last_coup"),
     "table_bet_placed": ("coup",),
@@ -70,7 +73,7 @@ TABLE_PUBLIC_FIELDS: dict[str, tuple[str, ...]] = {
     "table_zero_option_chosen": ("coup",),
     "table_coup_settled": ("coup",),
     "table_coup_paid": ("coup",),
-    "table_closed": ("session_id", "coups"),
+    "table_closed": ("session_id", "coups", "suspended"),
 }
 
 # What the staff who do not keep the acta see of a player's request or complaint: that one was

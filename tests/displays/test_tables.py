@@ -245,3 +245,39 @@ def test_a_hall_without_tables_shows_no_table_view(browser, tmp_path):
         assert monitor.errors == [], monitor.errors  # type: ignore[attr-defined]
     finally:
         hub.stop()
+
+
+def test_the_monitor_shows_a_basque_table_closed_for_a_while_and_open_again(browser, tmp_path):
+    """EUS L306: the director closes a table left without customers for a while; the panel
+    says so, and shows it open again when he resumes it with a croupier and its head there."""
+    basque = R1 | {"profile": "basque", "limits": {"minimum": "5", "tier": 30}}
+    prepared = PreparedHall(
+        tmp_path,
+        profile="1979",
+        tables=[basque | {"float_amount": "20000"}],
+        staff={"crupier": "croupier", "jmj": "jefe_de_mesa_de_juego"},
+    )
+    prepared.prepare(terminals=(), monitors=())
+    hub = HubProcess(prepared)
+    hub.start()
+    hall = Hall(hub, prepared.tokens)
+    director = {"user": "sala", "password": PASSWORD}
+    try:
+        _, monitor = page_in(browser, 1920, 1080)
+        monitor.goto(f"{hub.base}/monitor#token={prepared.tokens['mon-1']}")
+        phase = monitor.locator("#m-tables .m-table[data-table='R1'] .m-table-phase")
+        expect(phase).to_have_text("Mesa cerrada")
+        hall.table(("open_table", {}), ("suspend_table", {}), **director)
+        expect(phase).to_have_text("Mesa cerrada temporalmente")
+        assert same_as_the_hub(monitor, hall)["phase"] == "suspended"
+        monitor.reload()  # from the hub's `tables` answer
+        expect(phase).to_have_text("Mesa cerrada temporalmente")
+        resume = {"croupier": "crupier", "head": "jmj"}
+        hall.table(("resume_table", resume), **director)
+        expect(phase).to_have_text("Mesa abierta")
+        assert same_as_the_hub(monitor, hall)["phase"] == "idle"
+        assert "20000" not in monitor.locator("#m-tables").inner_text()  # the bank's float
+        assert monitor.errors == [], monitor.errors  # type: ignore[attr-defined]
+    finally:
+        hall.aside.shutdown()
+        hub.stop()

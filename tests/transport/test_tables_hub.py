@@ -831,7 +831,11 @@ def test_monitors_and_terminals_get_a_tables_public_view_and_staff_and_its_devic
         assert last["table_outcome_recorded"] == {"coup": 2, "outcome": "3", "revolutions": None}
         assert last["table_last_coups_announced"] == {"coups": 1, "counting_current": False}
         assert last["table_bets_opened"] == {"coup": 2, "last_coup": True}
-        assert last["table_closed"] == {"session_id": 1, "coups": 2}  # not who spun them
+        assert last["table_closed"] == {
+            "session_id": 1,
+            "coups": 2,
+            "suspended": False,
+        }  # not who spun them
         assert last["table_spin_rotation_set"] == {}
         assert last["table_spun"] == {"coup": 2, "direction": "anticlockwise", "relaunch": False}
         closed = next(f for f in whole if f["event"] == "table_closed")["payload"]

@@ -91,6 +91,12 @@ export function applyTableEvent(table, envelope) {
         last_coups_left: table.last_coups_left === null ? null : table.last_coups_left - 1,
       });
       break;
+    case 'table_suspended': // closed for a while, its float locked at it (EUS L306)
+      table.phase = 'suspended';
+      break;
+    case 'table_resumed':
+      table.phase = 'idle';
+      break;
     case 'table_closed':
       Object.assign(table, {
         phase: 'closed',

@@ -1,0 +1,148 @@
+"""A table's float and its closing for a while, through the hub with real websocket clients:
+the float from the hall's configuration in the opening's record, the director's top-ups, and a
+Basque table closed for a while (EUS L306) — the director holding the key, its head released,
+no one playing it, the minimum-table rule counting it out, play resumed only with an active
+croupier and head there."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from bingo_hall.config import TableConfig
+from support.aio import run_async as run
+from transport.test_tables_hub import (
+    SEAL,
+    ok,
+    refused,
+    set_rotation,
+    stream,
+    table_state,
+    table_store,
+    two_heads,
+)
+
+FLOAT_TABLES = [
+    TableConfig.model_validate(
+        {
+            "id": table,
+            "game": game,
+            "profile": "basque",
+            "limits": {"minimum": minimum, **extra},
+            "sector": "A",
+            "float_amount": float_amount,
+        }
+    )
+    for table, game, minimum, extra, float_amount in (
+        ("E1", "french-roulette", "2", {"tier": 30}, "4000"),
+        ("E2", "french-roulette", "5", {"tier": 30}, "9000"),
+        ("F1", "wheel-of-fortune", "1", {"maximum": "100"}, "15000"),
+    )
+]
+
+
+@pytest.fixture
+def store(tmp_path):
+    return table_store(tmp_path)
+
+
+def payloads(log, table: str, event_type: str) -> list[dict]:
+    return [e.payload for e in log.read(stream(log, table)) if e.type == event_type]
+
+
+def test_the_float_is_recorded_from_the_configuration_and_topped_up_by_the_director(store):
+    async def scenario():
+        async with two_heads(store, FLOAT_TABLES) as (hub, jmj, _, sala):
+            log = hub.runtime.service.log
+            await ok(jmj, "F1", "open_table")
+            (opened,) = payloads(log, "F1", "table_opened")
+            assert Decimal(opened["float_amount"]) == 15000
+            filled = await refused(jmj, "F1", "open_table", "invalid_args", float_amount="1")
+            assert "float_amount: the float comes from the hall's configuration" in filled
+            head_may_not = await refused(jmj, "F1", "top_up_float", "forbidden", amount="500")
+            assert "top_up_float" in head_may_not
+            assert await ok(sala, "F1", "top_up_float", amount="500") == ["table_float_topped_up"]
+            (topped,) = payloads(log, "F1", "table_float_topped_up")
+            assert topped == {"amount": "500", "ordered_by": "sala", "float_amount": "15500"}
+            as_float = await refused(sala, "F1", "top_up_float", "invalid_args", amount=5.5)
+            assert "a decimal string, not a float" in as_float
+            await ok(sala, "F1", "close_table", seal=SEAL)
+            (closed,) = payloads(log, "F1", "table_closed")
+            assert Decimal(closed["float_amount"]) == 15500
+
+    run(scenario())
+
+
+def test_a_basque_table_closes_for_a_while_and_plays_again_with_its_staff_there(store):
+    async def scenario():
+        async with two_heads(store, FLOAT_TABLES) as (hub, jmj, _, sala):
+            log = hub.runtime.service.log
+            await ok(jmj, "E1", "open_table")
+            await ok(jmj, "E2", "open_table")
+            await set_rotation(hub, "E2", "crupier", "luis")
+
+            # E1 is the only table at the authorised minimum 2: it keeps playing
+            kept = await refused(sala, "E1", "suspend_table", "rule_error")
+            assert "E2 would play above the authorised minimum 2" in kept
+            assert "suspend_table" in await refused(jmj, "E2", "suspend_table", "forbidden")
+            assert await ok(sala, "E2", "suspend_table") == ["table_suspended"]
+            (suspended,) = payloads(log, "E2", "table_suspended")
+            assert suspended == {"key_held_by": "sala", "float_amount": "9000"}
+            state = await table_state(sala, "E2")
+            assert state["phase"] == "suspended"
+
+            # no one plays it, and its head no longer gives its commands there
+            locked = await refused(jmj, "E2", "announce_last_coups", "forbidden")
+            assert "closed for a while" in locked and "(sala)" in locked
+            phase = await refused(sala, "E2", "open_bets", "wrong_phase")
+            assert "suspended" in phase
+            await refused(sala, "E2", "top_up_float", "wrong_phase", amount="5")  # locked
+
+            # E1 may stop now that E2 does not play; E2 may not play above it with none at it
+            await ok(sala, "E1", "suspend_table")
+            alone = await refused(
+                sala, "E2", "resume_table", "rule_error", croupier="crupier", head="iker"
+            )
+            assert "E2 would play above the authorised minimum 2" in alone
+            await ok(sala, "E1", "resume_table", croupier="luis", head="jmj")
+
+            # resumed by the key's holder, naming the hall's active croupier and head
+            for args, words in (
+                ({"croupier": "nadie", "head": "iker"}, "not an active croupier"),
+                ({"croupier": "crupier", "head": "luis"}, "not an active table head"),
+                ({"croupier": "crupier"}, "head: Field required"),
+            ):
+                assert words in await refused(sala, "E2", "resume_table", "invalid_args", **args)
+            filled = await refused(
+                sala,
+                "E2",
+                "resume_table",
+                "invalid_args",
+                croupier="crupier",
+                head="iker",
+                head_role="table_head",
+            )
+            assert "head_role: the head's role is that of his login" in filled
+            resumed = await ok(sala, "E2", "resume_table", croupier="crupier", head="iker")
+            assert resumed == ["table_resumed"]
+            (record,) = payloads(log, "E2", "table_resumed")
+            assert record == {
+                "unlocked_by": "sala",
+                "croupier": "crupier",
+                "head": "iker",
+                "head_role": "inspector",
+            }
+            assert (await table_state(sala, "E2"))["phase"] == "idle"
+            elsewhere = await refused(jmj, "E2", "announce_last_coups", "forbidden")
+            assert "its head: iker" in elsewhere
+
+            # closed for a while again, then for good: no last balls to announce
+            await ok(sala, "E2", "suspend_table")
+            head_may_not = await refused(jmj, "E2", "close_table", "forbidden", seal=SEAL)
+            assert "closed for a while" in head_may_not
+            assert await ok(sala, "E2", "close_table", seal=SEAL) == ["table_closed"]
+            (closed,) = payloads(log, "E2", "table_closed")
+            assert closed["suspended"] is True and Decimal(closed["float_amount"]) == 9000
+
+    run(scenario())
