@@ -195,6 +195,29 @@ def test_a_games_authorised_minimum_is_the_halls_or_its_tables_lowest(tmp_path: 
         load_config(hall_file(tmp_path, '[table_minimums]\n"roulette" = "2"\n' + two))
 
 
+FORTUNE = """
+[[tables]]
+id = "F1"
+game = "wheel-of-fortune"
+profile = "basque"
+limits = { minimum = "2", maximum = "100" }
+"""
+
+
+def test_a_basque_wheel_of_fortune_is_configured_with_its_least_float(tmp_path: Path) -> None:
+    """EUS L51-53: at least 15,000 times its minimum; the hub stops at the file, naming it."""
+    for extra, reason in (
+        ("", "configuration: table F1: .* a float of at least 30000 .*: configure its float"),
+        ('float_amount = "29999"\n', "table F1: .* its float 29999 is below the 30000"),
+    ):
+        with pytest.raises(RuleError, match=reason):
+            load_tables(load_config(hall_file(tmp_path, FORTUNE + extra)))
+    (spec,) = load_tables(load_config(hall_file(tmp_path, FORTUNE + 'float_amount = "30000"\n')))
+    assert spec.float_amount == Decimal(30000)
+    with pytest.raises(RuleError, match="float_amount"):
+        load_config(hall_file(tmp_path, FORTUNE + 'float_amount = "-1"\n'))
+
+
 # -- the command line and the real hub process -------------------------------------------------
 
 
