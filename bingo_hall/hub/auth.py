@@ -166,6 +166,7 @@ _CROUPIER = frozenset(
         "place_bet",
         "withdraw_bet",
         "issue_colour_chips",
+        "return_colour_chips",  # changed back into value chips: a cash operation (§3.3)
         "spin",  # in the director's rotation (N79 L127): the rules check whose turn it is
         "call_no_more_bets",
         "record_outcome",

@@ -48,7 +48,19 @@ class IssueColourChips(TableCommand):
     legal_in = frozenset({P.IDLE, P.BETTING})
     colour: str = Field(min_length=1, max_length=40)
     player: str = Field(min_length=1, max_length=100)
+    chips: int = Field(ge=1, le=100_000)  # in the stack
     unit_value: Decimal | None = None  # None: the table minimum (N79 L270)
+
+
+class ReturnColourChips(TableCommand):
+    """A player changes the colour chips he holds back into value chips (spec §3.3); when he
+    leaves, the colour is free for another player."""
+
+    name = "return_colour_chips"
+    legal_in = frozenset({P.IDLE, P.BETTING})
+    colour: str = Field(min_length=1, max_length=40)
+    chips: int = Field(ge=0, le=100_000)  # 0: he leaves with none left
+    leaves: bool = True
 
 
 class AnnounceLastCoups(TableCommand):
@@ -183,6 +195,7 @@ COMMAND_TYPES: dict[str, type[TableCommand]] = {
         OpenTable,
         TakeTable,
         IssueColourChips,
+        ReturnColourChips,
         AnnounceLastCoups,
         ChangeLimits,
         TopUpFloat,

@@ -108,8 +108,46 @@ def _colours(state: TableState, cmd: c.IssueColourChips, now: datetime) -> list[
             player=cmd.player,
             unit_value=value,
             chosen=cmd.unit_value is not None,
+            chips=cmd.chips,
         )
     ]
+
+
+@_handles(c.ReturnColourChips)
+def _return_colours(
+    state: TableState, cmd: c.ReturnColourChips, now: datetime
+) -> list[e.TableEvent]:
+    state.require_table()
+    held = state.colours.get(cmd.colour)
+    if held is None:
+        raise RuleError(f"colour {cmd.colour} is held by no player at this table")
+    if cmd.leaves:
+        on_layout = [bet.id for bet in state.bets.values() if bet.colour == cmd.colour]
+        if on_layout:
+            raise RuleError(
+                f"colour {cmd.colour}: {held.player}'s bets in it are on the layout "
+                f"({', '.join(on_layout)}): he leaves the colour once they are settled"
+            )
+    return [
+        e.ColourChipsReturned(
+            colour=cmd.colour,
+            player=held.player,
+            chips=cmd.chips,
+            unit_value=held.unit_value,
+            value=cmd.chips * held.unit_value,
+            leaves=cmd.leaves,
+        )
+    ]
+
+
+def _check_no_colour_held(state: TableState, why: str) -> None:
+    """Colour chips are the table's (spec §3.3): changed back before it stops."""
+    if state.colours:
+        held = ", ".join(f"{c.colour} ({c.player})" for c in state.colours.values())
+        raise RuleError(
+            f"colour chips are still held: {held}; {why}: change them back "
+            "(return_colour_chips) first"
+        )
 
 
 def _check_colour_unplayed(state: TableState, colour: str, value: Decimal, new: Decimal) -> None:
@@ -211,6 +249,7 @@ def _close(state: TableState, cmd: c.CloseTable, now: datetime) -> list[e.TableE
             "on until they are freed or lost; announce the last coup so that a zero refunds them"
         )
     rules = table.rules
+    _check_no_colour_held(state, "they are the table's and it closes")
     suspended = state.phase is c.P.SUSPENDED  # no coup to announce: no one plays there
     if rules.last_coups_announcement_required and state.last_coups_left != 0 and not suspended:
         if state.last_coups_left is None:
@@ -227,6 +266,7 @@ def _close(state: TableState, cmd: c.CloseTable, now: datetime) -> list[e.TableE
             spins=dict(state.spins),
             float_amount=state.float_amount,
             suspended=suspended,
+            colour_chips=state.colours_left,
         )
     ]
 
@@ -256,6 +296,7 @@ def _suspend(state: TableState, cmd: c.SuspendTable, now: datetime) -> list[e.Ta
             f"bets are on the layout ({', '.join(state.bets)}): a table closes for a while "
             "only when left without customers («bezerorik gabe», EUS L306)"
         )
+    _check_no_colour_held(state, "a player holding them is a customer at the table")
     if state.last_coups_left is not None:
         raise RuleError(
             "the session's last coups are announced: play them and close the table; a table "

@@ -9,6 +9,7 @@ from typing import ClassVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from bingo_hall.tables.bets import Bet, BetRequest
+from bingo_hall.tables.colours import ColourChips
 from bingo_hall.tables.limits import LimitChoice, ResolvedLimits
 from bingo_hall.tables.payment import Payment
 from bingo_hall.tables.profiles import Role, SpinDirection, TableGame, VoidReason, ZeroChoice
@@ -51,6 +52,19 @@ class ColourChipsIssued(TableEvent):
     player: str
     unit_value: Decimal
     chosen: bool  # False: the player chose no value, so a chip is worth the table minimum
+    chips: int = 0  # in the stack (0: a stream from before stacks were counted)
+
+
+class ColourChipsReturned(TableEvent):
+    """Colour chips changed back into value chips, at the colour's value: a cash operation."""
+
+    type = "table_colour_chips_returned"
+    colour: str
+    player: str
+    chips: int
+    unit_value: Decimal
+    value: Decimal  # chips × unit_value, paid in value chips
+    leaves: bool  # the colour is free for another player
 
 
 class LastCoupsAnnounced(TableEvent):
@@ -208,6 +222,7 @@ class TableClosed(TableEvent):
     spins: dict[str, int] = Field(default_factory=dict)  # the session's coups per croupier
     float_amount: Decimal | None = None  # the float, top-ups included, back to the cash desk
     suspended: bool = False  # closed for good while closed for a while
+    colour_chips: tuple[ColourChips, ...] = ()  # the session's ledger, a line per holding
 
 
 EVENT_TYPES: dict[str, type[TableEvent]] = {
@@ -216,6 +231,7 @@ EVENT_TYPES: dict[str, type[TableEvent]] = {
         TableOpened,
         HeadTaken,
         ColourChipsIssued,
+        ColourChipsReturned,
         LastCoupsAnnounced,
         LimitsChangeAnnounced,
         LimitsChanged,

@@ -9,8 +9,9 @@ from types import MappingProxyType
 
 from bingo_hall.registry import registrar
 from bingo_hall.tables import events as e
+from bingo_hall.tables.colours import ColourChips
 from bingo_hall.tables.phases import TablePhase
-from bingo_hall.tables.state import EMPTY, ColourChip, CoupSpin, PendingLimits, TableState
+from bingo_hall.tables.state import EMPTY, CoupSpin, PendingLimits, TableState
 
 Applier = Callable[[TableState, e.TableEvent], TableState]
 _APPLIERS: dict[type[e.TableEvent], Applier] = {}
@@ -55,8 +56,20 @@ def _(state: TableState, ev: e.HeadTaken) -> TableState:
 
 @_applies(e.ColourChipsIssued)
 def _(state: TableState, ev: e.ColourChipsIssued) -> TableState:
-    chip = ColourChip(ev.colour, ev.player, ev.unit_value)
-    return replace(state, colours=_frozen({**state.colours, ev.colour: chip}))
+    held = state.colours.get(ev.colour) or ColourChips(
+        colour=ev.colour, player=ev.player, unit_value=ev.unit_value
+    )
+    holding = held.with_issue(ev.chips, ev.unit_value)
+    return replace(state, colours=_frozen({**state.colours, ev.colour: holding}))
+
+
+@_applies(e.ColourChipsReturned)
+def _(state: TableState, ev: e.ColourChipsReturned) -> TableState:
+    holding = state.colours[ev.colour].with_return(ev.chips, ev.leaves)
+    if not ev.leaves:
+        return replace(state, colours=_frozen({**state.colours, ev.colour: holding}))
+    held = {colour: h for colour, h in state.colours.items() if colour != ev.colour}
+    return replace(state, colours=_frozen(held), colours_left=(*state.colours_left, holding))
 
 
 @_applies(e.LastCoupsAnnounced)

@@ -9,19 +9,13 @@ from types import MappingProxyType
 
 from bingo_hall.domain.errors import RuleError
 from bingo_hall.tables.bets import Bet
+from bingo_hall.tables.colours import ColourChips
 from bingo_hall.tables.limits import LimitChoice, ResolvedLimits
 from bingo_hall.tables.phases import TablePhase
 from bingo_hall.tables.profiles import SpinDirection, TableGame, ZeroChoice
 from bingo_hall.tables.settlement import Settlement
 
 EMPTY: Mapping = MappingProxyType({})
-
-
-@dataclass(frozen=True, slots=True)
-class ColourChip:
-    colour: str
-    player: str
-    unit_value: Decimal
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +51,8 @@ class TableState:
     previous_outcome: str | None = None
     zero_choices: Mapping[str, ZeroChoice] = field(default_factory=lambda: EMPTY)
     settlement: Settlement | None = None
-    colours: Mapping[str, ColourChip] = field(default_factory=lambda: EMPTY)
+    colours: Mapping[str, ColourChips] = field(default_factory=lambda: EMPTY)  # held now
+    colours_left: tuple[ColourChips, ...] = ()  # holdings whose players have left
     pending_limits: PendingLimits | None = None
     head: str | None = None  # who directs the table now (None: no head has taken it)
     rotation: tuple[str, ...] = ()  # the croupiers who spin, in the director's order

@@ -47,6 +47,7 @@ TABLE_PUBLIC_FIELDS: dict[str, tuple[str, ...]] = {
     "table_opened": ("table_id", "session_id", "table", "choice", "limits", "head"),
     "table_head_taken": ("head", "previous"),
     "table_colour_chips_issued": (),
+    "table_colour_chips_returned": (),
     "table_last_coups_announced": ("coups", "counting_current"),
     "table_limits_change_announced": ("choice", "limits", "requested_by", "old_limit_coups"),
     "table_limits_changed": ("choice", "limits", "requested_by", "authorisation"),

@@ -15,6 +15,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, TypeAdapter
 
 from bingo_hall.hub.streams import TABLE_ID_PATTERN
 from bingo_hall.tables.bets import Bet
+from bingo_hall.tables.colours import ColourChips
 from bingo_hall.tables.limits import ResolvedLimits
 from bingo_hall.tables.phases import TablePhase
 from bingo_hall.tables.profiles import GameName, SpinDirection
@@ -200,8 +201,8 @@ class TableStateMessage(_Message):
     """A casino table after the events of its stream up to `seq`: in the `tables` answer, and
     retained on MQTT `{prefix}/{hall}/tables/{table}/state`. Money is a decimal string.
     Staff, and the table's own device, get it whole; its public view, for monitors and
-    terminals and on MQTT, has no `bets` and no `spin_rotation` (empty lists), and no
-    `settlement` and no `next_spinner` (null)."""
+    terminals and on MQTT, has no `bets`, `spin_rotation` or `colour_chips` (empty lists), and
+    no `settlement` and no `next_spinner` (null)."""
 
     hall: str
     table: str
@@ -236,6 +237,10 @@ class TableStateMessage(_Message):
     settlement: Settlement | None = Field(
         description="from settle until the coup is paid (public view: null)"
     )
+    colour_chips: list[ColourChips] = Field(
+        description="American roulette: the colours players hold, the value each marker shows, "
+        "the stacks issued and changed back (public view: empty)"
+    )
 
 
 def table_state_message(
@@ -249,7 +254,7 @@ def table_state_message(
 ) -> TableStateMessage:
     """The state message of a table; game and profile are the open session's, or the
     configured ones while the table is closed. `public`: the public view, without the bets, the
-    settlement and the croupiers."""
+    settlement, the croupiers and the colour chips."""
     state = snapshot.state
     game = state.table or configured
     is_open = state.phase is not TablePhase.CLOSED
@@ -276,6 +281,7 @@ def table_state_message(
         next_spinner=None if public else state.next_spinner,
         bets=[] if public else list(state.bets.values()),
         settlement=None if public else state.settlement,
+        colour_chips=[] if public else list(state.colours.values()),
     )
 
 

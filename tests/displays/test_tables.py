@@ -45,7 +45,8 @@ R1 = {
 # What a panel keeps of a table: its public state, but for the croupier's station's spinning
 # fields (who spins, which way next), which a panel does not show.
 SPINNING = {"spinning", "direction_due", "spin_rotation", "next_spinner"}
-PUBLIC = set(TableStateMessage.model_fields) - {"hall", "bets", "settlement"} - SPINNING
+PUBLIC = set(TableStateMessage.model_fields) - {"hall", "bets", "settlement", "colour_chips"}
+PUBLIC -= SPINNING
 COLOURS = """async () => {
   const { outcomeColour } = await import('/static/js/tables.js');
   const of = (game, outcomes) => outcomes.map((o) => outcomeColour(game, o));

@@ -468,11 +468,11 @@ def test_a_basque_change_is_announced_exactly_when_it_keeps_the_authorised_minim
 def test_colour_chips_are_issued_to_a_player_and_value_his_bets():
     t = table("1979", "american-roulette")
     table_ = Table(t, default_choice(t, "1"))
-    table_.do(c.IssueColourChips(colour="green", player="ana", unit_value=Decimal("2.5")))
-    (issued,) = table_.do(c.IssueColourChips(colour="blue", player="eva"))
+    table_.do(c.IssueColourChips(colour="green", player="ana", chips=20, unit_value=Decimal("2.5")))
+    (issued,) = table_.do(c.IssueColourChips(colour="blue", player="eva", chips=20))
     assert (issued.unit_value, issued.chosen) == (1, False)
     with pytest.raises(RuleError, match="colour green is already ana's"):
-        table_.do(c.IssueColourChips(colour="green", player="eva"))
+        table_.do(c.IssueColourChips(colour="green", player="eva", chips=20))
     green = request("g", "straight", (17,), amount=None, colour="green", chips=4)
     events = table_.coup("17", green)
     (result,) = settled(events).settlement.results
@@ -482,7 +482,7 @@ def test_colour_chips_are_issued_to_a_player_and_value_his_bets():
         table_.do(c.PlaceBet(bet=request("x", "red", amount=None, colour="red", chips=1)))
     french_table = french()
     with pytest.raises(RuleError, match="has no colour chips"):
-        french_table.do(c.IssueColourChips(colour="green", player="ana"))
+        french_table.do(c.IssueColourChips(colour="green", player="ana", chips=20))
 
 
 def american(minimum: str = "1") -> Table:
@@ -494,23 +494,29 @@ def test_a_colours_value_cannot_change_while_bets_in_it_are_on_the_layout():
     """§3.3 (N79 L246, L270): the value is fixed when the player receives the stack, and every
     bet in the colour is valued at it: the marker may not show 2 beside chips bet at 1."""
     table_ = american()
-    table_.do(c.IssueColourChips(colour="green", player="ana", unit_value=Decimal("1")))
+    table_.do(c.IssueColourChips(colour="green", player="ana", chips=20, unit_value=Decimal("1")))
     table_.do(c.OpenBets())
     green = request("g1", "straight", (17,), amount=None, colour="green", chips=10)
     table_.do(c.PlaceBet(bet=green))
     before = table_.state
     with pytest.raises(RuleError, match=r"colour green: its chips are worth 1 .*\(g1\).*become 2"):
-        table_.do(c.IssueColourChips(colour="green", player="ana", unit_value=Decimal("2")))
+        table_.do(
+            c.IssueColourChips(colour="green", player="ana", chips=20, unit_value=Decimal("2"))
+        )
     assert table_.state == before
-    table_.do(c.IssueColourChips(colour="green", player="ana", unit_value=Decimal("1.00")))
-    table_.do(c.IssueColourChips(colour="green", player="ana"))  # not chosen: the minimum, 1
+    table_.do(
+        c.IssueColourChips(colour="green", player="ana", chips=20, unit_value=Decimal("1.00"))
+    )
+    table_.do(
+        c.IssueColourChips(colour="green", player="ana", chips=20)
+    )  # not chosen: the minimum, 1
     table_.spin()
     table_.do(c.CallNoMoreBets())
     table_.do(c.RecordOutcome(outcome="17"))
     (result,) = table_.do(c.Settle())[0].settlement.results
     assert result.returns == 360
     table_.do(c.PayCoup())
-    table_.do(c.IssueColourChips(colour="green", player="ana", unit_value=Decimal("2")))
+    table_.do(c.IssueColourChips(colour="green", player="ana", chips=20, unit_value=Decimal("2")))
     assert table_.state.colours["green"].unit_value == 2
 
 
@@ -519,10 +525,10 @@ def test_a_colours_value_cannot_change_while_bets_in_it_are_on_the_layout():
 def test_a_colour_in_play_is_issued_again_only_at_its_value(value, new):
     cents = Decimal("0.01")
     table_ = american()
-    table_.do(c.IssueColourChips(colour="blue", player="eva", unit_value=value * cents))
+    table_.do(c.IssueColourChips(colour="blue", player="eva", chips=20, unit_value=value * cents))
     table_.do(c.OpenBets())
     table_.do(c.PlaceBet(bet=request("b", "red", amount=None, colour="blue", chips=2)))
-    again = c.IssueColourChips(colour="blue", player="eva", unit_value=new * cents)
+    again = c.IssueColourChips(colour="blue", player="eva", chips=20, unit_value=new * cents)
     if new == value:
         assert decide(table_.state, again, NOW)[0].unit_value == value * cents
     else:

@@ -29,7 +29,14 @@ from support.cli import REPO, hall
 from support.hub import Client
 from support.serve import free_port, start_serve, wait_for_health
 
-CHIP_COMMANDS = {"place_bet", "withdraw_bet", "issue_colour_chips", "settle", "pay_coup"}
+CHIP_COMMANDS = {
+    "place_bet",
+    "withdraw_bet",
+    "issue_colour_chips",
+    "return_colour_chips",
+    "settle",
+    "pay_coup",
+}
 
 
 def hall_file(tmp_path: Path, tables: str) -> Path:

@@ -1,8 +1,8 @@
-"""A table's float and its closing for a while, through the hub with real websocket clients:
-the float from the hall's configuration in the opening's record, the director's top-ups, and a
-Basque table closed for a while (EUS L306) — the director holding the key, its head released,
-no one playing it, the minimum-table rule counting it out, play resumed only with an active
-croupier and head there."""
+"""A table's money beside the bets, through the hub with real websocket clients: the float
+from the hall's configuration in the opening's record and the director's top-ups; a Basque
+table closed for a while (EUS L306) — the director holding the key, its head released, no one
+playing it, the minimum-table rule counting it out, play resumed only with an active croupier
+and head there; and the American table's colour chips issued and changed back (spec §3.3)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 
 from bingo_hall.config import TableConfig
 from support.aio import run_async as run
+from support.hub import PASSWORD, Client
 from transport.test_tables_hub import (
     SEAL,
     ok,
@@ -38,6 +39,7 @@ FLOAT_TABLES = [
         ("E1", "french-roulette", "2", {"tier": 30}, "4000"),
         ("E2", "french-roulette", "5", {"tier": 30}, "9000"),
         ("F1", "wheel-of-fortune", "1", {"maximum": "100"}, "15000"),
+        ("K1", "american-roulette", "1", {"tier": 30}, None),
     )
 ]
 
@@ -144,5 +146,47 @@ def test_a_basque_table_closes_for_a_while_and_plays_again_with_its_staff_there(
             assert await ok(sala, "E2", "close_table", seal=SEAL) == ["table_closed"]
             (closed,) = payloads(log, "E2", "table_closed")
             assert closed["suspended"] is True and Decimal(closed["float_amount"]) == 9000
+
+    run(scenario())
+
+
+def test_colour_chips_are_issued_and_changed_back_at_the_croupiers_station(store):
+    async def scenario():
+        async with (
+            two_heads(store, FLOAT_TABLES) as (hub, jmj, _, sala),
+            Client.login(hub.url, user="crupier", password=PASSWORD) as croupier,
+            Client.login(hub.url, token=hub.monitor_token) as monitor,
+        ):
+            log = hub.runtime.service.log
+            await ok(jmj, "K1", "open_table")
+            issue = {"colour": "verde", "player": "ana", "chips": 40, "unit_value": "2"}
+            heads_handle_none = await refused(jmj, "K1", "issue_colour_chips", "forbidden", **issue)
+            assert "issue_colour_chips" in heads_handle_none
+            await ok(croupier, "K1", "issue_colour_chips", **issue)
+            state = await table_state(croupier, "K1")
+            (held,) = state["colour_chips"]
+            assert (held["player"], held["issued"], held["issued_value"]) == ("ana", 40, "80")
+            assert (await table_state(monitor, "K1"))["colour_chips"] == []  # a player's
+
+            held_back = await refused(jmj, "K1", "close_table", "rule_error", seal=SEAL)
+            assert "colour chips are still held: verde (ana)" in held_back
+            back = await ok(croupier, "K1", "return_colour_chips", colour="verde", chips=35)
+            assert back == ["table_colour_chips_returned"]
+            (returned,) = payloads(log, "K1", "table_colour_chips_returned")
+            assert returned == {
+                "colour": "verde",
+                "player": "ana",
+                "chips": 35,
+                "unit_value": "2",
+                "value": "70",
+                "leaves": True,
+            }
+            assert (await table_state(croupier, "K1"))["colour_chips"] == []
+            await ok(sala, "K1", "suspend_table")  # no customer left: closed for a while
+            await ok(sala, "K1", "close_table", seal=SEAL)  # and for good
+            (closed,) = payloads(log, "K1", "table_closed")
+            assert [(h["colour"], h["returned_value"]) for h in closed["colour_chips"]] == [
+                ("verde", "70")
+            ]
 
     run(scenario())
