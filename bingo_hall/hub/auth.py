@@ -42,6 +42,9 @@ class Role(StrEnum):
     # where the profile lets him (`headed_by`); not the regulator's `inspector`
     INSPECTOR_DE_MESA = "inspector_de_mesa"
     CROUPIER = "croupier"
+    # a table-end («extremo de mesa», «mahai-ertzekoa», N79 L117-131, EUS L218-228): places
+    # the stakes of the players in his zone at their request, and watches over them
+    EXTREMO_DE_MESA = "extremo_de_mesa"
     # devices
     MONITOR = "monitor"  # a hall monitor / display panel: reads the event stream, gives nothing
     TERMINAL = "terminal"  # an auxiliary terminal («máquina auxiliar», spec §8 item 5)
@@ -59,6 +62,7 @@ STAFF_ROLES: frozenset[Role] = frozenset(
         Role.JEFE_DE_MESA_DE_JUEGO,
         Role.INSPECTOR_DE_MESA,
         Role.CROUPIER,
+        Role.EXTREMO_DE_MESA,
     }
 )
 DEVICE_ROLES: frozenset[Role] = frozenset({Role.MONITOR, Role.TERMINAL, Role.TABLE})
@@ -152,6 +156,7 @@ PERMISSIONS: dict[Role, frozenset[str]] = {
     Role.JEFE_DE_MESA_DE_JUEGO: frozenset(),
     Role.INSPECTOR_DE_MESA: frozenset(),
     Role.CROUPIER: frozenset(),
+    Role.EXTREMO_DE_MESA: frozenset(),
     Role.TABLE: frozenset(),
 }
 
@@ -197,6 +202,9 @@ TABLE_PERMISSIONS: dict[Role, frozenset[str]] = {role: frozenset() for role in R
     Role.JEFE_DE_MESA_DE_JUEGO: _TABLE_HEAD,
     Role.INSPECTOR_DE_MESA: _TABLE_HEAD,  # where the profile lets him head (`headed_by`)
     Role.CROUPIER: _CROUPIER,
+    # «colocar las posturas en la zona que ellos controlan a petición de los jugadores» (N79
+    # L131): the stakes, and only them; where there are none, the croupiers do it (EUS L228)
+    Role.EXTREMO_DE_MESA: frozenset({"place_bet", "withdraw_bet"}),
     Role.TABLE: _CROUPIER,  # its own table only (authorise_table)
 }
 

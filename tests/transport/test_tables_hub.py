@@ -46,6 +46,7 @@ TABLE_STAFF = {
     "iker": "inspector_de_mesa",
     "crupier": "croupier",
     "luis": "croupier",
+    "tere": "extremo_de_mesa",
 }
 PLAYER = "ana-jugadora"
 SEAL = "precinto-0042"
@@ -705,6 +706,34 @@ def test_a_head_directs_the_tables_he_heads_up_to_the_profiles_number_in_one_sec
                 }
                 national = await refused(inspector, "R1", "take_table", "rule_error")
                 assert "R1 (french-roulette under profile 1979) has a head of its own" in national
+
+    run(scenario())
+
+
+def test_a_table_end_places_and_withdraws_the_players_stakes_and_nothing_else(store):
+    """N79 L131: «colocar las posturas en la zona que ellos controlan a petición de los
+    jugadores»; the coup itself is the croupiers' and the head's."""
+
+    async def scenario():
+        async with (
+            hub_with_tables(store) as hub,
+            people(hub, store) as (head, device, _, _),
+            Client.login(hub.url, user="tere", password=PASSWORD) as table_end,
+        ):
+            log = hub.runtime.service.log
+            assert sorted(table_end.welcome["table_commands"]) == ["place_bet", "withdraw_bet"]
+            await ok(head, "R1", "open_table")
+            await set_rotation(hub, "R1", "crupier")
+            await ok(device, "R1", "open_bets")
+            await ok(table_end, "R1", "place_bet", **bet("t1", "red", player=PLAYER))
+            await ok(table_end, "R1", "place_bet", **bet("t2", "black"))
+            await ok(table_end, "R1", "withdraw_bet", bet_id="t2")
+            placed = [e for e in log.read(stream(log, "R1")) if e.type == "table_bet_placed"]
+            assert [e.actor for e in placed] == ["tere", "tere"]
+            assert placed[0].payload["bet"]["player"] == PLAYER
+            for name, args in (("spin", {}), ("call_no_more_bets", {}), ("open_bets", {})):
+                denied = await refused(table_end, "R1", name, "forbidden", **args)
+                assert "extremo_de_mesa may give at a table: place_bet, withdraw_bet" in denied
 
     run(scenario())
 
