@@ -202,6 +202,7 @@ def _change(state: TableState, cmd: c.ChangeLimits, now: datetime) -> list[e.Tab
                 requested_by=cmd.requested_by,
                 authorisation=cmd.authorisation,
                 float_top_up=cmd.float_top_up,
+                previous=state.choice,
             )
         ]
     if state.pending_limits is not None:
@@ -215,6 +216,7 @@ def _change(state: TableState, cmd: c.ChangeLimits, now: datetime) -> list[e.Tab
             requested_by=cmd.requested_by,
             old_limit_coups=rules.old_limit_coups,
             float_top_up=cmd.float_top_up,
+            previous=state.choice,
         )
     ]
 
@@ -539,7 +541,10 @@ def _pay(state: TableState, cmd: c.PayCoup, now: datetime) -> list[e.TableEvent]
     if pending is not None and pending.coups_left == 1:
         events.append(
             e.LimitsChanged(
-                choice=pending.choice, limits=pending.limits, requested_by=pending.requested_by
+                choice=pending.choice,
+                limits=pending.limits,
+                requested_by=pending.requested_by,
+                previous=state.choice,
             )
         )
     return events

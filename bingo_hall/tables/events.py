@@ -84,6 +84,7 @@ class LimitsChangeAnnounced(TableEvent):
     requested_by: str
     old_limit_coups: int
     float_top_up: Decimal = Decimal(0)  # added to the float at the request
+    previous: LimitChoice | None = None  # the limits it replaces (spec §2.7: old and new)
 
 
 class LimitsChanged(TableEvent):
@@ -93,6 +94,7 @@ class LimitsChanged(TableEvent):
     requested_by: str
     authorisation: str = ""
     float_top_up: Decimal = Decimal(0)  # added with it (N77); 0 when announced before (EUS)
+    previous: LimitChoice | None = None  # the limits it replaces (spec §2.7: old and new)
 
 
 class FloatToppedUp(TableEvent):

@@ -422,6 +422,7 @@ def test_basque_new_limits_apply_after_the_last_three_balls_at_the_old_ones():
     assert table_.state.limits.table_minimum == 1
     events = table_.coup("3", request("c", "straight", (3,), "1"))
     assert isinstance(events[-1], e.LimitsChanged)
+    assert (events[-1].previous, events[-1].choice) == (default_choice(t, "1", tier=30), new)
     assert table_.state.limits.table_minimum == 5 and table_.state.pending_limits is None
     with pytest.raises(RuleError, match="below the minimum 5"):
         table_.coup("4", request("d", "straight", (4,), "1"))
