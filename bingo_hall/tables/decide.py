@@ -16,7 +16,7 @@ from bingo_hall.registry import registrar
 from bingo_hall.tables import commands as c
 from bingo_hall.tables import events as e
 from bingo_hall.tables.bets import check_bet, check_colour_value, check_positions
-from bingo_hall.tables.floats import check_float, check_top_up
+from bingo_hall.tables.floats import check_amount, check_float, check_top_up
 from bingo_hall.tables.limits import LimitChoice, resolve_limits
 from bingo_hall.tables.profiles import (
     BetsAfterVoid,
@@ -122,7 +122,7 @@ def _return_colours(
     if held is None:
         raise RuleError(f"colour {cmd.colour} is held by no player at this table")
     if cmd.leaves:
-        on_layout = [bet.id for bet in state.bets.values() if bet.colour == cmd.colour]
+        on_layout = _bets_in(state, cmd.colour)
         if on_layout:
             raise RuleError(
                 f"colour {cmd.colour}: {held.player}'s bets in it are on the layout "
@@ -140,6 +140,11 @@ def _return_colours(
     ]
 
 
+def _bets_in(state: TableState, colour: str) -> list[str]:
+    """The ids of the bets in a colour on the layout."""
+    return [bet.id for bet in state.bets.values() if bet.colour == colour]
+
+
 def _check_no_colour_held(state: TableState, why: str) -> None:
     """Colour chips are the table's (spec §3.3): changed back before it stops."""
     if state.colours:
@@ -153,7 +158,7 @@ def _check_no_colour_held(state: TableState, why: str) -> None:
 def _check_colour_unplayed(state: TableState, colour: str, value: Decimal, new: Decimal) -> None:
     """A colour's value is fixed when its stack is received (N79 L270), and the marker at the
     wheel shows the value of every bet in it (§3.3): no new value while one is on the layout."""
-    played = [bet.id for bet in state.bets.values() if bet.colour == colour]
+    played = _bets_in(state, colour)
     if played:
         raise RuleError(
             f"colour {colour}: its chips are worth {value} and bets in it are on the layout "
@@ -276,11 +281,7 @@ def _close(state: TableState, cmd: c.CloseTable, now: datetime) -> list[e.TableE
 @_handles(c.TopUpFloat)
 def _top_up(state: TableState, cmd: c.TopUpFloat, now: datetime) -> list[e.TableEvent]:
     table, _ = state.require_table()
-    if cmd.amount <= 0 or cmd.amount % table.rounding_unit:
-        raise RuleError(
-            f"a float top-up is a positive amount in units of {table.rounding_unit}, "
-            f"not {cmd.amount}"
-        )
+    check_amount(table, "a float top-up", cmd.amount)
     after = None if state.float_amount is None else state.float_amount + cmd.amount
     return [e.FloatToppedUp(amount=cmd.amount, ordered_by=cmd.ordered_by, float_amount=after)]
 

@@ -22,6 +22,15 @@ def minimum_float(table: TableGame, minimum: Decimal) -> Decimal | None:
     return None if multiple is None else minimum * multiple
 
 
+def check_amount(table: TableGame, what: str, amount: Decimal, *, zero: bool = False) -> None:
+    """An amount of the float is positive (or, where `zero`, nothing) in the table's unit."""
+    if amount < 0 or (amount == 0 and not zero) or amount % table.rounding_unit:
+        raise RuleError(
+            f"{what} is {'an amount of 0 or more' if zero else 'a positive amount'} in units "
+            f"of {table.rounding_unit}, not {amount}"
+        )
+
+
 def check_float(table: TableGame, minimum: Decimal, amount: Decimal | None) -> None:
     """A float is a positive amount in the table's unit, and at least the profile's minimum."""
     least = minimum_float(table, minimum)
@@ -32,10 +41,7 @@ def check_float(table: TableGame, minimum: Decimal, amount: Decimal | None) -> N
                 f"{table.rules.float_minimum_multiple}, EUS L51-53): configure its float"
             )
         return
-    if amount <= 0 or amount % table.rounding_unit:
-        raise RuleError(
-            f"a float is a positive amount in units of {table.rounding_unit}, not {amount}"
-        )
+    check_amount(table, "a float", amount)
     if least is not None and amount < least:
         raise RuleError(
             f"{table.label}: its float {amount} is below the {least} a table at minimum "
@@ -69,11 +75,7 @@ def check_top_up(
     top_up: Decimal,
 ) -> None:
     """A change of minimum brings at least the top-up it obliges, in the table's unit."""
-    if top_up < 0 or top_up % table.rounding_unit:
-        raise RuleError(
-            f"a float top-up is an amount of 0 or more in units of {table.rounding_unit}, "
-            f"not {top_up}"
-        )
+    check_amount(table, "a float top-up", top_up, zero=True)
     due = top_up_due(table, float_amount, old_minimum, new_minimum)
     if top_up < due:
         why = (
