@@ -113,6 +113,7 @@ class ResumeTableArgs(_Args):
     """Who unlocks the float is who sends it; he names the croupier and the head (or
     inspector) there, the hall's active staff: the head's role comes from his login."""
 
+    model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True)
     croupier: str
     head: str
 
@@ -448,7 +449,7 @@ class TableRuntime:
         L306): both are the hall's active staff; the head's role (at the table) is his
         login's."""
         self._check_croupiers((command.croupier,), "resume_table: croupier")
-        role = self._active_staff().get(command.head.strip())
+        role = self._active_staff().get(command.head)
         if role not in TABLE_HEADS:
             raise CommandFailed(
                 "invalid_args",
