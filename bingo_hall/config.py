@@ -165,6 +165,7 @@ class TableConfig(BaseModel):
     float_amount: Decimal | None = Field(
         default=None,
         gt=0,
+        le=Decimal(10) ** 15,
         description="the float («anticipo») the cash desk hands it each session, as a string; "
         "at least what its profile asks (the Basque wheel of fortune: 15,000 times its minimum)",
     )

@@ -9,10 +9,15 @@ minimum (EUS additional provision 6.2 a, L51-53).
 
 from __future__ import annotations
 
-from decimal import ROUND_CEILING, Decimal
+import math
+from decimal import Decimal
+from fractions import Fraction
 
 from bingo_hall.domain.errors import RuleError
+from bingo_hall.tables.money import is_multiple
 from bingo_hall.tables.profiles import LimitChange, TableGame
+
+LARGEST = Decimal(10) ** 15  # no float or top-up is larger: its sums stay exact
 
 
 def minimum_float(table: TableGame, minimum: Decimal) -> Decimal | None:
@@ -23,11 +28,17 @@ def minimum_float(table: TableGame, minimum: Decimal) -> Decimal | None:
 
 
 def check_amount(table: TableGame, what: str, amount: Decimal, *, zero: bool = False) -> None:
-    """An amount of the float is positive (or, where `zero`, nothing) in the table's unit."""
-    if amount < 0 or (amount == 0 and not zero) or amount % table.rounding_unit:
+    """An amount of the float is positive (or, where `zero`, nothing) in the table's unit, and
+    no more than `LARGEST`."""
+    if (
+        amount < 0
+        or (amount == 0 and not zero)
+        or amount > LARGEST
+        or not is_multiple(amount, table.rounding_unit)
+    ):
         raise RuleError(
             f"{what} is {'an amount of 0 or more' if zero else 'a positive amount'} in units "
-            f"of {table.rounding_unit}, not {amount}"
+            f"of {table.rounding_unit}, up to {LARGEST:,f}, not {amount}"
         )
 
 
@@ -59,9 +70,9 @@ def top_up_due(
     if float_amount is None:
         return Decimal(0)
     if table.rules.limit_change is LimitChange.WITH_AUTHORISATION:
-        raised = (float_amount * new_minimum / old_minimum).quantize(
-            table.rounding_unit, rounding=ROUND_CEILING
-        )
+        unit = Fraction(table.rounding_unit)
+        exact = Fraction(float_amount) * Fraction(new_minimum) / Fraction(old_minimum)
+        raised = math.ceil(exact / unit) * table.rounding_unit  # up to the unit, exactly
         return max(Decimal(0), raised - float_amount)
     least = minimum_float(table, new_minimum)
     return Decimal(0) if least is None else max(Decimal(0), least - float_amount)

@@ -103,7 +103,11 @@ def test_the_director_tops_the_float_up_while_the_table_plays_and_it_goes_back_a
     table_.open_bets()
     (topped,) = table_.do(c.TopUpFloat(amount=Decimal("750.50"), ordered_by="director"))
     assert isinstance(topped, e.FloatToppedUp) and topped.float_amount == Decimal("2750.50")
-    for amount, words in ((Decimal(0), "a positive amount"), (Decimal("1.001"), "units of")):
+    for amount, words in (
+        (Decimal(0), "a positive amount"),
+        (Decimal("1.001"), "units of"),
+        (Decimal("1E+400"), "up to 1,000,000,000,000,000"),
+    ):
         assert words in refused(table_, c.TopUpFloat(amount=amount, ordered_by="director"))
     table_.spin()
     table_.do(c.CallNoMoreBets())
