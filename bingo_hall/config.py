@@ -162,6 +162,13 @@ class TableConfig(BaseModel):
         description="the hall's sector it stands in: one head may direct several tables of a "
         "sector where the profile allows it (EUS L224)",
     )
+    layouts: int = Field(
+        default=1,
+        ge=1,
+        le=2,
+        description="a roulette «a un paño» (1) or «a dos paños» (2): a two-layout 1979 French "
+        "table has a deputy head beside its head (N79 L117)",
+    )
     float_amount: Decimal | None = Field(
         default=None,
         gt=0,

@@ -41,6 +41,9 @@ class Role(StrEnum):
     # a casino's table inspector («ikuskatzailea», EUS L216-224): directs tables as a head
     # where the profile lets him (`headed_by`); not the regulator's `inspector`
     INSPECTOR_DE_MESA = "inspector_de_mesa"
+    # a two-layout table's deputy head («subjefe de mesa», N79 L117): directs it beside its
+    # head, and handles no chips
+    SUBJEFE_DE_MESA = "subjefe_de_mesa"
     CROUPIER = "croupier"
     # a table-end («extremo de mesa», «mahai-ertzekoa», N79 L117-131, EUS L218-228): places
     # the stakes of the players in his zone at their request, and watches over them
@@ -61,6 +64,7 @@ STAFF_ROLES: frozenset[Role] = frozenset(
         Role.INSPECTOR,
         Role.JEFE_DE_MESA_DE_JUEGO,
         Role.INSPECTOR_DE_MESA,
+        Role.SUBJEFE_DE_MESA,
         Role.CROUPIER,
         Role.EXTREMO_DE_MESA,
     }
@@ -155,6 +159,7 @@ PERMISSIONS: dict[Role, frozenset[str]] = {
     # The tables' staff and devices give no bingo command.
     Role.JEFE_DE_MESA_DE_JUEGO: frozenset(),
     Role.INSPECTOR_DE_MESA: frozenset(),
+    Role.SUBJEFE_DE_MESA: frozenset(),
     Role.CROUPIER: frozenset(),
     Role.EXTREMO_DE_MESA: frozenset(),
     Role.TABLE: frozenset(),
@@ -201,6 +206,9 @@ TABLE_PERMISSIONS: dict[Role, frozenset[str]] = {role: frozenset() for role in R
     | {"change_limits", "set_spin_rotation", "top_up_float", "suspend_table", "resume_table"},
     Role.JEFE_DE_MESA_DE_JUEGO: _TABLE_HEAD,
     Role.INSPECTOR_DE_MESA: _TABLE_HEAD,  # where the profile lets him head (`headed_by`)
+    # «El jefe y el subjefe tienen por misión dirigir la partida» (N79 L125): he takes his
+    # place at a two-layout table and marks its last coup; the void is the head's (N79 L232)
+    Role.SUBJEFE_DE_MESA: frozenset({"take_table", "announce_last_coups"}),
     Role.CROUPIER: _CROUPIER,
     # «colocar las posturas en la zona que ellos controlan a petición de los jugadores» (N79
     # L131): the stakes, and only them; where there are none, the croupiers do it (EUS L228)
@@ -212,6 +220,7 @@ TABLE_ROLE: dict[Role, TableRole] = {
     Role.JEFE_DE_SALA: TableRole.TABLE_HEAD,  # he takes over a table as its head
     Role.JEFE_DE_MESA_DE_JUEGO: TableRole.TABLE_HEAD,
     Role.INSPECTOR_DE_MESA: TableRole.INSPECTOR,
+    Role.SUBJEFE_DE_MESA: TableRole.DEPUTY_HEAD,
     Role.CROUPIER: TableRole.CROUPIER,
     Role.TABLE: TableRole.CROUPIER,  # the croupier's station
 }

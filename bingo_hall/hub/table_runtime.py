@@ -43,7 +43,7 @@ from bingo_hall.store.eventlog import EventLog
 from bingo_hall.tables import commands as c
 from bingo_hall.tables.config import find_table_profile
 from bingo_hall.tables.floats import check_float
-from bingo_hall.tables.heads import HeadedTable, heading_problem
+from bingo_hall.tables.heads import HeadedTable, check_layouts, heading_problem
 from bingo_hall.tables.limits import (
     LimitChoice,
     boule_floor_problem,
@@ -156,6 +156,7 @@ HUB_FILLED: dict[str, dict[str, str]] = {
         "head": "a table's head who opens it heads it; the director opens it without one",
         "head_role": "the role is that of who opens it",
         "float_amount": "the float comes from the hall's configuration (top_up_float adds to it)",
+        "layouts": "the number of layouts comes from the hall's configuration",
     },
     "take_table": {
         "head": "who takes it is who sends it",
@@ -191,6 +192,7 @@ class TableSpec:
     sector: str = ""  # the hall's sector the table stands in ("" none)
     authorised_minimum: Decimal | None = None  # its game's, by the hall's authorisation
     float_amount: Decimal | None = None  # what the cash desk hands it each session
+    layouts: int = 1
 
 
 def load_tables(config: HallConfig) -> list[TableSpec]:
@@ -239,6 +241,7 @@ def _spec(table: TableConfig, directory: Any, authorised: Decimal) -> TableSpec:
     game = table_game(profile, table.game)
     resolve_limits(game.rules, table.limits)
     check_float(game, table.limits.minimum, table.float_amount)
+    check_layouts(game, table.layouts)
     if table.limits.minimum < authorised:
         raise RuleError(
             f"its minimum {table.limits.minimum} is below the {authorised} the hall's "
@@ -252,6 +255,7 @@ def _spec(table: TableConfig, directory: Any, authorised: Decimal) -> TableSpec:
         table.sector,
         authorised,
         table.float_amount,
+        table.layouts,
     )
 
 
@@ -347,7 +351,11 @@ class TableRuntime:
         if isinstance(command, c.SetSpinRotation):
             await asyncio.to_thread(self._check_croupiers, command.croupiers)
         head = _taking_head(principal, command)
-        if head is not None:
+        if principal.role is Role.SUBJEFE_DE_MESA and isinstance(command, c.TakeTable):
+            async with self._heads:
+                self._check_deputising(table, principal.id)
+                envelopes = await self._dispatch(table, command, principal, admitted)
+        elif head is not None:
             async with self._heads:  # no other table changes heads meanwhile
                 self._check_heading(table, head, command)
                 envelopes = await self._dispatch(table, command, principal, admitted)
@@ -378,10 +386,10 @@ class TableRuntime:
         table_id = table.spec.id
         async with table.lock:
             check_admitted(admitted)
-            if principal.role in TABLE_HEADS and not isinstance(
+            if principal.role in DIRECTING and not isinstance(
                 command, HEAD_TAKING
             ):  # checked under the lock: a relief may have come first
-                self._check_heads(table, principal.id)
+                self._check_heads(table, principal)
             try:
                 return await asyncio.to_thread(table.service.execute, command, principal.id)
             except PhaseError as error:
@@ -389,16 +397,26 @@ class TableRuntime:
             except RuleError as error:
                 raise CommandFailed(error.code, f"table {table_id}: {error.message}") from None
 
-    def _check_heads(self, table: LinkedTable, head: str) -> None:
-        """A table's head gives its commands at an open table only if he heads it: he directs
-        it (N79 L125), and the table records who does (`take_table`)."""
+    def _check_heads(self, table: LinkedTable, principal: Principal) -> None:
+        """A table's head (or deputy head) gives its commands at an open table only if he heads
+        it (is its deputy): he directs it (N79 L125), and the table records who does
+        (`take_table`)."""
         state = table.service.snapshot.state
+        head = principal.id
         if state.phase is TablePhase.SUSPENDED:
             raise CommandFailed(
                 "forbidden",
                 f"table {table.spec.id} is closed for a while, its float locked: the director "
                 f"who holds the key ({state.key_held_by}) resumes it or closes it (EUS L306)",
             )
+        if principal.role is Role.SUBJEFE_DE_MESA:
+            if state.phase is not TablePhase.CLOSED and state.deputy != head:
+                raise CommandFailed(
+                    "forbidden",
+                    f"table {table.spec.id}: {head} is not its deputy head (its deputy: "
+                    f"{state.deputy or 'none'}): take it first (take_table)",
+                )
+            return
         if state.phase is not TablePhase.CLOSED and state.head != head:
             raise CommandFailed(
                 "forbidden",
@@ -422,6 +440,23 @@ class TableRuntime:
         problem = heading_problem(head, headed, _headed(table))
         if problem is not None:
             raise CommandFailed("rule_error", f"table {table.spec.id}: {problem}")
+
+    def _check_deputising(self, table: LinkedTable, deputy: str) -> None:
+        """A deputy head stands at one table (N79 L117: «un jefe de mesa y un subjefe de
+        mesa» for each)."""
+        elsewhere = [
+            other.spec.id
+            for other in self.tables.values()
+            if other is not table
+            and other.service.snapshot.state.phase is not TablePhase.CLOSED
+            and other.service.snapshot.state.deputy == deputy
+        ]
+        if elsewhere:
+            raise CommandFailed(
+                "rule_error",
+                f"table {table.spec.id}: {deputy} is the deputy head of {elsewhere[0]} already: "
+                "a deputy head stands at one table (N79 L117)",
+            )
 
     def _active_staff(self) -> dict[str, Role]:
         """The hall's active staff, by login, with their roles."""
@@ -548,6 +583,8 @@ def _at_minimum(state: TableState, minimum: Decimal) -> bool:
 
 
 HEAD_TAKING = (c.OpenTable, c.TakeTable)
+DIRECTING = TABLE_HEADS | {Role.SUBJEFE_DE_MESA}
+"""Who acts only at the tables he directs: the heads, and the deputy heads."""
 
 
 def _taking_head(principal: Principal, command: c.TableCommand) -> str | None:
@@ -596,6 +633,7 @@ def _build(
             "head": head,
             "head_role": TABLE_ROLE[principal.role],
             "float_amount": spec.float_amount,
+            "layouts": spec.layouts,
         }
     elif name == "take_table":
         fields |= {"head": principal.id, "role": TABLE_ROLE[principal.role]}

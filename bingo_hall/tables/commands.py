@@ -30,6 +30,7 @@ class OpenTable(TableCommand):
     head: str | None = None  # who heads it from the opening (None: the director opens it)
     head_role: Role = Role.TABLE_HEAD  # the head's: a table head, or an inspector (EUS)
     float_amount: Decimal | None = None  # the float the cash desk hands it (None: not kept here)
+    layouts: int = Field(default=1, ge=1, le=2)  # «a un paño», «a dos paños» (N79 L111)
 
 
 class TakeTable(TableCommand):
@@ -38,7 +39,9 @@ class TakeTable(TableCommand):
     name = "take_table"
     legal_in = PLAYING_PHASES
     head: str = Field(min_length=1, max_length=100)
-    role: Role = Role.TABLE_HEAD  # a table head, or an inspector where the profile lets him
+    # a table head, an inspector where the profile lets him, or (role deputy_head) the deputy
+    # head of a two-layout table
+    role: Role = Role.TABLE_HEAD
 
 
 class IssueColourChips(TableCommand):

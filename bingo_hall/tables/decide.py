@@ -17,6 +17,7 @@ from bingo_hall.tables import commands as c
 from bingo_hall.tables import events as e
 from bingo_hall.tables.bets import check_bet, check_colour_value, check_positions
 from bingo_hall.tables.floats import check_amount, check_float, check_top_up
+from bingo_hall.tables.heads import check_deputy, check_layouts
 from bingo_hall.tables.limits import LimitChoice, resolve_limits
 from bingo_hall.tables.profiles import (
     BetsAfterVoid,
@@ -60,6 +61,7 @@ def _open(state: TableState, cmd: c.OpenTable, now: datetime) -> list[e.TableEve
     if cmd.head is not None:
         _check_head_role(cmd.table, cmd.head_role)
     check_float(cmd.table, cmd.limits.minimum, cmd.float_amount)
+    check_layouts(cmd.table, cmd.layouts)
     return [
         e.TableOpened(
             table_id=cmd.table_id,
@@ -69,6 +71,7 @@ def _open(state: TableState, cmd: c.OpenTable, now: datetime) -> list[e.TableEve
             limits=limits,
             head=cmd.head,
             float_amount=cmd.float_amount,
+            layouts=cmd.layouts,
         )
     ]
 
@@ -76,6 +79,12 @@ def _open(state: TableState, cmd: c.OpenTable, now: datetime) -> list[e.TableEve
 @_handles(c.TakeTable)
 def _take(state: TableState, cmd: c.TakeTable, now: datetime) -> list[e.TableEvent]:
     table, _ = state.require_table()
+    if cmd.role is Role.DEPUTY_HEAD:
+        check_deputy(table, state.layouts)
+        if cmd.head in (state.head, state.deputy):
+            what = "heads" if cmd.head == state.head else "is the deputy head of"
+            raise RuleError(f"{cmd.head} {what} table {state.table_id} already")
+        return [e.HeadTaken(head=cmd.head, role=cmd.role, previous=state.deputy)]
     _check_head_role(table, cmd.role)
     if cmd.head == state.head:
         raise RuleError(f"{cmd.head} heads table {state.table_id} already")

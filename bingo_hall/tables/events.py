@@ -35,10 +35,12 @@ class TableOpened(TableEvent):
     limits: ResolvedLimits
     head: str | None = None  # the head who opened it; None: the director did
     float_amount: Decimal | None = None  # handed by the cash desk; None: not kept here
+    layouts: int = 1
 
 
 class HeadTaken(TableEvent):
-    """The table's head from now on; `previous`, the one he relieves (None: it had none)."""
+    """The table's head (or, role deputy_head, its deputy head) from now on; `previous`, the
+    one he relieves (None: it had none)."""
 
     type = "table_head_taken"
     head: str

@@ -11,6 +11,7 @@ from bingo_hall.registry import registrar
 from bingo_hall.tables import events as e
 from bingo_hall.tables.colours import ColourChips
 from bingo_hall.tables.phases import TablePhase
+from bingo_hall.tables.profiles import Role
 from bingo_hall.tables.state import EMPTY, CoupSpin, PendingLimits, TableState
 
 Applier = Callable[[TableState, e.TableEvent], TableState]
@@ -46,12 +47,16 @@ def _(state: TableState, ev: e.TableOpened) -> TableState:
         authorised=ev.choice,
         head=ev.head,
         float_amount=ev.float_amount,
+        layouts=ev.layouts,
     )
 
 
 @_applies(e.HeadTaken)
 def _(state: TableState, ev: e.HeadTaken) -> TableState:
-    return replace(state, head=ev.head)
+    """A deputy head who becomes the head is no longer the deputy."""
+    if ev.role is Role.DEPUTY_HEAD:
+        return replace(state, deputy=ev.head)
+    return replace(state, head=ev.head, deputy=None if state.deputy == ev.head else state.deputy)
 
 
 @_applies(e.ColourChipsIssued)
@@ -105,7 +110,9 @@ def _(state: TableState, ev: e.FloatToppedUp) -> TableState:
 @_applies(e.TableSuspended)
 def _(state: TableState, ev: e.TableSuspended) -> TableState:
     """No one heads a table closed for a while: its head comes back with play (EUS L306)."""
-    return replace(state, phase=TablePhase.SUSPENDED, key_held_by=ev.key_held_by, head=None)
+    return replace(
+        state, phase=TablePhase.SUSPENDED, key_held_by=ev.key_held_by, head=None, deputy=None
+    )
 
 
 @_applies(e.TableResumed)

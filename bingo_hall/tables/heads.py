@@ -10,6 +10,36 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bingo_hall.domain.errors import RuleError
+from bingo_hall.tables.profiles import GameName, TableGame
+
+TWO_LAYOUT_GAMES = frozenset(
+    {GameName.FRENCH_ROULETTE, GameName.AMERICAN_ROULETTE, GameName.AMERICAN_ROULETTE_00}
+)
+"""Games a table may play on two layouts: the roulette «a dos paños» (N79 L111, EUS L210) and
+the American «mesa doble» (N79 L252, EUS L332). Boule's two layouts are not modelled."""
+
+
+def check_layouts(table: TableGame, layouts: int) -> None:
+    if layouts == 2 and table.game not in TWO_LAYOUT_GAMES:
+        raise RuleError(
+            f"{table.label}: a table on two layouts is a roulette's («a dos paños», N79 L111); "
+            "not this game's"
+        )
+
+
+def check_deputy(table: TableGame, layouts: int) -> None:
+    """A deputy head stands beside the head at a two-layout table, where the profile has one
+    («un jefe de mesa y un subjefe de mesa», N79 L117; none under EUS L218, nor at a table on
+    one layout, N79 L119)."""
+    if not table.rules.deputy_at_two_layouts:
+        raise RuleError(f"{table.label}: a table has no deputy head under this profile")
+    if layouts != 2:
+        raise RuleError(
+            f"{table.label}: only a table on two layouts has a deputy head (N79 L117-119); "
+            "this one has one layout"
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class HeadedTable:

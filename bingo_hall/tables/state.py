@@ -55,6 +55,8 @@ class TableState:
     colours_left: tuple[ColourChips, ...] = ()  # holdings whose players have left
     pending_limits: PendingLimits | None = None
     head: str | None = None  # who directs the table now (None: no head has taken it)
+    deputy: str | None = None  # a two-layout table's deputy head, beside its head
+    layouts: int = 1
     rotation: tuple[str, ...] = ()  # the croupiers who spin, in the director's order
     turn: int = 0  # counted coups since the rotation was set: rotation[turn % len] spins next
     spin: CoupSpin | None = None  # the current coup's, kept through a void for the relaunch

@@ -91,13 +91,22 @@ class Table:
         table_id: str = "T1",
         rotation: tuple[str, ...] | None = None,
         float_amount: Decimal | None = None,
+        layouts: int = 1,
     ):
         self.state = TableState()
         self.events: list[TableEvent] = []
         choice = choice or default_choice(t)
         if float_amount is None:  # the least the profile gives, where it sets one
             float_amount = minimum_float(t, choice.minimum)
-        self.do(c.OpenTable(table_id=table_id, table=t, limits=choice, float_amount=float_amount))
+        self.do(
+            c.OpenTable(
+                table_id=table_id,
+                table=t,
+                limits=choice,
+                float_amount=float_amount,
+                layouts=layouts,
+            )
+        )
         if rotation is None:
             rotation = CROUPIERS[: max(2, t.rules.min_spinners)]
         if rotation:  # () leaves the table without one

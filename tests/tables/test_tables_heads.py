@@ -121,3 +121,52 @@ def test_a_head_s_tables_are_never_more_than_any_allows_nor_across_sectors(table
     assert len(kept) <= min(t.tables_per_head for t in kept)
     if len(kept) > 1:
         assert len({t.sector for t in kept}) == 1 and kept[0].sector != ""
+
+
+DEPUTY = Role.DEPUTY_HEAD
+
+
+def test_a_two_layout_1979_table_has_a_deputy_head_beside_its_head():
+    """«Para la denominada "a dos paños": un jefe de mesa y un subjefe de mesa» (N79 L117)."""
+    table_ = Table(table("1979", "french-roulette"), rotation=(), layouts=2)
+    table_.do(c.TakeTable(head="jmj"))
+    (taken,) = table_.do(c.TakeTable(head="sub", role=DEPUTY))
+    assert (taken.role, taken.previous) == (DEPUTY, None)
+    assert (table_.state.head, table_.state.deputy) == ("jmj", "sub")
+    for who, words in (("sub", "sub is the deputy head of table T1"), ("jmj", "jmj heads")):
+        with pytest.raises(RuleError, match=words):
+            table_.do(c.TakeTable(head=who, role=DEPUTY))
+    (relief,) = table_.do(c.TakeTable(head="sub2", role=DEPUTY))
+    assert relief.previous == "sub" and table_.state.deputy == "sub2"
+    table_.do(c.TakeTable(head="sub2"))  # the deputy steps up: the table has no deputy now
+    assert (table_.state.head, table_.state.deputy) == ("sub2", None)
+    assert replay(table_.events) == table_.state
+
+
+@pytest.mark.parametrize(
+    ("profile", "game", "layouts", "words"),
+    [
+        ("1979", "french-roulette", 1, "only a table on two layouts has a deputy head"),
+        ("1979", "american-roulette", 2, "no deputy head under this profile"),
+        ("basque", "french-roulette", 2, "no deputy head under this profile"),
+        ("asturias", "french-roulette", 2, "no deputy head under this profile"),
+    ],
+)
+def test_no_deputy_head_stands_where_the_text_names_none(profile, game, layouts, words):
+    table_ = Table(table(profile, game), rotation=(), layouts=layouts)
+    with pytest.raises(RuleError, match=words):
+        table_.do(c.TakeTable(head="sub", role=DEPUTY))
+
+
+@pytest.mark.parametrize("game", ["boule", "wheel-of-fortune"])
+def test_only_a_roulette_plays_on_two_layouts(game):
+    t = table("basque", game)
+    opening = c.OpenTable(
+        table_id="T1",
+        table=t,
+        limits=default_choice(t),
+        layouts=2,
+        float_amount=default_choice(t).minimum * 15000,
+    )
+    with pytest.raises(RuleError, match="a table on two layouts is a roulette's"):
+        decide(TableState(), opening, NOW)

@@ -47,6 +47,7 @@ TABLE_STAFF = {
     "crupier": "croupier",
     "luis": "croupier",
     "tere": "extremo_de_mesa",
+    "sub": "subjefe_de_mesa",
 }
 PLAYER = "ana-jugadora"
 SEAL = "precinto-0042"
@@ -734,6 +735,57 @@ def test_a_table_end_places_and_withdraws_the_players_stakes_and_nothing_else(st
             for name, args in (("spin", {}), ("call_no_more_bets", {}), ("open_bets", {})):
                 denied = await refused(table_end, "R1", name, "forbidden", **args)
                 assert "extremo_de_mesa may give at a table: place_bet, withdraw_bet" in denied
+
+    run(scenario())
+
+
+TWO_LAYOUT_TABLES = [
+    TableConfig.model_validate(
+        {
+            "id": table,
+            "game": "french-roulette",
+            "profile": "1979",
+            "limits": {"minimum": "1"},
+            "layouts": layouts,
+        }
+    )
+    for table, layouts in (("D1", 2), ("D2", 2), ("S1", 1))
+]
+
+
+def test_a_deputy_head_stands_at_one_two_layout_table_and_handles_no_chips(store):
+    """N79 L117-125: «un jefe de mesa y un subjefe de mesa» at a table «a dos paños»; both
+    direct the game and may not handle money, plaques or chips."""
+
+    async def scenario():
+        async with (
+            two_heads(store, TWO_LAYOUT_TABLES) as (hub, jmj, _, sala),
+            Client.login(hub.url, user="sub", password=PASSWORD) as deputy,
+        ):
+            log = hub.runtime.service.log
+            assert sorted(deputy.welcome["table_commands"]) == [
+                "announce_last_coups",
+                "take_table",
+            ]
+            for table in ("D1", "D2", "S1"):
+                await ok(sala, table, "open_table")
+            one_layout = await refused(deputy, "S1", "take_table", "rule_error")
+            assert "only a table on two layouts has a deputy head" in one_layout
+            assert await ok(deputy, "D1", "take_table") == ["table_head_taken"]
+            (taken,) = [e for e in log.read(stream(log, "D1")) if e.type == "table_head_taken"]
+            assert taken.payload == {"head": "sub", "role": "deputy_head", "previous": None}
+            second = await refused(deputy, "D2", "take_table", "rule_error")
+            assert "sub is the deputy head of D1 already" in second
+            elsewhere = await refused(deputy, "D2", "announce_last_coups", "forbidden")
+            assert "sub is not its deputy head" in elsewhere
+            await ok(deputy, "D1", "announce_last_coups")
+            for name, args in (("declare_void", {"reason": "defective_launch"}), ("settle", {})):
+                denied = await refused(deputy, "D1", name, "forbidden", **args)
+                assert "subjefe_de_mesa may give at a table: announce_last_coups, take_table" in (
+                    denied
+                )
+            await ok(jmj, "D1", "take_table")  # the head takes his place beside the deputy
+            assert (await ok(jmj, "D1", "close_table", seal=SEAL)) == ["table_closed"]
 
     run(scenario())
 

@@ -223,6 +223,9 @@ def test_a_basque_wheel_of_fortune_is_configured_with_its_least_float(tmp_path: 
     assert spec.float_amount == Decimal(30000)
     with pytest.raises(RuleError, match="float_amount"):
         load_config(hall_file(tmp_path, FORTUNE + 'float_amount = "-1"\n'))
+    two_layouts = FORTUNE + 'float_amount = "30000"\nlayouts = 2\n'
+    with pytest.raises(RuleError, match=r"table F1: .* a table on two layouts is a roulette's"):
+        load_tables(load_config(hall_file(tmp_path, two_layouts)))
 
 
 # -- the command line and the real hub process -------------------------------------------------
