@@ -167,7 +167,7 @@ class TableConfig(BaseModel):
         ge=1,
         le=2,
         description="a roulette «a un paño» (1) or «a dos paños» (2): a two-layout 1979 French "
-        "table has a deputy head beside its head (N79 L117)",
+        "table has a deputy head beside its head (N79 L119)",
     )
     float_amount: Decimal | None = Field(
         default=None,

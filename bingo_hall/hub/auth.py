@@ -41,7 +41,7 @@ class Role(StrEnum):
     # a casino's table inspector («ikuskatzailea», EUS L216-224): directs tables as a head
     # where the profile lets him (`headed_by`); not the regulator's `inspector`
     INSPECTOR_DE_MESA = "inspector_de_mesa"
-    # a two-layout table's deputy head («subjefe de mesa», N79 L117): directs it beside its
+    # a two-layout table's deputy head («subjefe de mesa», N79 L119): directs it beside its
     # head, and handles no chips
     SUBJEFE_DE_MESA = "subjefe_de_mesa"
     CROUPIER = "croupier"

@@ -442,7 +442,7 @@ class TableRuntime:
             raise CommandFailed("rule_error", f"table {table.spec.id}: {problem}")
 
     def _check_deputising(self, table: LinkedTable, deputy: str) -> None:
-        """A deputy head stands at one table (N79 L117: «un jefe de mesa y un subjefe de
+        """A deputy head stands at one table (N79 L119: «un jefe de mesa y un subjefe de
         mesa» for each)."""
         elsewhere = [
             other.spec.id
@@ -455,7 +455,7 @@ class TableRuntime:
             raise CommandFailed(
                 "rule_error",
                 f"table {table.spec.id}: {deputy} is the deputy head of {elsewhere[0]} already: "
-                "a deputy head stands at one table (N79 L117)",
+                "a deputy head stands at one table (N79 L119)",
             )
 
     def _active_staff(self) -> dict[str, Role]:

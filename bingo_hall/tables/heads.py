@@ -30,13 +30,13 @@ def check_layouts(table: TableGame, layouts: int) -> None:
 
 def check_deputy(table: TableGame, layouts: int) -> None:
     """A deputy head stands beside the head at a two-layout table, where the profile has one
-    («un jefe de mesa y un subjefe de mesa», N79 L117; none under EUS L218, nor at a table on
+    («un jefe de mesa y un subjefe de mesa», N79 L119; none under EUS L218, nor at a table on
     one layout, N79 L119)."""
     if not table.rules.deputy_at_two_layouts:
         raise RuleError(f"{table.label}: a table has no deputy head under this profile")
     if layouts != 2:
         raise RuleError(
-            f"{table.label}: only a table on two layouts has a deputy head (N79 L117-119); "
+            f"{table.label}: only a table on two layouts has a deputy head (N79 L119-121); "
             "this one has one layout"
         )
 

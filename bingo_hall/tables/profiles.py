@@ -34,7 +34,7 @@ class GameName(StrEnum):
 
 class Role(StrEnum):
     TABLE_HEAD = "table_head"
-    DEPUTY_HEAD = "deputy_head"  # «subjefe de mesa» (N79 L117, N77 L150)
+    DEPUTY_HEAD = "deputy_head"  # «subjefe de mesa» (N79 L119, N77 L150)
     INSPECTOR = "inspector"
     CROUPIER = "croupier"
 
@@ -131,7 +131,7 @@ class CoupRules(Model):
     # Basque catalogue (EUS L224, L650, L1505), 1 where each table has its own (N79 L117-121)
     tables_per_head: int = Field(ge=1)
     # a two-layout table («a dos paños») has a deputy head beside its head, facing him («un
-    # jefe de mesa y un subjefe de mesa, que deben colocarse frente a frente», N79 L117, N77
+    # jefe de mesa y un subjefe de mesa, que deben colocarse frente a frente», N79 L119, N77
     # L148-150); EUS names none (L218)
     deputy_at_two_layouts: bool = False
     # a banked table left without customers may be closed for a while during the session, its

@@ -127,7 +127,7 @@ DEPUTY = Role.DEPUTY_HEAD
 
 
 def test_a_two_layout_1979_table_has_a_deputy_head_beside_its_head():
-    """«Para la denominada "a dos paños": un jefe de mesa y un subjefe de mesa» (N79 L117)."""
+    """«Para la denominada "a dos paños": un jefe de mesa y un subjefe de mesa» (N79 L119)."""
     table_ = Table(table("1979", "french-roulette"), rotation=(), layouts=2)
     table_.do(c.TakeTable(head="jmj"))
     (taken,) = table_.do(c.TakeTable(head="sub", role=DEPUTY))

@@ -754,7 +754,7 @@ TWO_LAYOUT_TABLES = [
 
 
 def test_a_deputy_head_stands_at_one_two_layout_table_and_handles_no_chips(store):
-    """N79 L117-125: «un jefe de mesa y un subjefe de mesa» at a table «a dos paños»; both
+    """N79 L119-125: «un jefe de mesa y un subjefe de mesa» at a table «a dos paños»; both
     direct the game and may not handle money, plaques or chips."""
 
     async def scenario():
