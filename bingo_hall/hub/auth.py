@@ -193,7 +193,15 @@ _CROUPIER = frozenset(
 # `open_bets` and `declare_void`: the table's profile says which of head and croupier
 # (`bets_opened_by`, `void_declared_by`); the hub gives the rules the sender's role
 _TABLE_HEAD = frozenset(
-    {"open_table", "take_table", "close_table", "announce_last_coups", "declare_void", "open_bets"}
+    {
+        "open_table",
+        "take_table",
+        "close_table",
+        "announce_last_coups",
+        "declare_void",
+        "open_bets",
+        "set_value_chip_bets",  # EUS L338 c: he allows or stops bets in value chips
+    }
 )
 
 TABLE_PERMISSIONS: dict[Role, frozenset[str]] = {role: frozenset() for role in Role} | {

@@ -124,6 +124,12 @@ class TopUpFloatArgs(_Args):
     amount: Decimal
 
 
+class SetValueChipBetsArgs(_Args):
+    """Who sets it is who sends it."""
+
+    allowed: bool
+
+
 class SpinArgs(_Args):
     """A croupier logged in as himself spins as himself: he leaves `spun_by` out. A table's
     station names the croupier at the wheel."""
@@ -144,6 +150,7 @@ TABLE_ARGS: dict[str, type[BaseModel]] = {
     "suspend_table": SuspendTableArgs,
     "resume_table": ResumeTableArgs,
     "top_up_float": TopUpFloatArgs,
+    "set_value_chip_bets": SetValueChipBetsArgs,
 }
 """The `args` of each table command, as the protocol takes them (docs/protocol.md)."""
 
@@ -175,6 +182,7 @@ HUB_FILLED: dict[str, dict[str, str]] = {
         "head_role": "the head's role is that of his login",
     },
     "top_up_float": {"ordered_by": "who orders it is who sends it"},
+    "set_value_chip_bets": {"set_by": "who sets it is who sends it"},
 }
 
 
@@ -651,6 +659,8 @@ def _build(
         fields |= {"unlocked_by": principal.id}
     elif name == "top_up_float":
         fields |= {"ordered_by": principal.id}
+    elif name == "set_value_chip_bets":
+        fields |= {"set_by": principal.id}
     elif name == "spin":
         fields |= {"spun_by": _spinner(principal, fields["spun_by"])}
     else:

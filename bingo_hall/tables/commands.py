@@ -66,6 +66,15 @@ class ReturnColourChips(TableCommand):
     leaves: bool = True
 
 
+class SetValueChipBets(TableCommand):
+    """The head or inspector allows or stops new bets in value chips (EUS L338 c)."""
+
+    name = "set_value_chip_bets"
+    legal_in = frozenset({P.IDLE, P.BETTING})
+    allowed: bool
+    set_by: str = Field(min_length=1)
+
+
 class AnnounceLastCoups(TableCommand):
     name = "announce_last_coups"
     legal_in = frozenset({P.IDLE, P.BETTING})
@@ -199,6 +208,7 @@ COMMAND_TYPES: dict[str, type[TableCommand]] = {
         TakeTable,
         IssueColourChips,
         ReturnColourChips,
+        SetValueChipBets,
         AnnounceLastCoups,
         ChangeLimits,
         TopUpFloat,

@@ -15,7 +15,7 @@ from bingo_hall.domain.errors import RuleError, require_legal_phase
 from bingo_hall.registry import registrar
 from bingo_hall.tables import commands as c
 from bingo_hall.tables import events as e
-from bingo_hall.tables.bets import check_bet, check_colour_value, check_positions
+from bingo_hall.tables.bets import BetRequest, check_bet, check_colour_value, check_positions
 from bingo_hall.tables.floats import check_amount, check_float, check_top_up
 from bingo_hall.tables.heads import check_deputy, check_layouts
 from bingo_hall.tables.limits import LimitChoice, resolve_limits
@@ -26,6 +26,7 @@ from bingo_hall.tables.profiles import (
     Role,
     RouletteRules,
     TableGame,
+    ValueChipBets,
     VoidReason,
     ZeroRule,
 )
@@ -173,6 +174,45 @@ def _check_colour_unplayed(state: TableState, colour: str, value: Decimal, new: 
             f"colour {colour}: its chips are worth {value} and bets in it are on the layout "
             f"({', '.join(played)}); its value is fixed when the stack is received (N79 L270), "
             f"so it cannot become {new} before they are settled"
+        )
+
+
+@_handles(c.SetValueChipBets)
+def _value_chips(state: TableState, cmd: c.SetValueChipBets, now: datetime) -> list[e.TableEvent]:
+    table, _ = state.require_table()
+    if not _head_controls_value_chips(table):
+        raise RuleError(
+            f"{table.label}: no one allows or stops bets in value chips under this profile "
+            "(the Basque American table's head or inspector does, EUS L338)"
+        )
+    if cmd.allowed == (not state.value_chip_bets_stopped):
+        raise RuleError(
+            f"new bets in value chips are {'allowed' if cmd.allowed else 'stopped'} already"
+        )
+    return [e.ValueChipBetsSet(allowed=cmd.allowed, set_by=cmd.set_by)]
+
+
+def _head_controls_value_chips(table: TableGame) -> bool:
+    rules = table.rules
+    return (
+        isinstance(rules, RouletteRules) and rules.value_chip_bets is ValueChipBets.HEAD_CONTROLLED
+    )
+
+
+def _check_value_chip_bet(state: TableState, table: TableGame, bet: BetRequest) -> None:
+    """EUS L338 c: a bet in value chips at a table of colour chips names its player (the
+    bettor must stay identifiable), and none is placed while the head has stopped them."""
+    if bet.colour is not None or not _head_controls_value_chips(table):
+        return
+    if state.value_chip_bets_stopped:
+        raise RuleError(
+            f"bet {bet.id}: the head has stopped new bets in value chips at this table (EUS "
+            "L338 c): bet in colour chips"
+        )
+    if bet.player is None:
+        raise RuleError(
+            f"bet {bet.id}: a bet in value chips names its player, who must stay identifiable "
+            "(EUS L338 c)"
         )
 
 
@@ -371,6 +411,7 @@ def _place(state: TableState, cmd: c.PlaceBet, now: datetime) -> list[e.TableEve
         held = state.colours.get(cmd.bet.colour)
         if held is None or (cmd.bet.player is not None and held.player != cmd.bet.player):
             raise RuleError(f"bet {cmd.bet.id}: colour {cmd.bet.colour} was not issued to it")
+    _check_value_chip_bet(state, table, cmd.bet)
     bet = check_bet(table, limits, cmd.bet, colours)
     if bet.colour is not None and bet.player is None:
         bet = bet.model_copy(update={"player": state.colours[bet.colour].player})

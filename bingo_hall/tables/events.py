@@ -69,6 +69,14 @@ class ColourChipsReturned(TableEvent):
     leaves: bool  # the colour is free for another player
 
 
+class ValueChipBetsSet(TableEvent):
+    """New bets in value chips allowed again, or stopped (EUS L338 c)."""
+
+    type = "table_value_chip_bets_set"
+    allowed: bool
+    set_by: str
+
+
 class LastCoupsAnnounced(TableEvent):
     """«Las últimas tres bolas» (EUS L2923), or the last coup marked (N79/AST, spec §12 Q3)."""
 
@@ -236,6 +244,7 @@ EVENT_TYPES: dict[str, type[TableEvent]] = {
         HeadTaken,
         ColourChipsIssued,
         ColourChipsReturned,
+        ValueChipBetsSet,
         LastCoupsAnnounced,
         LimitsChangeAnnounced,
         LimitsChanged,

@@ -77,6 +77,11 @@ def _(state: TableState, ev: e.ColourChipsReturned) -> TableState:
     return replace(state, colours=_frozen(held), colours_left=(*state.colours_left, holding))
 
 
+@_applies(e.ValueChipBetsSet)
+def _(state: TableState, ev: e.ValueChipBetsSet) -> TableState:
+    return replace(state, value_chip_bets_stopped=not ev.allowed)
+
+
 @_applies(e.LastCoupsAnnounced)
 def _(state: TableState, ev: e.LastCoupsAnnounced) -> TableState:
     last = state.last_coup or (ev.counting_current and ev.coups == 1)

@@ -86,6 +86,15 @@ class DirectionRule(StrEnum):
     UNRULED = "unruled"  # the text sets none (boule, the Basque wheel of fortune)
 
 
+class ValueChipBets(StrEnum):
+    """Bets in value chips at a table of colour chips."""
+
+    FREE = "free"  # the texts say nothing against them (N79, AST)
+    # EUS L338 c, L374: the head or inspector authorises them, provided the bettor can still
+    # be identified, and may forbid new ones when there are too many bets to control the game
+    HEAD_CONTROLLED = "head_controlled"
+
+
 class ZeroChoice(StrEnum):
     HALF = "half"
     PRISON = "prison"
@@ -205,6 +214,7 @@ class RouletteRules(CoupRules):
     half_back_pockets: tuple[str, ...] = ("0",)
     prison: PrisonSettings | None = None
     colour_chips: bool = False  # American: N79 L246-270
+    value_chip_bets: ValueChipBets = ValueChipBets.FREE
     # «el Casino deberá poner en funcionamiento una mesa, al menos, con el límite mínimo de
     # apuestas autorizado para dicho juego» (N79 L216; AST L258-279; EUS L308); N77 has none
     one_table_at_minimum: bool

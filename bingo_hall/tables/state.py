@@ -53,6 +53,7 @@ class TableState:
     settlement: Settlement | None = None
     colours: Mapping[str, ColourChips] = field(default_factory=lambda: EMPTY)  # held now
     colours_left: tuple[ColourChips, ...] = ()  # holdings whose players have left
+    value_chip_bets_stopped: bool = False  # the head stopped new bets in value chips (EUS)
     pending_limits: PendingLimits | None = None
     head: str | None = None  # who directs the table now (None: no head has taken it)
     deputy: str | None = None  # a two-layout table's deputy head, beside its head

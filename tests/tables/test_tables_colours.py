@@ -117,3 +117,33 @@ def test_the_ledger_holds_every_stack_issued_and_changed_back_at_its_markers_val
         assert sum(line.returned for line in mine) == returned[player][0]
         assert sum(line.returned_value for line in mine) == returned[player][1]
     assert replay(table_.events) == table_.state
+
+
+def test_a_basque_head_controls_the_bets_in_value_chips():
+    """EUS L338 c: value-chip bets beside colour chips, authorised by the head or inspector
+    while the bettor stays identifiable, and stopped by him when there are too many."""
+    table_ = american()
+    table_.do(c.IssueColourChips(colour="blue", player="eva", chips=10))
+    table_.open_bets()
+    anonymous = c.PlaceBet(bet=request("v0", "red", amount="5"))
+    assert "names its player, who must stay identifiable" in refused(table_, anonymous)
+    table_.do(c.PlaceBet(bet=request("v1", "red", amount="5", player="ana")))
+    (stopped,) = table_.do(c.SetValueChipBets(allowed=False, set_by="jmj"))
+    assert isinstance(stopped, e.ValueChipBetsSet) and table_.state.value_chip_bets_stopped
+    again = c.SetValueChipBets(allowed=False, set_by="jmj")
+    assert "stopped already" in refused(table_, again)
+    value = c.PlaceBet(bet=request("v2", "black", amount="5", player="ana"))
+    assert "the head has stopped new bets in value chips" in refused(table_, value)
+    table_.do(c.PlaceBet(bet=request("c1", "black", amount=None, colour="blue", chips=2)))
+    assert list(table_.state.bets) == ["v1", "c1"]  # the bet before the stop stays
+    table_.do(c.SetValueChipBets(allowed=True, set_by="jmj"))
+    table_.do(value)
+    assert replay(table_.events) == table_.state
+
+
+def test_elsewhere_value_chip_bets_are_nobodys_to_stop():
+    t = table("1979", "american-roulette")
+    table_ = Table(t, default_choice(t, "1"))
+    assert "under this profile" in refused(table_, c.SetValueChipBets(allowed=False, set_by="jmj"))
+    table_.open_bets()
+    table_.do(c.PlaceBet(bet=request("v", "red", amount="5")))  # no player named: as before

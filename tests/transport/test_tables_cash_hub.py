@@ -15,6 +15,7 @@ from support.aio import run_async as run
 from support.hub import PASSWORD, Client
 from transport.test_tables_hub import (
     SEAL,
+    bet,
     ok,
     refused,
     set_rotation,
@@ -188,5 +189,36 @@ def test_colour_chips_are_issued_and_changed_back_at_the_croupiers_station(store
             assert [(h["colour"], h["returned_value"]) for h in closed["colour_chips"]] == [
                 ("verde", "70")
             ]
+
+    run(scenario())
+
+
+def test_the_basque_head_stops_and_allows_value_chip_bets_at_the_station(store):
+    """EUS L338 c, through the hub: the head's command, refused to the croupier; a player's
+    bet in value chips refused while stopped and without its player."""
+
+    async def scenario():
+        async with (
+            two_heads(store, FLOAT_TABLES) as (hub, jmj, _, _),
+            Client.login(hub.url, user="crupier", password=PASSWORD) as croupier,
+        ):
+            await ok(jmj, "K1", "open_table")
+            await set_rotation(hub, "K1", "crupier")
+            denied = await refused(
+                croupier, "K1", "set_value_chip_bets", "forbidden", allowed=False
+            )
+            assert "set_value_chip_bets" in denied
+            assert await ok(jmj, "K1", "set_value_chip_bets", allowed=False) == [
+                "table_value_chip_bets_set"
+            ]
+            await ok(croupier, "K1", "open_bets")
+            stopped = await refused(
+                croupier, "K1", "place_bet", "rule_error", **bet("v", "red", player="ana")
+            )
+            assert "the head has stopped new bets in value chips" in stopped
+            await ok(jmj, "K1", "set_value_chip_bets", allowed=True)
+            nameless = await refused(croupier, "K1", "place_bet", "rule_error", **bet("v", "red"))
+            assert "names its player" in nameless
+            await ok(croupier, "K1", "place_bet", **bet("v", "red", player="ana"))
 
     run(scenario())
