@@ -359,13 +359,12 @@ class TableRuntime:
         if isinstance(command, c.SetSpinRotation):
             await asyncio.to_thread(self._check_croupiers, command.croupiers)
         head = _taking_head(principal, command)
-        if principal.role is Role.SUBJEFE_DE_MESA and isinstance(command, c.TakeTable):
-            async with self._heads:
-                self._check_deputising(table, principal.id)
-                envelopes = await self._dispatch(table, command, principal, admitted)
-        elif head is not None:
+        if head is not None:
             async with self._heads:  # no other table changes heads meanwhile
-                self._check_heading(table, head, command)
+                if principal.role is Role.SUBJEFE_DE_MESA:
+                    self._check_deputising(table, head)
+                else:
+                    self._check_heading(table, head, command)
                 envelopes = await self._dispatch(table, command, principal, admitted)
         else:
             envelopes = await self._dispatch(table, command, principal, admitted)
@@ -472,27 +471,18 @@ class TableRuntime:
             self._credentials = CredentialStore(self.log.engine)
         return {user.username: user.role for user in self._credentials.users() if user.active}
 
-    def _check_croupiers(
-        self, named: tuple[str, ...], where: str = "set_spin_rotation: croupiers"
-    ) -> None:
+    def _check_croupiers(self, named: tuple[str, ...]) -> None:
         """A rotation names the hall's active croupiers only: a station could not name anyone
         else, and a typing slip would otherwise stop the table at its first spin."""
-        staff = self._active_staff()
-        croupiers = {name for name, role in staff.items() if role is Role.CROUPIER}
-        unknown = [name for name in named if name.strip() not in croupiers]
-        if unknown:
-            raise CommandFailed(
-                "invalid_args",
-                f"{where}: not an active croupier of the hall: "
-                f"{', '.join(unknown)} (its croupiers: {', '.join(sorted(croupiers)) or 'none'})",
-            )
+        _require_croupiers(self._active_staff(), named, "set_spin_rotation: croupiers")
 
     def _check_resumers(self, command: c.ResumeTable) -> c.Role:
         """A table plays again only with a croupier and its head or inspector there (EUS
         L306): both are the hall's active staff; the head's role (at the table) is his
         login's."""
-        self._check_croupiers((command.croupier,), "resume_table: croupier")
-        role = self._active_staff().get(command.head)
+        staff = self._active_staff()
+        _require_croupiers(staff, (command.croupier,), "resume_table: croupier")
+        role = staff.get(command.head)
         if role not in TABLE_HEADS:
             raise CommandFailed(
                 "invalid_args",
@@ -590,17 +580,29 @@ def _at_minimum(state: TableState, minimum: Decimal) -> bool:
     )
 
 
+def _require_croupiers(staff: dict[str, Role], named: tuple[str, ...], where: str) -> None:
+    croupiers = {name for name, role in staff.items() if role is Role.CROUPIER}
+    unknown = [name for name in named if name.strip() not in croupiers]
+    if unknown:
+        raise CommandFailed(
+            "invalid_args",
+            f"{where}: not an active croupier of the hall: "
+            f"{', '.join(unknown)} (its croupiers: {', '.join(sorted(croupiers)) or 'none'})",
+        )
+
+
 HEAD_TAKING = (c.OpenTable, c.TakeTable)
 DIRECTING = TABLE_HEADS | {Role.SUBJEFE_DE_MESA}
 """Who acts only at the tables he directs: the heads, and the deputy heads."""
 
 
 def _taking_head(principal: Principal, command: c.TableCommand) -> str | None:
-    """Who comes to head the table with this command, if anyone: a head opening or taking it,
-    or the head named when play resumes."""
+    """Who comes to head (or deputise at) the table with this command, if anyone: a head
+    opening or taking it, a deputy head taking his place, or the head named when play
+    resumes."""
     if isinstance(command, c.ResumeTable):
         return command.head
-    if principal.role in TABLE_HEADS and isinstance(command, HEAD_TAKING):
+    if principal.role in DIRECTING and isinstance(command, HEAD_TAKING):
         return principal.id
     return None
 
