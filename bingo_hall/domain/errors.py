@@ -34,6 +34,16 @@ class RuleError(Exception):
         return cls(english(reason, params), reason=reason, params=params)
 
 
+class RefusalOnRecord(RuleError):
+    """A refusal the rules want on the record (spec wheels.md §7 item 7: an attempted change
+    the profile forbids is logged): the shell appends `events`, which change no state, and
+    answers with the refusal."""
+
+    def __init__(self, message: str, events: list[Any]) -> None:
+        super().__init__(message)
+        self.events = events
+
+
 class PhaseError(RuleError):
     """A command given in a phase where it is not legal."""
 

@@ -3,8 +3,9 @@
 The same contract as HallService (principle 2): decide, append the events to the table's own
 stream (`<hall>/tables/<table>`: its own seq and hash chain, in the hall's log) in one
 transaction, and only then change the in-memory state and tell the listeners. A rejected
-command raises RuleError and writes nothing. On start the state is rebuilt by replaying the
-stream, so a restarted hub resumes each table where its log says.
+command raises RuleError and writes nothing, but for a refusal the rules keep on the record
+(`RefusalOnRecord`), whose events are appended before it is raised. On start the state is
+rebuilt by replaying the stream, so a restarted hub resumes each table where its log says.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from bingo_hall.domain.errors import RefusalOnRecord
 from bingo_hall.hub.service import Listener, decided_again, utc_now
 from bingo_hall.hub.streams import table_stream
 from bingo_hall.store.eventlog import EventEnvelope, EventLog, NewEvent
@@ -112,8 +114,18 @@ class TableService:
     def _execute(self, command: TableCommand, actor: str) -> list[EventEnvelope]:
         now = self.clock()
         before = self.snapshot
+        try:
+            events = decide(before.state, command, now)
+        except RefusalOnRecord as refusal:  # refused, and kept on the record
+            self._commit(before, refusal.events, now, actor)
+            raise
+        return self._commit(before, events, now, actor)
+
+    def _commit(
+        self, before: TableSnapshot, events: list[e.TableEvent], now: datetime, actor: str
+    ) -> list[EventEnvelope]:
         snapshot, records = before, []
-        for event in decide(before.state, command, now):
+        for event in events:
             session_id, coup = _ids(snapshot.state, event)
             records.append(NewEvent(session_id, coup, event.type, event.payload(), now, actor))
             snapshot = snapshot.after(snapshot.seq + 1, event)  # the seq the log will give it

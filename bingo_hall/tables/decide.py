@@ -11,7 +11,7 @@ from collections.abc import Callable
 from datetime import datetime
 from decimal import Decimal
 
-from bingo_hall.domain.errors import RuleError, require_legal_phase
+from bingo_hall.domain.errors import RefusalOnRecord, RuleError, require_legal_phase
 from bingo_hall.registry import registrar
 from bingo_hall.tables import commands as c
 from bingo_hall.tables import events as e
@@ -47,6 +47,7 @@ _handles = registrar(_HANDLERS)
 
 def decide(state: TableState, command: c.TableCommand, now: datetime) -> list[e.TableEvent]:
     """The events a command produces in this state, or a RuleError naming what is wrong."""
+    _refuse_frozen_limits(state, command)
     require_legal_phase(
         command.name, state.phase, command.legal_in, c.commands_allowed_in, translated=False
     )
@@ -229,16 +230,36 @@ def _last(state: TableState, cmd: c.AnnounceLastCoups, now: datetime) -> list[e.
     ]
 
 
+def _refuse_frozen_limits(state: TableState, command: c.TableCommand) -> None:
+    """N79 L210-218, AST L258-279: a table's limits stay as it opened for the whole session.
+    An attempt at changing them, whatever the table is doing, is refused and kept on the
+    record (spec §7 item 7); a malformed request is refused as such, and not recorded."""
+    table = state.table
+    if not isinstance(command, c.ChangeLimits) or state.phase is c.P.CLOSED or table is None:
+        return
+    if table.rules.limit_change is not LimitChange.FORBIDDEN:
+        return
+    resolve_limits(table.rules, command.limits)
+    assert state.choice is not None, "an open table has its limits"
+    message = (
+        f"{table.label}: once a table is running its limits may not change during the "
+        "session (N79 L210-218; AST L258-279); the attempt is on the record"
+    )
+    refused = e.LimitsChangeRefused(
+        choice=command.limits,
+        current=state.choice,
+        requested_by=command.requested_by,
+        phase=state.phase.value,
+        reason=message,
+    )
+    raise RefusalOnRecord(message, [refused])
+
+
 @_handles(c.ChangeLimits)
 def _change(state: TableState, cmd: c.ChangeLimits, now: datetime) -> list[e.TableEvent]:
     table, _ = state.require_table()
     rules = table.rules
     limits = resolve_limits(rules, cmd.limits)
-    if rules.limit_change is LimitChange.FORBIDDEN:
-        raise RuleError(
-            f"{table.label}: once a table is running its limits may not change during the "
-            "session (N79 L210-218; AST L258-279)"
-        )
     assert state.choice is not None, "an open table has its limits"
     old_minimum = state.choice.minimum
     if rules.limit_change is LimitChange.WITH_AUTHORISATION:

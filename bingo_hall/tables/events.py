@@ -107,6 +107,18 @@ class LimitsChanged(TableEvent):
     previous: LimitChoice | None = None  # the limits it replaces (spec §2.7: old and new)
 
 
+class LimitsChangeRefused(TableEvent):
+    """A change of limits asked for under a profile that freezes them for the session (N79
+    L210-218, AST L258-279): refused, and kept on the record (spec §7 item 7)."""
+
+    type = "table_limits_change_refused"
+    choice: LimitChoice  # the limits asked for
+    current: LimitChoice  # the limits the table keeps
+    requested_by: str
+    phase: str  # what the table was doing when it was asked
+    reason: str
+
+
 class FloatToppedUp(TableEvent):
     type = "table_float_topped_up"
     amount: Decimal
@@ -248,6 +260,7 @@ EVENT_TYPES: dict[str, type[TableEvent]] = {
         LastCoupsAnnounced,
         LimitsChangeAnnounced,
         LimitsChanged,
+        LimitsChangeRefused,
         FloatToppedUp,
         TableSuspended,
         TableResumed,

@@ -100,6 +100,11 @@ def _(state: TableState, ev: e.LimitsChanged) -> TableState:
     return replace(state, choice=ev.choice, limits=ev.limits, pending_limits=None, **topped)
 
 
+@_applies(e.LimitsChangeRefused)
+def _(state: TableState, ev: e.LimitsChangeRefused) -> TableState:
+    return state  # on the record only: the table keeps its limits
+
+
 def _topped_up(state: TableState, amount: Decimal) -> dict:
     """The float after a top-up; a table whose float is not kept here keeps none."""
     if not amount or state.float_amount is None:

@@ -58,6 +58,7 @@ TABLE_PUBLIC_FIELDS: dict[str, tuple[str, ...]] = {
         "previous",
     ),
     "table_limits_changed": ("choice", "limits", "requested_by", "authorisation", "previous"),
+    "table_limits_change_refused": (),
     "table_float_topped_up": (),
     "table_suspended": (),
     "table_resumed": (),

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tables_support import NOW, Table, default_choice, request, table
 
-from bingo_hall.domain.errors import PhaseError, RuleError
+from bingo_hall.domain.errors import PhaseError, RefusalOnRecord, RuleError
 from bingo_hall.tables import commands as c
 from bingo_hall.tables import events as e
 from bingo_hall.tables.decide import decide
@@ -365,12 +365,47 @@ def test_a_table_with_bets_in_prison_cannot_close():
         table_.do(c.CloseTable(seal="x"))
 
 
-def test_limits_cannot_change_during_a_1979_or_asturias_session():
+def test_limits_cannot_change_during_a_1979_or_asturias_session_and_each_attempt_is_recorded():
+    """Spec §7 item 7: under ES-1979/AST-2011 any refusal of an attempted in-session change
+    is logged, whatever the table is doing; the table keeps its limits."""
     for profile in ("1979", "asturias"):
         t = table(profile, "french-roulette")
         table_ = Table(t)
-        with pytest.raises(RuleError, match="may not change during the session"):
-            table_.do(c.ChangeLimits(limits=default_choice(t, "2"), requested_by="director"))
+        for phase in (P.IDLE, P.BETTING):
+            if phase is P.BETTING:
+                table_.do(c.OpenBets())
+            before = table_.state
+            asked = default_choice(t, "2")
+            with pytest.raises(RefusalOnRecord, match="may not change during the session") as no:
+                decide(before, c.ChangeLimits(limits=asked, requested_by="director"), NOW)
+            (refused,) = no.value.events
+            assert refused == e.LimitsChangeRefused(
+                choice=asked,
+                current=before.choice,
+                requested_by="director",
+                phase=phase.value,
+                reason=no.value.message,
+            )
+            assert replay([refused], before) == before  # on the record, nothing changed
+            again = e.event_from_payload(refused.type, json.loads(json.dumps(refused.payload())))
+            assert again == refused
+
+
+def test_a_malformed_change_under_frozen_limits_is_refused_as_such_and_not_recorded():
+    t = table("1979", "french-roulette")
+    table_ = Table(t)
+    bad = default_choice(t, "1").model_copy(update={"tier": 7})
+    with pytest.raises(RuleError) as error:
+        decide(table_.state, c.ChangeLimits(limits=bad, requested_by="director"), NOW)
+    assert not isinstance(error.value, RefusalOnRecord)
+
+
+def test_a_closed_table_has_no_session_limits_to_change():
+    t = table("1979", "french-roulette")
+    table_ = Table(t)
+    table_.do(c.CloseTable(seal="S-1"))
+    with pytest.raises(PhaseError):
+        decide(table_.state, c.ChangeLimits(limits=default_choice(t), requested_by="d"), NOW)
 
 
 def test_1977_changes_a_minimum_with_the_authorisation_reference():

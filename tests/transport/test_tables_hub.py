@@ -462,6 +462,10 @@ def test_refused_commands_say_why_and_change_nothing(store):
                 sala, "R1", "change_limits", "rule_error", limits={"minimum": "2"}
             )
             assert "may not change during the session" in frozen  # N79 L210-218
+            (attempt,) = list(log.iter_all(stream(log, "R1"), after_seq=before["R1"][0]))
+            assert (attempt.type, attempt.actor) == ("table_limits_change_refused", "sala")
+            assert attempt.payload["choice"]["minimum"] == "2"  # on the record (spec §7 item 7)
+            assert attempt.payload["current"]["minimum"] == "1"
 
             # the spinning rotation: the director's, set before the first coup
             unset = await refused(device, "R1", "open_bets", "rule_error")
@@ -533,7 +537,8 @@ def test_refused_commands_say_why_and_change_nothing(store):
             assert "only a casino table's commands" in bingo["error"]["message"]
 
             after = {t: log.head(stream(log, t)) for t in ("R1", "R2")}
-            assert after == {"R1": (before["R1"][0] + 2, after["R1"][1]), "R2": before["R2"]}
+            # the rotation, the bets opened, and the refused change of limits on the record
+            assert after == {"R1": (before["R1"][0] + 3, after["R1"][1]), "R2": before["R2"]}
             assert (await table_state(head, "R1"))["bets"] == []
             assert hub.runtime.service.seq == 0
 
