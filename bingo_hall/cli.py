@@ -243,6 +243,33 @@ def run_acta(args: argparse.Namespace) -> int:
     return 0 if chain.ok and exported else 1
 
 
+def run_table_record(args: argparse.Namespace) -> int:
+    from bingo_hall.acta.table_build import build_table_record
+    from bingo_hall.acta.table_render import render_table_record
+    from bingo_hall.hub.streams import table_stream
+
+    config = _config(args)
+    log = _open_log(config, args.db, existing=True)
+    stream = table_stream(config.hall_id, args.table)
+    chain = log.verify_chain(stream)
+    try:
+        record = build_table_record(
+            config.hall_id, args.table, log.iter_all(stream), chain, session_id=args.session
+        )
+    except LookupError as error:
+        configured = ", ".join(t.id for t in config.tables) or "none"
+        raise UserError(f"{error.args[0]} (the hall's tables: {configured})") from None
+    except AlteredLog as altered:
+        print(altered)
+        return 1
+    print(
+        json.dumps(record, ensure_ascii=False, indent=2)
+        if args.json
+        else render_table_record(record)
+    )
+    return 0 if chain.ok else 1
+
+
 def _export_frames(acta: dict, log: EventLog, directory: Path) -> bool:
     """The frames the acta cites, written to `directory`; False if any is missing or altered."""
     from bingo_hall.acta.frames_export import SUMS_FILE, cited_frames, export_frames
@@ -767,6 +794,24 @@ def build_parser() -> argparse.ArgumentParser:
         help="write the camera frames the acta cites into DIR (new or empty)",
     )
     acta.set_defaults(run=run_acta)
+
+    record = commands.add_parser(
+        "table-record",
+        parents=[common],
+        help="print the record of a casino table's session",
+        description="Prints the record (Spanish text, or --json) of one session of a linked "
+        "table, built from the table's stream of the event log: its game, limits and float, "
+        "the staff, every coup with its spins, voids, bets, settlement and payments, the "
+        "changes of limits (refused ones included), closures for a while, colour chips, the "
+        "closing and its seal, with the verdict of the stream's hash chain. Exit status 1 if "
+        "the chain does not verify.",
+    )
+    record.add_argument("--table", required=True, help="the table's id, e.g. R1")
+    record.add_argument(
+        "--session", type=whole_number, help="the table's session (default: its latest)"
+    )
+    record.add_argument("--json", action="store_true", help="print the record as JSON")
+    record.set_defaults(run=run_table_record)
 
     imports = commands.add_parser(
         "import-series",

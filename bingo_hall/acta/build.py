@@ -487,6 +487,17 @@ def _answered(answer: str | None, env: EventEnvelope, at: str) -> Json:
     }
 
 
+def chain_json(chain: ChainReport) -> Json:
+    """The verdict of a stream's hash chain, as a record states it."""
+    return {
+        "ok": chain.ok,
+        "events": chain.events,
+        "last_seq": chain.last_seq,
+        "last_hash": chain.last_hash,
+        "problem": chain.problem,
+    }
+
+
 class AlteredLog(Exception):
     """The log does not verify, and the acta cannot be composed from what is left of it."""
 
@@ -529,13 +540,6 @@ def _build(
     builder = _ActaBuilder()
     for envelope in envelopes:
         builder.add(envelope)
-    chain_json = {
-        "ok": chain.ok,
-        "events": chain.events,
-        "last_seq": chain.last_seq,
-        "last_hash": chain.last_hash,
-        "problem": chain.problem,
-    }
     if game_id is not None:
         game = builder.games.get(game_id)
         if game is None:
@@ -561,5 +565,5 @@ def _build(
         "hall": hall_id,
         "scope": {"session": session_id, "game": game_id},
         "session": session,
-        "chain": chain_json,
+        "chain": chain_json(chain),
     }

@@ -408,15 +408,18 @@ def render_text(acta: Json) -> str:
         lines.append(
             f"Cierre de la sesión: {clock(session['closed_at'])}{reason}{_unwarned(session)}"
         )
-    chain = acta["chain"]
+    lines.append(chain_line(acta["chain"]))
+    return "\n".join(lines) + "\n"
+
+
+def chain_line(chain: Json) -> str:
+    """The verdict of the hash chain, the last line of a record."""
     if chain["ok"]:
-        lines.append(
+        return (
             f"Cadena de hash del registro: VERIFICADA ({chain['events']} eventos; último nº "
             f"{chain['last_seq']}, hash {chain['last_hash']})"
         )
-    else:
-        lines.append(f"Cadena de hash del registro: NO VERIFICA — {chain['problem']}")
-    return "\n".join(lines) + "\n"
+    return f"Cadena de hash del registro: NO VERIFICA — {chain['problem']}"
 
 
 def _unwarned(session: Json) -> str:
