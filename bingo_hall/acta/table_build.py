@@ -216,22 +216,8 @@ class _TableRecordBuilder:
         change["applied_at"] = at
 
     def _on_limits_change_refused(self, env: EventEnvelope, p: Json, at: str) -> None:
-        self.session["limit_changes"].append(
-            {
-                "at": at,
-                "status": "refused",
-                "requested_by": p["requested_by"],
-                "previous": p["current"],
-                "limits": p["choice"],
-                "authorisation": "",
-                "float_top_up": "0",
-                "old_limit_coups": None,
-                "applies_from_coup": None,
-                "applied_at": None,
-                "reason": p["reason"],
-                "phase": p["phase"],
-            }
-        )
+        change = self._limit_change(env, p | {"previous": p["current"]}, at, "refused")
+        change.update(reason=p["reason"], phase=p["phase"])
 
     def _on_last_coups_announced(self, env: EventEnvelope, p: Json, at: str) -> None:
         self.session["last_coups"] = {
@@ -246,33 +232,27 @@ class _TableRecordBuilder:
             {"at": at, "allowed": p["allowed"], "set_by": p["set_by"]}
         )
 
-    def _on_colour_chips_issued(self, env: EventEnvelope, p: Json, at: str) -> None:
+    def _colour_move(self, env: EventEnvelope, p: Json, what: str, chips: int, value: str) -> None:
         self.session["colour_chips"].append(
             {
-                "at": at,
-                "what": "issued",
+                "at": _at(env),
+                "what": what,
                 "colour": p["colour"],
                 "player": p["player"],
-                "chips": p.get("chips", 0),
+                "chips": chips,
                 "unit_value": p["unit_value"],
-                "value": str(Decimal(p["unit_value"]) * p.get("chips", 0)),
+                "value": value,
                 "by": env.actor,
             }
         )
 
+    def _on_colour_chips_issued(self, env: EventEnvelope, p: Json, at: str) -> None:
+        chips = p.get("chips", 0)
+        self._colour_move(env, p, "issued", chips, str(Decimal(p["unit_value"]) * chips))
+
     def _on_colour_chips_returned(self, env: EventEnvelope, p: Json, at: str) -> None:
-        self.session["colour_chips"].append(
-            {
-                "at": at,
-                "what": "returned_and_left" if p["leaves"] else "returned",
-                "colour": p["colour"],
-                "player": p["player"],
-                "chips": p["chips"],
-                "unit_value": p["unit_value"],
-                "value": p["value"],
-                "by": env.actor,
-            }
-        )
+        what = "returned_and_left" if p["leaves"] else "returned"
+        self._colour_move(env, p, what, p["chips"], p["value"])
 
     # --- the coups
     def _on_bets_opened(self, env: EventEnvelope, p: Json, at: str) -> None:
