@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import re
 import tomllib
+from datetime import time
 from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import (
     BaseModel,
@@ -23,6 +25,7 @@ from bingo_hall.domain.errors import RuleError
 from bingo_hall.domain.events import WitnessFloor
 from bingo_hall.domain.profiles import RuleProfile
 from bingo_hall.hub.streams import TABLE_ID_PATTERN
+from bingo_hall.tables.closing import ClosingTime
 from bingo_hall.tables.limits import LimitChoice
 from bingo_hall.tables.profiles import GameName
 
@@ -196,6 +199,11 @@ class HallConfig(BaseModel):
     # below, and one plays at it while any does (N79 L216, EUS L308). A game left out takes the
     # lowest minimum its tables are configured with.
     table_minimums: dict[GameName, Decimal] = {}
+    # The casino's closing time, the hall's local wall-clock time of day ("04:00"; a session
+    # runs across midnight), in `time_zone`: a Basque table closes for a while only with an
+    # hour left before it (EUS L2931 d). None: not configured, and no table closes for a while.
+    closing_time: time | None = None
+    time_zone: str = "Europe/Madrid"  # an IANA name: Europe/Madrid, Atlantic/Canary …
     base_dir: Path = Path(".")
 
     @field_validator("hall_id")
@@ -209,6 +217,33 @@ class HallConfig(BaseModel):
             )
         return hall_id
 
+    @field_validator("closing_time", mode="before")
+    @classmethod
+    def _time_of_day(cls, closing_time: object) -> object:
+        if closing_time is None or (isinstance(closing_time, time) and not closing_time.tzinfo):
+            return closing_time  # a TOML local time (04:00:00) is one too
+        if not isinstance(closing_time, str) or not re.fullmatch(
+            r"([01][0-9]|2[0-3]):[0-5][0-9]", closing_time
+        ):
+            raise ValueError(
+                f"{closing_time!r} is not a time of day: give the hour and minute as a string, "
+                '"HH:MM" from "00:00" to "23:59" (e.g. "04:00")'
+            )
+        hour, minute = closing_time.split(":")
+        return time(int(hour), int(minute))
+
+    @field_validator("time_zone")
+    @classmethod
+    def _known_zone(cls, time_zone: str) -> str:
+        try:
+            ZoneInfo(time_zone)
+        except (ZoneInfoNotFoundError, ValueError, OSError):
+            raise ValueError(
+                f"{time_zone!r} is not a time zone this machine knows: give an IANA name "
+                "such as Europe/Madrid or Atlantic/Canary"
+            ) from None
+        return time_zone
+
     @field_validator("tables")
     @classmethod
     def _unique_tables(cls, tables: list[TableConfig]) -> list[TableConfig]:
@@ -217,6 +252,12 @@ class HallConfig(BaseModel):
         if twice:
             raise ValueError(f"table ids must be unique: {', '.join(twice)} given twice")
         return tables
+
+    def closing(self) -> ClosingTime | None:
+        """The casino's closing time of day in its zone; None when not configured."""
+        if self.closing_time is None:
+            return None
+        return ClosingTime(self.closing_time, ZoneInfo(self.time_zone))
 
     def load_profile(self) -> RuleProfile:
         path = self.base_dir / self.profiles_dir / f"{self.profile}.toml"

@@ -78,7 +78,9 @@ async def serve(
     on the store (cli.py `run_serve`), reported by /health."""
     specs = load_tables(config)  # a bad [[tables]] entry stops here, in one line
     service = await asyncio.to_thread(HallService, log, config.hall_id)
-    tables = await asyncio.to_thread(TableRuntime, log, config.hall_id, specs)
+    tables = await asyncio.to_thread(
+        TableRuntime, log, config.hall_id, specs, closing=config.closing()
+    )
     ball_check = await asyncio.to_thread(
         ball_check_from_config, config.camera, FrameStore(log.engine)
     )

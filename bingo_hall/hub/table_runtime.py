@@ -3,8 +3,9 @@
 Each configured table has its own TableService (its own stream of the log), its own fan-out
 and its own lock: a table's commands run one at a time, in a worker thread; tables do not wait
 for each other or for the bingo. The hub fills in what the rules take from outside: the
-table's game, profile and limits (from the configuration) at `open_table`, and who declares a
-void, asks for a change of limits, sets the spinning rotation or (a croupier) spins.
+table's game, profile and limits (from the configuration) at `open_table`, who declares a
+void, asks for a change of limits, sets the spinning rotation or (a croupier) spins, and at
+`suspend_table` the casino's next closing time (from the configuration and the runtime's clock).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from bingo_hall.store.credentials import CredentialStore
 from bingo_hall.store.database import STORE_FAILURES
 from bingo_hall.store.eventlog import EventLog
 from bingo_hall.tables import commands as c
+from bingo_hall.tables.closing import ClosingTime
 from bingo_hall.tables.config import find_table_profile
 from bingo_hall.tables.floats import check_float
 from bingo_hall.tables.heads import HeadedTable, check_layouts, heading_problem
@@ -176,7 +178,11 @@ HUB_FILLED: dict[str, dict[str, str]] = {
     },
     "change_limits": {"requested_by": "who asks for it is who sends it"},
     "set_spin_rotation": {"set_by": "who sets it is who sends it"},
-    "suspend_table": {"key_held_by": "who closes it for a while holds the key"},
+    "suspend_table": {
+        "key_held_by": "who closes it for a while holds the key",
+        "closes_at": "the casino's next closing comes from the hall's configuration "
+        "(closing_time, time_zone) and the hub's clock",
+    },
     "resume_table": {
         "unlocked_by": "who unlocks the float is who sends it",
         "head_role": "the head's role is that of his login",
@@ -287,10 +293,16 @@ class TableRuntime:
         hall_id: str,
         specs: Iterable[TableSpec] = (),
         clock: Callable[[], datetime] = utc_now,
+        closing: ClosingTime | None = None,
     ) -> None:
-        """Replays every table's stream: call it in a worker thread when there are tables."""
+        """Replays every table's stream: call it in a worker thread when there are tables.
+        `clock` gives each command's time; `closing` is the casino's closing time of day
+        (`HallConfig.closing()`; None: not configured), whose next occurrence by that clock
+        the hub fills into `suspend_table` (EUS L2931 d)."""
         self.log = log
         self.hall_id = hall_id
+        self.clock = clock
+        self.closing = closing
         self.tables: dict[str, LinkedTable] = {}
         self._floors = asyncio.Lock()  # opening, changing and closing tables with a floor rule
         self._heads = asyncio.Lock()  # a head opening or taking a table
@@ -307,6 +319,11 @@ class TableRuntime:
             table.service.subscribe(
                 lambda envelope, fanout=fanout: loop.call_soon_threadsafe(fanout.publish, envelope)
             )
+
+    def _next_closing(self) -> datetime | None:
+        """The casino's next closing after now, in the hall's local time; None: not
+        configured."""
+        return None if self.closing is None else self.closing.next_after(self.clock())
 
     def table(self, table_id: str) -> LinkedTable:
         table = self.tables.get(table_id)
@@ -352,7 +369,7 @@ class TableRuntime:
             authorise_table(principal, table_id, name)
         except TableDenied as denied:
             raise CommandFailed("forbidden", str(denied)) from None
-        command = _build(table.spec, principal, name, args)
+        command = _build(table.spec, principal, name, args, self._next_closing)
         if isinstance(command, c.ResumeTable):
             role = await asyncio.to_thread(self._check_resumers, command)
             command = command.model_copy(update={"head_role": role})
@@ -621,9 +638,14 @@ def _layout_multiple(state: TableState) -> int:
 
 
 def _build(
-    spec: TableSpec, principal: Principal, name: str, args: dict[str, Any]
+    spec: TableSpec,
+    principal: Principal,
+    name: str,
+    args: dict[str, Any],
+    next_closing: Callable[[], datetime | None] = lambda: None,
 ) -> c.TableCommand:
-    """The rules engine's command from a client's args and what the hub fills in."""
+    """The rules engine's command from a client's args and what the hub fills in
+    (`next_closing`: the casino's next closing time, asked only at `suspend_table`)."""
     for key, why in HUB_FILLED.get(name, {}).items():
         if key in args:
             raise CommandFailed("invalid_args", f"{name}: {key}: {why}")
@@ -656,7 +678,7 @@ def _build(
     elif name == "set_spin_rotation":
         fields |= {"set_by": principal.id}
     elif name == "suspend_table":
-        fields |= {"key_held_by": principal.id}
+        fields |= {"key_held_by": principal.id, "closes_at": next_closing()}
     elif name == "resume_table":
         fields |= {"unlocked_by": principal.id}
     elif name == "top_up_float":

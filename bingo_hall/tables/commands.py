@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from bingo_hall.tables.bets import BetRequest
 from bingo_hall.tables.limits import LimitChoice
@@ -105,6 +105,10 @@ class SuspendTable(TableCommand):
     name = "suspend_table"
     legal_in = frozenset({P.IDLE})
     key_held_by: str = Field(min_length=1)
+    # the casino's next closing, in the hall's local time, filled in by the hub from the
+    # configuration (`closing_time`); None: none configured. Only with an hour left before it
+    # (EUS L2931 d).
+    closes_at: AwareDatetime | None = None
 
 
 class ResumeTable(TableCommand):

@@ -1,14 +1,15 @@
 """decide(state, command, now) -> events: the rules of a table as a pure function.
 
-No clock and no randomness: the outcome comes in with RecordOutcome, the time (unused by the
-rules so far, kept for the hub's envelope) from the shell. A rejected command raises a
-RuleError and changes nothing.
+No clock and no randomness: the outcome comes in with RecordOutcome, the time from the shell
+(for the hub's envelope, and for the hour a temporary closure needs before the casino's
+closing time, which the hub fills into SuspendTable). A rejected command raises a RuleError
+and changes nothing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from decimal import Decimal
 
 from bingo_hall.domain.errors import RefusalOnRecord, RuleError, require_legal_phase
@@ -39,6 +40,10 @@ from bingo_hall.tables.spinning import (
 )
 from bingo_hall.tables.state import TableState
 from bingo_hall.tables.zero_rule import options
+
+CLOSURE_NOTICE = timedelta(hours=1)
+"""What must be left before the casino's closing time to close a table for a while: «oraindik,
+gutxienez, … ixteko ezarritako ordutegia betetzeko ordubete geratzen denean» (EUS L2931 d)."""
 
 Handler = Callable[[TableState, c.TableCommand, datetime], list[e.TableEvent]]
 _HANDLERS: dict[type[c.TableCommand], Handler] = {}
@@ -375,7 +380,39 @@ def _suspend(state: TableState, cmd: c.SuspendTable, now: datetime) -> list[e.Ta
             "the session's last coups are announced: play them and close the table; a table "
             "closes for a while only with the session still to run (EUS L2931 d)"
         )
-    return [e.TableSuspended(key_held_by=cmd.key_held_by, float_amount=state.float_amount)]
+    if cmd.closes_at is None:
+        raise RuleError(
+            "the hall's closing time is not configured (closing_time): a table closes for a "
+            "while only with at least an hour left before the casino's closing time (EUS "
+            "L2931 d); set it in the hall's configuration"
+        )
+    left = cmd.closes_at - now
+    if left < CLOSURE_NOTICE:
+        raise RuleError(
+            f"the casino closes at {_wall_time(cmd.closes_at)}, {_minutes(left)} from now: a "
+            "table closes for a while only with at least an hour left before the closing time "
+            "(EUS L2931 d); keep it open, or close it"
+        )
+    return [
+        e.TableSuspended(
+            key_held_by=cmd.key_held_by, float_amount=state.float_amount, closes_at=cmd.closes_at
+        )
+    ]
+
+
+def _wall_time(instant: datetime) -> str:
+    """«04:00 (UTC+02:00)»: the time of day the hall's clocks show, and their offset."""
+    offset = instant.utcoffset() or timedelta(0)
+    sign, offset = ("-", -offset) if offset < timedelta(0) else ("+", offset)
+    hours, minutes = divmod(int(offset.total_seconds()) // 60, 60)
+    zone = f"UTC{sign}{hours:02}:{minutes:02}" if offset else "UTC"
+    return f"{instant:%H:%M} ({zone})"
+
+
+def _minutes(span: timedelta) -> str:
+    """Whole minutes, none below zero (the closing time may pass while the command waits)."""
+    minutes = max(0, int(span.total_seconds() // 60))
+    return f"{minutes} minute{'' if minutes == 1 else 's'}"
 
 
 @_handles(c.ResumeTable)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from bingo_hall.tables.bets import Bet, BetRequest
 from bingo_hall.tables.colours import ColourChips
@@ -132,6 +132,9 @@ class TableSuspended(TableEvent):
     type = "table_suspended"
     key_held_by: str
     float_amount: Decimal | None = None
+    # the casino's closing time it was closed ahead of, in the hall's local time with its UTC
+    # offset (EUS L2931 d); None in streams written before it was recorded
+    closes_at: AwareDatetime | None = None
 
 
 class TableResumed(TableEvent):

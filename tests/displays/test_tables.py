@@ -15,6 +15,8 @@ import asyncio
 import re
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
@@ -250,13 +252,17 @@ def test_a_hall_without_tables_shows_no_table_view(browser, tmp_path):
 
 def test_the_monitor_shows_a_basque_table_closed_for_a_while_and_open_again(browser, tmp_path):
     """EUS L306: the director closes a table left without customers for a while; the panel
-    says so, and shows it open again when he resumes it with a croupier and its head there."""
+    says so, and shows it open again when he resumes it with a croupier and its head there.
+    The hub runs on the wall clock: the casino closes twelve hours from now (EUS L2931 d asks
+    for an hour left)."""
     basque = R1 | {"profile": "basque", "limits": {"minimum": "5", "tier": 30}}
+    closing = datetime.now(ZoneInfo("Europe/Madrid")) + timedelta(hours=12)
     prepared = PreparedHall(
         tmp_path,
         profile="1979",
         tables=[basque | {"float_amount": "20000"}],
         staff={"crupier": "croupier", "jmj": "jefe_de_mesa_de_juego"},
+        closing_time=f"{closing:%H:%M}",
     )
     prepared.prepare(terminals=(), monitors=())
     hub = HubProcess(prepared)

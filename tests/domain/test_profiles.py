@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from datetime import time
 from decimal import Decimal
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
 from bingo_hall.config import HallConfig, load_config, load_profile, load_profiles
 from bingo_hall.domain.errors import RuleError
 from bingo_hall.domain.profiles import ClaimDeadline, RuleProfile, VoidReason
+from bingo_hall.tables.closing import ClosingTime
 
 REPO = Path(__file__).resolve().parents[2]
 PROFILES_DIR = REPO / "config" / "profiles"
@@ -215,6 +218,25 @@ def test_the_repository_configuration_loads(tmp_path):
     assert config.load_profile().id == config.profile == "1979"
     assert config.machine.kind == "pneumatic"
     assert config.store_url() == f"sqlite:///{REPO / 'var' / 'hall.sqlite'}"
+    assert config.closing() == ClosingTime(time(4, 0), ZoneInfo("Europe/Madrid"))
+
+
+def test_the_casinos_closing_time_is_configured_in_its_time_zone(tmp_path):
+    """EUS L2931 d needs it; unset, there is none (and no table closes for a while)."""
+    path = tmp_path / "hall.toml"
+    path.write_text(GOOD_CONFIG, encoding="utf-8")
+    config = load_config(path)
+    assert (config.closing_time, config.time_zone, config.closing()) == (
+        None,
+        "Europe/Madrid",
+        None,
+    )
+    top = 'closing_time = "03:30"\ntime_zone = "Atlantic/Canary"\n'
+    path.write_text(top + GOOD_CONFIG, encoding="utf-8")
+    closing = load_config(path).closing()
+    assert closing == ClosingTime(time(3, 30), ZoneInfo("Atlantic/Canary"))
+    path.write_text("closing_time = 03:30:00\n" + GOOD_CONFIG, encoding="utf-8")  # TOML's time
+    assert load_config(path).closing_time == time(3, 30)
 
 
 def test_the_simulated_sets_typeface_is_configured(tmp_path):
@@ -263,6 +285,21 @@ BAD_CONFIGS = {
     "a witness floor of certainty": (
         GOOD_CONFIG + "[camera]\ncall_witness_floor = 1.0\n",
         "camera.call_witness_floor",
+    ),
+    "an unknown time zone": (
+        'time_zone = "Europe/Bilbao"\n' + GOOD_CONFIG,
+        "time_zone: Value error, 'Europe/Bilbao' is not a time zone this machine knows",
+    ),
+    "a time zone that is a path": ('time_zone = "../../etc/passwd"\n' + GOOD_CONFIG, "time_zone"),
+    "a closing time past midnight's 24": (
+        'closing_time = "24:30"\n' + GOOD_CONFIG,
+        "closing_time: Value error, '24:30' is not a time of day",
+    ),
+    "a closing time without its minutes": ('closing_time = "4"\n' + GOOD_CONFIG, "closing_time"),
+    "a closing time as a number": ("closing_time = 4\n" + GOOD_CONFIG, "closing_time"),
+    "a closing time with its date": (
+        "closing_time = 2024-05-02T04:00:00\n" + GOOD_CONFIG,
+        "closing_time",
     ),
 }
 

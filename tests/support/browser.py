@@ -68,6 +68,7 @@ class PreparedHall:
     max_connections: int = 8  # per credential
     tables: list[dict] = field(default_factory=list)
     staff: dict[str, str] = field(default_factory=dict)  # users besides USERS: name → role
+    closing_time: str | None = None  # the casino's, "HH:MM" in Europe/Madrid (None: unset)
     tokens: dict[str, str] = field(default_factory=dict)
     series: object = None
     config: Path = field(init=False)
@@ -99,6 +100,7 @@ class PreparedHall:
             f'profile = "{self.profile}"',
             f'profiles_dir = "{REPO / "config" / "profiles"}"',
             f'table_profiles_dir = "{REPO / "config" / "tables"}"',
+            *([f'closing_time = "{self.closing_time}"'] if self.closing_time else []),
             "[store]",
             f'url = "{self.db_url}"',
             "[machine]",

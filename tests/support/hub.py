@@ -8,6 +8,7 @@ import json
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from bingo_hall.config import TableConfig, load_config
 from bingo_hall.hub.ball_check import BallCheck
 from bingo_hall.hub.runtime import HubRuntime
-from bingo_hall.hub.service import HallService
+from bingo_hall.hub.service import HallService, utc_now
 from bingo_hall.hub.table_runtime import TableRuntime, load_tables
 from bingo_hall.serve import authenticator
 from bingo_hall.store.cards import CardStore
@@ -46,6 +47,16 @@ class RunningHub:
     series: object
     tables: TableRuntime | None = None
     server: HubServer | None = None
+
+
+class HallClock:
+    """The hub's clock, set by the test: every reading is `now` until the test moves it."""
+
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
 
 
 def prepare_store(url: str) -> tuple[str, object]:
@@ -77,9 +88,11 @@ async def running_hub(
     tables: Sequence[TableConfig] = (),
     call_witness_floor: float | None = None,
     max_connections: int = 8,
+    clock: Callable[[], datetime] = utc_now,
 ) -> AsyncIterator[RunningHub]:
     """A hub on `url`; `ball_check` makes the hall's camera check from the store's engine;
-    `tables` are the hall's casino tables (profiles from config/tables)."""
+    `tables` are the hall's casino tables (profiles from config/tables), run by `clock` with
+    config/hall.toml's closing time."""
     config = load_config(REPO / "config" / "hall.toml")
     machine = config.machine.model_copy(update={"draw": draw})
     camera = config.camera.model_copy(update={"call_witness_floor": call_witness_floor})
@@ -88,7 +101,9 @@ async def running_hub(
     )
     log = open_log(url)
     service = await asyncio.to_thread(HallService, log, config.hall_id)
-    table_runtime = await asyncio.to_thread(TableRuntime, log, config.hall_id, load_tables(config))
+    table_runtime = await asyncio.to_thread(
+        TableRuntime, log, config.hall_id, load_tables(config), clock, config.closing()
+    )
     runtime = HubRuntime(
         service,
         CardStore(log.engine),

@@ -2,17 +2,21 @@
 from the hall's configuration in the opening's record and the director's top-ups; a Basque
 table closed for a while (EUS L306) — the director holding the key, its head released, no one
 playing it, the minimum-table rule counting it out, play resumed only with an active croupier
-and head there; and the American table's colour chips issued and changed back (spec §3.3)."""
+and head there, and only with an hour left before the casino's closing time, which the hub
+fills in (EUS L2931 d); and the American table's colour chips issued and changed back (spec
+§3.3)."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from decimal import Decimal
+from zoneinfo import ZoneInfo
 
 import pytest
 
 from bingo_hall.config import TableConfig
 from support.aio import run_async as run
-from support.hub import PASSWORD, Client
+from support.hub import PASSWORD, Client, HallClock
 from transport.test_tables_hub import (
     SEAL,
     bet,
@@ -43,6 +47,15 @@ FLOAT_TABLES = [
         ("K1", "american-roulette", "1", {"tier": 30}, None),
     )
 ]
+
+
+# config/hall.toml closes the casino at 04:00, Europe/Madrid: the hub runs at 22:00 there
+MADRID = ZoneInfo("Europe/Madrid")
+EVENING = datetime(2024, 5, 1, 22, 0, tzinfo=MADRID)
+
+
+def madrid(*fields: int) -> datetime:
+    return datetime(*fields, tzinfo=MADRID).astimezone(UTC)
 
 
 @pytest.fixture
@@ -79,7 +92,7 @@ def test_the_float_is_recorded_from_the_configuration_and_topped_up_by_the_direc
 
 def test_a_basque_table_closes_for_a_while_and_plays_again_with_its_staff_there(store):
     async def scenario():
-        async with two_heads(store, FLOAT_TABLES) as (hub, jmj, _, sala):
+        async with two_heads(store, FLOAT_TABLES, HallClock(EVENING)) as (hub, jmj, _, sala):
             log = hub.runtime.service.log
             await ok(jmj, "E1", "open_table")
             await ok(jmj, "E2", "open_table")
@@ -91,7 +104,11 @@ def test_a_basque_table_closes_for_a_while_and_plays_again_with_its_staff_there(
             assert "suspend_table" in await refused(jmj, "E2", "suspend_table", "forbidden")
             assert await ok(sala, "E2", "suspend_table") == ["table_suspended"]
             (suspended,) = payloads(log, "E2", "table_suspended")
-            assert suspended == {"key_held_by": "sala", "float_amount": "9000"}
+            assert suspended == {
+                "key_held_by": "sala",
+                "float_amount": "9000",
+                "closes_at": "2024-05-02T04:00:00+02:00",
+            }
             state = await table_state(sala, "E2")
             assert state["phase"] == "suspended"
 
@@ -151,10 +168,48 @@ def test_a_basque_table_closes_for_a_while_and_plays_again_with_its_staff_there(
     run(scenario())
 
 
+def test_a_table_closes_for_a_while_only_with_an_hour_left_before_the_casino_closes(store):
+    """EUS L2931 d: the hub fills in the casino's next closing from the hall's configuration
+    (04:00, Europe/Madrid) by its clock; a client may not send it."""
+    clock = HallClock(EVENING)
+
+    async def scenario():
+        async with two_heads(store, FLOAT_TABLES, clock) as (hub, jmj, _, sala):
+            log = hub.runtime.service.log
+            await ok(jmj, "E1", "open_table")  # at the authorised minimum: it plays on
+            await ok(jmj, "E2", "open_table")
+            later = {"closes_at": "2099-01-01T04:00:00+01:00"}
+            sent = await refused(sala, "E2", "suspend_table", "invalid_args", **later)
+            assert sent == (
+                "suspend_table: closes_at: the casino's next closing comes from the hall's "
+                "configuration (closing_time, time_zone) and the hub's clock"
+            )
+
+            clock.now = madrid(2024, 5, 2, 3, 1)  # 59 minutes before closing
+            late = await refused(sala, "E2", "suspend_table", "rule_error")
+            assert late == (
+                "table E2: the casino closes at 04:00 (UTC+02:00), 59 minutes from now: a table "
+                "closes for a while only with at least an hour left before the closing time "
+                "(EUS L2931 d); keep it open, or close it"
+            )
+            assert (await table_state(sala, "E2"))["phase"] == "idle"
+            assert payloads(log, "E2", "table_suspended") == []
+
+            clock.now = madrid(2024, 5, 2, 3, 0)  # an hour exactly
+            assert await ok(sala, "E2", "suspend_table") == ["table_suspended"]
+            await ok(sala, "E2", "resume_table", croupier="crupier", head="iker")
+            clock.now = madrid(2024, 5, 2, 4, 30)  # past closing: the next is tomorrow's
+            await ok(sala, "E2", "suspend_table")
+            closings = [p["closes_at"] for p in payloads(log, "E2", "table_suspended")]
+            assert closings == ["2024-05-02T04:00:00+02:00", "2024-05-03T04:00:00+02:00"]
+
+    run(scenario())
+
+
 def test_colour_chips_are_issued_and_changed_back_at_the_croupiers_station(store):
     async def scenario():
         async with (
-            two_heads(store, FLOAT_TABLES) as (hub, jmj, _, sala),
+            two_heads(store, FLOAT_TABLES, HallClock(EVENING)) as (hub, jmj, _, sala),
             Client.login(hub.url, user="crupier", password=PASSWORD) as croupier,
             Client.login(hub.url, token=hub.monitor_token) as monitor,
         ):

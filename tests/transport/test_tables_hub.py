@@ -17,6 +17,7 @@ from websockets.exceptions import ConnectionClosed
 
 from bingo_hall.config import TableConfig
 from bingo_hall.hub.credential_watch import CredentialWatch
+from bingo_hall.hub.service import utc_now
 from bingo_hall.store.credentials import CredentialStore
 from bingo_hall.store.eventlog import EventLog
 from bingo_hall.tables.events import EVENT_TYPES
@@ -546,11 +547,12 @@ def test_refused_commands_say_why_and_change_nothing(store):
 
 
 @asynccontextmanager
-async def two_heads(store, tables: list[TableConfig]) -> AsyncIterator:
-    """A hub with `tables`: (the hub, the heads jmj and jmj2, the Jefe de Sala)."""
+async def two_heads(store, tables: list[TableConfig], clock=utc_now) -> AsyncIterator:
+    """A hub with `tables`, run by `clock`: (the hub, the heads jmj and jmj2, the Jefe de
+    Sala)."""
     url, token, series, _ = store
     async with (
-        running_hub(url, token, series, tables=tables) as hub,
+        running_hub(url, token, series, tables=tables, clock=clock) as hub,
         Client.login(hub.url, user="jmj", password=PASSWORD) as jmj,
         Client.login(hub.url, user="jmj2", password=PASSWORD) as jmj2,
         Client.login(hub.url, user="sala", password=PASSWORD) as sala,
