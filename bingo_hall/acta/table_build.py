@@ -86,6 +86,8 @@ class _TableRecordBuilder:
             "value_chip_bets": [],
             "colour_chips": [],
             "colour_ledger": [],
+            "exchanges": [],
+            "cash_box_at_close": None,
             "coups": [],
             "closed_at": None,
             "closed_by": None,
@@ -105,6 +107,7 @@ class _TableRecordBuilder:
             spins_per_croupier=p.get("spins", {}),
             closed_while_suspended=p.get("suspended", False),
             colour_ledger=p.get("colour_chips", []),
+            cash_box_at_close=p.get("cash_box", "0"),
         )
         session["float"]["at_close"] = p.get("float_amount")
         self.current = None
@@ -218,6 +221,20 @@ class _TableRecordBuilder:
     def _on_limits_change_refused(self, env: EventEnvelope, p: Json, at: str) -> None:
         change = self._limit_change(env, p | {"previous": p["current"]}, at, "refused")
         change.update(reason=p["reason"], phase=p["phase"])
+
+    def _on_exchange_made(self, env: EventEnvelope, p: Json, at: str) -> None:
+        self.session["exchanges"].append(
+            {
+                "at": at,
+                "kind": p["kind"],
+                "amount": p["amount"],
+                "croupier": p["croupier"],
+                "controlled_by": p["controlled_by"],
+                "player": p.get("player"),
+                "cash_box": p["cash_box"],
+                "by": env.actor,
+            }
+        )
 
     def _on_last_coups_announced(self, env: EventEnvelope, p: Json, at: str) -> None:
         self.session["last_coups"] = {

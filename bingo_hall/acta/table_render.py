@@ -189,6 +189,8 @@ def _closure_lines(session: Json, currency: str) -> list[str]:
             f"{closure['key_held_by']}"
             + (f" (anticipo {euros(locked, currency)} bajo llave)" if locked is not None else "")
         )
+        if closure["closes_at"]:  # the casino's closing then, in the hall's local time
+            text += f"; el casino cierra a las {closure['closes_at'][11:16]} (hora local)"
         if closure["resumed_at"]:
             text += (
                 f"; reapertura {clock(closure['resumed_at'])} por {closure['unlocked_by']}, "
@@ -295,6 +297,28 @@ def _coup_lines(coup: Json, currency: str) -> list[str]:
     return lines
 
 
+def _exchange_lines(session: Json, currency: str) -> list[str]:
+    lines = []
+    for exchange in session["exchanges"]:
+        what = (
+            "billetes por fichas de valor"
+            if exchange["kind"] == "banknotes"
+            else "fichas de valor por otras"
+        )
+        player = f", jugador {exchange['player']}" if exchange["player"] else ""
+        box = (
+            f"; caja de la mesa: {euros(exchange['cash_box'], currency)}"
+            if exchange["kind"] == "banknotes"
+            else ""
+        )
+        lines.append(
+            f"  {clock(exchange['at'])}: {what}, {euros(exchange['amount'], currency)}{player}; "
+            f"croupier {exchange['croupier']}, bajo el control de {exchange['controlled_by']}"
+            f"{box}"
+        )
+    return ["Cambios en la mesa:", *lines] if lines else []
+
+
 def _colour_lines(session: Json, currency: str) -> list[str]:
     lines = []
     for move in session["colour_chips"]:
@@ -334,6 +358,10 @@ def _closing_lines(session: Json, currency: str) -> list[str]:
         f"{session['coups_played']} jugadas; lanzamientos por croupier: {spins or 'ninguno'}",
         f"Cilindro cerrado con llave o precinto: {session['seal']}",
     ]
+    lines.append(
+        f"Caja de la mesa (billetes cambiados en la sesión): "
+        f"{euros(session['cash_box_at_close'], currency)}"
+    )
     if session["float"]["at_close"] is not None:
         lines.append(f"Anticipo devuelto a caja: {euros(session['float']['at_close'], currency)}")
     return lines
@@ -354,6 +382,7 @@ def render_table_record(record: Json) -> str:
         lines.append("Cambios de límites:")
         lines += [_change_line(change, currency) for change in session["limit_changes"]]
     lines += _closure_lines(session, currency)
+    lines += _exchange_lines(session, currency)
     lines += _colour_lines(session, currency)
     for coup in session["coups"]:
         lines.append("")

@@ -177,6 +177,9 @@ _CROUPIER = frozenset(
         "withdraw_bet",
         "issue_colour_chips",
         "return_colour_chips",  # changed back into value chips: a cash operation (§3.3)
+        # «los cambios de billetes y fichas que solicitan los jugadores» (N79 L569), under
+        # the head's control (N79 L125), who touches no money
+        "exchange_at_table",
         "spin",  # in the director's rotation (N79 L127): the rules check whose turn it is
         "call_no_more_bets",
         "record_outcome",

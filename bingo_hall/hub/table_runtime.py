@@ -44,6 +44,7 @@ from bingo_hall.store.eventlog import EventLog
 from bingo_hall.tables import commands as c
 from bingo_hall.tables.closing import ClosingTime
 from bingo_hall.tables.config import find_table_profile
+from bingo_hall.tables.exchanges import ExchangeKind
 from bingo_hall.tables.floats import check_float
 from bingo_hall.tables.heads import HeadedTable, check_layouts, heading_problem
 from bingo_hall.tables.limits import (
@@ -140,6 +141,18 @@ class SpinArgs(_Args):
     direction: SpinDirection | None = None
 
 
+class ExchangeAtTableArgs(_Args):
+    """A croupier logged in as himself makes the exchange himself: he leaves `croupier` out.
+    A table's station names the croupier who makes it. The head who controls it is the
+    table's (the rules find him)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True)
+    kind: ExchangeKind
+    amount: Decimal
+    croupier: str | None = None
+    player: str | None = None
+
+
 TABLE_ARGS: dict[str, type[BaseModel]] = {
     **c.COMMAND_TYPES,
     "open_table": OpenTableArgs,
@@ -148,6 +161,7 @@ TABLE_ARGS: dict[str, type[BaseModel]] = {
     "change_limits": ChangeLimitsArgs,
     "set_spin_rotation": SetSpinRotationArgs,
     "spin": SpinArgs,
+    "exchange_at_table": ExchangeAtTableArgs,
     "take_table": TakeTableArgs,
     "suspend_table": SuspendTableArgs,
     "resume_table": ResumeTableArgs,
@@ -374,7 +388,13 @@ class TableRuntime:
             role = await asyncio.to_thread(self._check_resumers, command)
             command = command.model_copy(update={"head_role": role})
         if isinstance(command, c.SetSpinRotation):
-            await asyncio.to_thread(self._check_croupiers, command.croupiers)
+            await asyncio.to_thread(
+                self._check_croupiers, command.croupiers, "set_spin_rotation: croupiers"
+            )
+        if isinstance(command, c.ExchangeAtTable) and principal.kind != "staff":
+            await asyncio.to_thread(
+                self._check_croupiers, (command.croupier,), "exchange_at_table: croupier"
+            )
         head = _taking_head(principal, command)
         if head is not None:
             async with self._heads:  # no other table changes heads meanwhile
@@ -488,10 +508,11 @@ class TableRuntime:
             self._credentials = CredentialStore(self.log.engine)
         return {user.username: user.role for user in self._credentials.users() if user.active}
 
-    def _check_croupiers(self, named: tuple[str, ...]) -> None:
-        """A rotation names the hall's active croupiers only: a station could not name anyone
-        else, and a typing slip would otherwise stop the table at its first spin."""
-        _require_croupiers(self._active_staff(), named, "set_spin_rotation: croupiers")
+    def _check_croupiers(self, named: tuple[str, ...], where: str) -> None:
+        """A rotation, or a station's exchange, names the hall's active croupiers only: a
+        station could not name anyone else, and a typing slip would otherwise stop the table
+        at its first spin, or put an exchange on no one."""
+        _require_croupiers(self._active_staff(), named, where)
 
     def _check_resumers(self, command: c.ResumeTable) -> c.Role:
         """A table plays again only with a croupier and its head or inspector there (EUS
@@ -686,24 +707,33 @@ def _build(
     elif name == "set_value_chip_bets":
         fields |= {"set_by": principal.id}
     elif name == "spin":
-        fields |= {"spun_by": _spinner(principal, fields["spun_by"])}
+        fields |= {
+            "spun_by": _acting_croupier(principal, fields["spun_by"], "spin: spun_by", "spins")
+        }
+    elif name == "exchange_at_table":
+        fields |= {
+            "croupier": _acting_croupier(
+                principal, fields["croupier"], "exchange_at_table: croupier", "makes the exchange"
+            )
+        }
     else:
         return given  # type: ignore[return-value]  # the args are the command itself
     return _validate(name, c.COMMAND_TYPES[name], fields)  # type: ignore[return-value]
 
 
-def _spinner(principal: Principal, named: str | None) -> str:
-    """Who spins: a croupier himself; the croupier a table's station names."""
+def _acting_croupier(principal: Principal, named: str | None, where: str, act: str) -> str:
+    """Who acts (spins, makes an exchange): a croupier himself; the croupier a table's station
+    names."""
     if principal.kind == "staff":
         if named is not None and named != principal.id:
             raise CommandFailed(
                 "invalid_args",
-                f"spin: spun_by: {principal.id} spins as himself, not as {named}: leave it out",
+                f"{where}: {principal.id} {act} as himself, not as {named}: leave it out",
             )
         return principal.id
     if not named:
         raise CommandFailed(
-            "invalid_args", "spin: spun_by: a table's station names the croupier who spins"
+            "invalid_args", f"{where}: a table's station names the croupier who {act}"
         )
     return named
 

@@ -8,6 +8,7 @@ from typing import ClassVar
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from bingo_hall.tables.bets import BetRequest
+from bingo_hall.tables.exchanges import ExchangeKind
 from bingo_hall.tables.limits import LimitChoice
 from bingo_hall.tables.phases import PLAYING_PHASES, TablePhase
 from bingo_hall.tables.profiles import Role, SpinDirection, TableGame, VoidReason, ZeroChoice
@@ -64,6 +65,18 @@ class ReturnColourChips(TableCommand):
     colour: str = Field(min_length=1, max_length=40)
     chips: int = Field(ge=0, le=100_000)  # 0: he leaves with none left
     leaves: bool = True
+
+
+class ExchangeAtTable(TableCommand):
+    """A croupier changes a player's banknotes for value chips, or value chips for others of
+    the same total, under the control of the table's head (N79 L125, L569)."""
+
+    name = "exchange_at_table"
+    legal_in = PLAYING_PHASES  # not at a table closed for a while: its cash box is locked
+    kind: ExchangeKind
+    amount: Decimal
+    croupier: str = Field(min_length=1, max_length=100)
+    player: str | None = Field(default=None, min_length=1, max_length=100)
 
 
 class SetValueChipBets(TableCommand):
@@ -212,6 +225,7 @@ COMMAND_TYPES: dict[str, type[TableCommand]] = {
         TakeTable,
         IssueColourChips,
         ReturnColourChips,
+        ExchangeAtTable,
         SetValueChipBets,
         AnnounceLastCoups,
         ChangeLimits,

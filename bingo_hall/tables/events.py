@@ -10,6 +10,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from bingo_hall.tables.bets import Bet, BetRequest
 from bingo_hall.tables.colours import ColourChips
+from bingo_hall.tables.exchanges import ExchangeKind
 from bingo_hall.tables.limits import LimitChoice, ResolvedLimits
 from bingo_hall.tables.payment import Payment
 from bingo_hall.tables.profiles import Role, SpinDirection, TableGame, VoidReason, ZeroChoice
@@ -67,6 +68,19 @@ class ColourChipsReturned(TableEvent):
     unit_value: Decimal
     value: Decimal  # chips × unit_value, paid in value chips
     leaves: bool  # the colour is free for another player
+
+
+class ExchangeMade(TableEvent):
+    """An exchange at the table: banknotes into its cash box for value chips, or value chips
+    for others; made by a croupier, controlled by the head or deputy head (N79 L125)."""
+
+    type = "table_exchange_made"
+    kind: ExchangeKind
+    amount: Decimal
+    croupier: str
+    controlled_by: str
+    player: str | None = None
+    cash_box: Decimal  # the banknotes in the table's cash box this session, after it
 
 
 class ValueChipBetsSet(TableEvent):
@@ -250,6 +264,7 @@ class TableClosed(TableEvent):
     float_amount: Decimal | None = None  # the float, top-ups included, back to the cash desk
     suspended: bool = False  # closed for good while closed for a while
     colour_chips: tuple[ColourChips, ...] = ()  # the session's ledger, a line per holding
+    cash_box: Decimal = Decimal(0)  # the banknotes exchanged at the table this session
 
 
 EVENT_TYPES: dict[str, type[TableEvent]] = {
@@ -259,6 +274,7 @@ EVENT_TYPES: dict[str, type[TableEvent]] = {
         HeadTaken,
         ColourChipsIssued,
         ColourChipsReturned,
+        ExchangeMade,
         ValueChipBetsSet,
         LastCoupsAnnounced,
         LimitsChangeAnnounced,

@@ -77,6 +77,11 @@ def _(state: TableState, ev: e.ColourChipsReturned) -> TableState:
     return replace(state, colours=_frozen(held), colours_left=(*state.colours_left, holding))
 
 
+@_applies(e.ExchangeMade)
+def _(state: TableState, ev: e.ExchangeMade) -> TableState:
+    return replace(state, cash_box=ev.cash_box)
+
+
 @_applies(e.ValueChipBetsSet)
 def _(state: TableState, ev: e.ValueChipBetsSet) -> TableState:
     return replace(state, value_chip_bets_stopped=not ev.allowed)

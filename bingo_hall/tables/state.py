@@ -66,6 +66,7 @@ class TableState:
     spins: Mapping[str, int] = field(default_factory=lambda: EMPTY)  # counted coups a croupier
     float_amount: Decimal | None = None  # the float with its top-ups (None: not kept here)
     key_held_by: str | None = None  # while closed for a while: who holds the float's key
+    cash_box: Decimal = Decimal(0)  # the banknotes exchanged at the table this session
 
     def require_table(self) -> tuple[TableGame, ResolvedLimits]:
         if self.table is None or self.limits is None:

@@ -48,6 +48,7 @@ TABLE_PUBLIC_FIELDS: dict[str, tuple[str, ...]] = {
     "table_head_taken": ("head", "previous"),
     "table_colour_chips_issued": (),
     "table_colour_chips_returned": (),
+    "table_exchange_made": (),
     "table_value_chip_bets_set": ("allowed",),
     "table_last_coups_announced": ("coups", "counting_current"),
     "table_limits_change_announced": (

@@ -7,12 +7,14 @@ from __future__ import annotations
 import json
 import sqlite3
 import tempfile
+from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tables_support import default_choice, request, table
+from tables_support import NOW, default_choice, request, table
 
 from bingo_hall.acta.table_build import build_table_record
 from bingo_hall.acta.table_render import render_table_record
@@ -20,6 +22,7 @@ from bingo_hall.domain.errors import RefusalOnRecord
 from bingo_hall.hub.table_service import TableService
 from bingo_hall.store import EventLog, make_engine
 from bingo_hall.tables import commands as c
+from bingo_hall.tables.exchanges import ExchangeKind
 from bingo_hall.tables.profiles import Role
 from support.cli import hall, hall_config
 
@@ -62,6 +65,8 @@ def play_french_session(log: EventLog) -> TableService:
     else:
         raise AssertionError("a 1979 table's limits changed during its session")
     do("sala", c.TopUpFloat(amount=Decimal("5000"), ordered_by="sala"))
+    banknotes = ExchangeKind.BANKNOTES
+    do("mesa-R1", c.ExchangeAtTable(kind=banknotes, amount=Decimal(500), croupier="ana"))
     # coup 1: a zero; the red bet goes to prison by its player's choice
     do("mesa-R1", c.OpenBets())
     do("mesa-R1", c.Spin(spun_by="ana", direction="clockwise"))
@@ -127,6 +132,13 @@ def test_a_french_session_record_names_every_fact_with_who_and_when(store_url):
     )
     assert (refused["previous"]["minimum"], refused["limits"]["minimum"]) == ("1", "2")
     assert [s["what"] for s in session["staff"]] == ["rotation_set"]
+    (exchange,) = session["exchanges"]
+    assert (exchange["croupier"], exchange["controlled_by"], exchange["by"]) == (
+        "ana",
+        "jmj",
+        "mesa-R1",
+    )
+    assert Decimal(session["cash_box_at_close"]) == 500
 
     first, second, third = session["coups"]
     assert [step["what"] for step in first["timeline"]] == [
@@ -204,6 +216,9 @@ def test_a_french_session_record_names_every_fact_with_who_and_when(store_url):
         "lanzamientos por croupier: ana 2, luis 1",
         "Cilindro cerrado con llave o precinto: PRECINTO-0042",
         "Anticipo devuelto a caja: 25.000,00 €",
+        "billetes por fichas de valor, 500,00 €; croupier ana, bajo el control de jmj; caja "
+        "de la mesa: 500,00 €",
+        "Caja de la mesa (billetes cambiados en la sesión): 500,00 €",
         "Cadena de hash del registro: VERIFICADA",
     ):
         assert line in text, line
@@ -217,7 +232,7 @@ def test_a_basque_record_shows_the_colour_chips_the_value_chip_bets_and_an_annou
     engine = make_engine(f"sqlite:///{tmp_path / 'b.sqlite'}")
     try:
         roulette = table("basque", "american-roulette")
-        service = TableService(EventLog(engine), HALL, "K1")
+        service = TableService(EventLog(engine), HALL, "K1", clock=lambda: NOW)
         service.execute(
             c.OpenTable(
                 table_id="K1", table=roulette, limits=default_choice(roulette, "1", tier=30)
@@ -247,6 +262,12 @@ def test_a_basque_record_shows_the_colour_chips_the_value_chip_bets_and_an_annou
             service.execute(c.Settle(), "mesa-K1")
             service.execute(c.PayCoup(), "mesa-K1")
         service.execute(c.ReturnColourChips(colour="verde", chips=87, leaves=True), "mesa-K1")
+        closes_at = datetime(2024, 5, 2, 4, 0, tzinfo=ZoneInfo("Europe/Madrid"))
+        service.execute(c.SuspendTable(key_held_by="sala", closes_at=closes_at), "sala")
+        resume = c.ResumeTable(
+            unlocked_by="sala", croupier="ana", head="insp", head_role=Role.INSPECTOR
+        )
+        service.execute(resume, "sala")
         record = record_of(service)
     finally:
         engine.dispose()
@@ -282,6 +303,13 @@ def test_a_basque_record_shows_the_colour_chips_the_value_chip_bets_and_an_annou
     assert "apuestas con fichas de valor: se suspenden, por insp" in text
     assert "insp toma la mesa como inspector de mesa" in text
     assert "La mesa sigue abierta." in text
+    (closure,) = session["closures"]
+    assert (closure["key_held_by"], closure["croupier"], closure["head"]) == ("sala", "ana", "insp")
+    assert (
+        "llave del anticipo en poder de sala; el casino cierra a las 04:00 (hora local); "
+        "reapertura" in text
+    )
+    assert "insp dirige la mesa al reabrirse (inspector de mesa)" in text
 
 
 coups = st.lists(

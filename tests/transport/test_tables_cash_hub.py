@@ -19,6 +19,7 @@ from support.aio import run_async as run
 from support.hub import PASSWORD, Client, HallClock
 from transport.test_tables_hub import (
     SEAL,
+    TABLES,
     bet,
     ok,
     refused,
@@ -275,5 +276,64 @@ def test_the_basque_head_stops_and_allows_value_chip_bets_at_the_station(store):
             nameless = await refused(croupier, "K1", "place_bet", "rule_error", **bet("v", "red"))
             assert "names its player" in nameless
             await ok(croupier, "K1", "place_bet", **bet("v", "red", player="ana"))
+
+    run(scenario())
+
+
+def test_a_croupier_makes_the_exchanges_under_the_heads_control_and_the_cash_box_closes(store):
+    """«Los cambios de billetes y fichas que solicitan los jugadores» (N79 L569): a croupier
+    makes them, at his login or named by the table's station, under the control of the head,
+    who touches no money (N79 L125); the banknotes go into the cash box the closing records."""
+
+    async def scenario():
+        async with (
+            two_heads(store, TABLES) as (hub, jmj, _, sala),
+            Client.login(hub.url, user="crupier", password=PASSWORD) as croupier,
+            Client.login(hub.url, token=store[3]["R1"]) as station,
+        ):
+            log = hub.runtime.service.log
+            await ok(sala, "R1", "open_table")  # the director opens it: no head yet
+            change = {"kind": "banknotes", "amount": "500", "player": "ana-jugadora"}
+            uncontrolled = await refused(
+                croupier, "R1", "exchange_at_table", "rule_error", **change
+            )
+            assert "N79 L125" in uncontrolled
+            await ok(jmj, "R1", "take_table")
+            assert await ok(croupier, "R1", "exchange_at_table", **change) == [
+                "table_exchange_made"
+            ]
+            (made,) = payloads(log, "R1", "table_exchange_made")
+            assert made == {
+                "kind": "banknotes",
+                "amount": "500",
+                "croupier": "crupier",
+                "controlled_by": "jmj",
+                "player": "ana-jugadora",
+                "cash_box": "500",
+            }
+            assert "exchange_at_table" in await refused(
+                jmj, "R1", "exchange_at_table", "forbidden", **change
+            )
+            as_another = await refused(
+                croupier, "R1", "exchange_at_table", "invalid_args", croupier="luis", **change
+            )
+            assert "crupier makes the exchange as himself, not as luis" in as_another
+            unnamed = await refused(station, "R1", "exchange_at_table", "invalid_args", **change)
+            assert "a table's station names the croupier who makes the exchange" in unnamed
+            slip = await refused(
+                station, "R1", "exchange_at_table", "invalid_args", croupier="lius", **change
+            )
+            assert "not an active croupier of the hall: lius" in slip
+            await ok(station, "R1", "exchange_at_table", croupier="luis", kind="chips", amount="50")
+            await ok(
+                station, "R1", "exchange_at_table", croupier="luis", kind="banknotes", amount="200"
+            )
+            cents = await refused(
+                croupier, "R1", "exchange_at_table", "invalid_args", kind="banknotes", amount=2.5
+            )
+            assert "a decimal string, not a float" in cents
+            await ok(jmj, "R1", "close_table", seal=SEAL)
+            (closed,) = payloads(log, "R1", "table_closed")
+            assert closed["cash_box"] == "700"
 
     run(scenario())

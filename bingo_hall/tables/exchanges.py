@@ -1,0 +1,37 @@
+"""Exchanges at a table («cambios», N79 L125; spec wheels.md §7 item 9): a player's banknotes
+for value chips, or value chips for others of the same total. The croupiers make them («se
+ocuparán, asimismo, de los cambios de billetes y fichas que solicitan los jugadores», N79
+L569); the head, or his deputy, controls them and touches nothing («controlar los cambios
+realizados en el curso de la misma, estándoles prohibido manipular … el dinero, las placas o
+las fichas», N79 L125). Pure: the rules of one exchange."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from enum import StrEnum
+
+from bingo_hall.domain.errors import RuleError
+from bingo_hall.tables.floats import check_amount
+from bingo_hall.tables.profiles import TableGame
+
+
+class ExchangeKind(StrEnum):
+    BANKNOTES = "banknotes"  # banknotes in, value chips out: the money goes into the cash box
+    CHIPS = "chips"  # value chips changed for others, the same total: no money moves
+
+
+def check_exchange(table: TableGame, amount: Decimal) -> None:
+    check_amount(table, "an exchange", amount)
+
+
+def exchange_controller(head: str | None, deputy: str | None) -> str:
+    """Who controls an exchange: the table's head, or else its deputy head; a RuleError when
+    neither is there, for no exchange is made uncontrolled."""
+    controller = head or deputy
+    if controller is None:
+        raise RuleError(
+            "an exchange is made under the control of the table's head or deputy head («el "
+            "jefe y el subjefe … controlar los cambios», N79 L125): the table has neither; "
+            "one takes it first (take_table)"
+        )
+    return controller
