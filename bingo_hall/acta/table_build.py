@@ -88,6 +88,7 @@ class _TableRecordBuilder:
             "colour_ledger": [],
             "exchanges": [],
             "cash_box_at_close": None,
+            "count": None,
             "coups": [],
             "closed_at": None,
             "closed_by": None,
@@ -108,6 +109,7 @@ class _TableRecordBuilder:
             closed_while_suspended=p.get("suspended", False),
             colour_ledger=p.get("colour_chips", []),
             cash_box_at_close=p.get("cash_box", "0"),
+            count=_count(p),
         )
         session["float"]["at_close"] = p.get("float_amount")
         self.current = None
@@ -407,6 +409,22 @@ class _TableRecordBuilder:
             paid_at=at,
             paid_by=env.actor,
         )
+
+
+def _count(closed: Json) -> Json:
+    """The count at the close: the float counted against what it should hold, the difference
+    (counted − expected; None where either is not known), and the tips."""
+    counted, expected = closed.get("float_count"), closed.get("float_expected")
+    difference = (
+        None if counted is None or expected is None else str(Decimal(counted) - Decimal(expected))
+    )
+    return {
+        "float_count": counted,
+        "float_expected": expected,
+        "difference": difference,
+        "bank_result": closed.get("bank_result"),
+        "tips": closed.get("tips"),
+    }
 
 
 def _totals(session: Json) -> Json:

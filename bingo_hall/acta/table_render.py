@@ -363,7 +363,35 @@ def _closing_lines(session: Json, currency: str) -> list[str]:
         f"{euros(session['cash_box_at_close'], currency)}"
     )
     if session["float"]["at_close"] is not None:
-        lines.append(f"Anticipo devuelto a caja: {euros(session['float']['at_close'], currency)}")
+        lines.append(
+            f"Anticipo entregado y repuesto, que vuelve a caja: "
+            f"{euros(session['float']['at_close'], currency)}"
+        )
+    lines += _count_lines(session["count"], session["cash_box_at_close"], currency)
+    return lines
+
+
+def _count_lines(count: Json, cash_box: str, currency: str) -> list[str]:
+    """The count at the close («arqueo»): the float counted against what it should hold."""
+    lines = []
+    if count["float_expected"] is not None:
+        difference = Decimal(count["difference"])
+        verdict = (
+            "cuadra"
+            if difference == 0
+            else f"DIFERENCIA {euros(difference, currency)} "
+            + ("(sobra)" if difference > 0 else "(falta)")
+        )
+        lines.append(
+            f"Arqueo del anticipo: contado {euros(count['float_count'], currency)}; esperado "
+            f"{euros(count['float_expected'], currency)} (anticipo y reposiciones, más el "
+            f"resultado de la banca {euros(count['bank_result'], currency)}, menos las fichas "
+            f"entregadas por billetes {euros(cash_box, currency)}): {verdict}"
+        )
+    elif count["float_count"] is not None:
+        lines.append(f"Anticipo contado: {euros(count['float_count'], currency)}")
+    if count["tips"] is not None:
+        lines.append(f"Propinas contadas: {euros(count['tips'], currency)}")
     return lines
 
 

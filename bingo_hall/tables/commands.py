@@ -216,6 +216,10 @@ class CloseTable(TableCommand):
     name = "close_table"
     legal_in = frozenset({P.IDLE, P.SUSPENDED})  # closed for good after a while
     seal: str = Field(min_length=1)
+    # the count at the close: the value chips in the float (required where the table keeps
+    # one) and the tips box (None: counted elsewhere)
+    float_count: Decimal | None = None
+    tips: Decimal | None = None
 
 
 COMMAND_TYPES: dict[str, type[TableCommand]] = {

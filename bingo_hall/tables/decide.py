@@ -359,6 +359,7 @@ def _close(state: TableState, cmd: c.CloseTable, now: datetime) -> list[e.TableE
                 "session before closing (EUS L2923)"
             )
         raise RuleError(f"{state.last_coups_left} of the announced last coups are still to play")
+    expected = _float_expected(table, state, cmd)
     return [
         e.TableClosed(
             session_id=state.session_id,
@@ -369,8 +370,33 @@ def _close(state: TableState, cmd: c.CloseTable, now: datetime) -> list[e.TableE
             suspended=suspended,
             colour_chips=state.colours_left,
             cash_box=state.cash_box,
+            bank_result=state.bank_result,
+            float_count=cmd.float_count,
+            float_expected=expected,
+            tips=cmd.tips,
         )
     ]
+
+
+def _float_expected(table: TableGame, state: TableState, cmd: c.CloseTable) -> Decimal | None:
+    """What the float should hold at the close, against which its count is recorded: the float
+    handed and topped up, plus what the bank kept in the session's settlements, less the value
+    chips given for banknotes (their money is in the cash box). None where no float is kept.
+
+    Chips a player brings from the cash desk enter the float only as what he loses, and colour
+    chips, all changed back before the close, leave only what their bets won or lost, so the
+    settlements account for both."""
+    for what, amount in (("the float counted", cmd.float_count), ("the tips", cmd.tips)):
+        if amount is not None:
+            check_amount(table, what, amount, zero=True)
+    if state.float_amount is None:
+        return None
+    if cmd.float_count is None:
+        raise RuleError(
+            f"{table.label}: count the float before closing (float_count): it goes back to "
+            f"the cash desk against the {state.float_amount} handed and topped up"
+        )
+    return state.float_amount + state.bank_result - state.cash_box
 
 
 @_handles(c.TopUpFloat)

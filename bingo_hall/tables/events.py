@@ -265,6 +265,10 @@ class TableClosed(TableEvent):
     suspended: bool = False  # closed for good while closed for a while
     colour_chips: tuple[ColourChips, ...] = ()  # the session's ledger, a line per holding
     cash_box: Decimal = Decimal(0)  # the banknotes exchanged at the table this session
+    bank_result: Decimal = Decimal(0)  # the session's settlements: what the bank kept (+)
+    float_count: Decimal | None = None  # the value chips counted in the float at the close
+    float_expected: Decimal | None = None  # float + top-ups + bank_result − cash_box
+    tips: Decimal | None = None  # the tips box counted (None: counted elsewhere)
 
 
 EVENT_TYPES: dict[str, type[TableEvent]] = {

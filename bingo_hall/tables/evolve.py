@@ -210,7 +210,12 @@ def _(state: TableState, ev: e.ZeroOptionChosen) -> TableState:
 
 @_applies(e.CoupSettled)
 def _(state: TableState, ev: e.CoupSettled) -> TableState:
-    return replace(state, phase=TablePhase.SETTLED, settlement=ev.settlement)
+    return replace(
+        state,
+        phase=TablePhase.SETTLED,
+        settlement=ev.settlement,
+        bank_result=state.bank_result + ev.settlement.totals.bank_result,
+    )
 
 
 @_applies(e.CoupPaid)

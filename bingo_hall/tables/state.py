@@ -67,6 +67,7 @@ class TableState:
     float_amount: Decimal | None = None  # the float with its top-ups (None: not kept here)
     key_held_by: str | None = None  # while closed for a while: who holds the float's key
     cash_box: Decimal = Decimal(0)  # the banknotes exchanged at the table this session
+    bank_result: Decimal = Decimal(0)  # the session's settlements: what the bank kept (+)
 
     def require_table(self) -> tuple[TableGame, ResolvedLimits]:
         if self.table is None or self.limits is None:

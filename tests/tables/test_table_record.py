@@ -98,7 +98,8 @@ def play_french_session(log: EventLog) -> TableService:
     do("mesa-R1", c.RecordOutcome(outcome="12"))
     do("mesa-R1", c.Settle())
     do("mesa-R1", c.PayCoup())
-    do("sala", c.CloseTable(seal="PRECINTO-0042"))
+    closing = c.CloseTable(seal="PRECINTO-0042", float_count=Decimal(24440), tips=Decimal(35))
+    do("sala", closing)
     return service
 
 
@@ -139,6 +140,14 @@ def test_a_french_session_record_names_every_fact_with_who_and_when(store_url):
         "mesa-R1",
     )
     assert Decimal(session["cash_box_at_close"]) == 500
+    count = session["count"]
+    assert {key: Decimal(value) for key, value in count.items()} == {
+        "float_count": 24440,
+        "float_expected": 24450,  # 20,000 + 5,000 topped up − 50 the bank lost − 500 exchanged
+        "difference": -10,
+        "bank_result": -50,
+        "tips": 35,
+    }
 
     first, second, third = session["coups"]
     assert [step["what"] for step in first["timeline"]] == [
@@ -215,7 +224,11 @@ def test_a_french_session_record_names_every_fact_with_who_and_when(store_url):
         "Anuncio de la última jugada",
         "lanzamientos por croupier: ana 2, luis 1",
         "Cilindro cerrado con llave o precinto: PRECINTO-0042",
-        "Anticipo devuelto a caja: 25.000,00 €",
+        "Anticipo entregado y repuesto, que vuelve a caja: 25.000,00 €",
+        "Arqueo del anticipo: contado 24.440,00 €; esperado 24.450,00 € (anticipo y "
+        "reposiciones, más el resultado de la banca -50,00 €, menos las fichas entregadas por "
+        "billetes 500,00 €): DIFERENCIA -10,00 € (falta)",
+        "Propinas contadas: 35,00 €",
         "billetes por fichas de valor, 500,00 €; croupier ana, bajo el control de jmj; caja "
         "de la mesa: 500,00 €",
         "Caja de la mesa (billetes cambiados en la sesión): 500,00 €",

@@ -9,7 +9,7 @@ from decimal import ROUND_CEILING, Decimal
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tables_support import NOW, Table, default_choice, refused, table
+from tables_support import NOW, Table, default_choice, refused, request, table
 
 from bingo_hall.domain.errors import RuleError
 from bingo_hall.tables import commands as c
@@ -117,9 +117,47 @@ def test_the_director_tops_the_float_up_while_the_table_plays_and_it_goes_back_a
     table_.do(c.AnnounceLastCoups())
     for outcome in ("1", "2", "4"):
         table_.coup(outcome)
-    (closed,) = table_.do(c.CloseTable(seal="S-1"))
+    uncounted = refused(table_, c.CloseTable(seal="S-1"))
+    assert "count the float before closing (float_count)" in uncounted and "2750.50" in uncounted
+    (closed,) = table_.do(c.CloseTable(seal="S-1", float_count=Decimal("2750.50")))
     assert isinstance(closed, e.TableClosed) and closed.float_amount == Decimal("2750.50")
+    assert closed.float_expected == Decimal("2750.50")  # no bet: the bank kept nothing
     assert replay(table_.events) == table_.state
+
+
+def test_the_float_counted_at_the_close_is_set_against_the_bank_and_the_exchanges():
+    """The «arqueo»: the float handed and topped up, plus what the bank kept, less the value
+    chips given for banknotes (which are in the cash box), is what the float should hold."""
+    table_ = Table(FRENCH_EUS, float_amount=Decimal(2000))
+    table_.do(c.TakeTable(head="jmj"))
+    table_.do(c.TopUpFloat(amount=Decimal("750.50"), ordered_by="director"))
+    table_.do(c.ExchangeAtTable(kind="banknotes", amount=Decimal(100), croupier="ana"))
+    table_.do(c.ExchangeAtTable(kind="chips", amount=Decimal(40), croupier="ana"))
+    # 17 wins its straight (350 paid beside the stake), red loses its 20 to the bank
+    table_.coup("17", request("s", "straight", (17,), "10"), request("r", "red", (), "20"))
+    table_.do(c.AnnounceLastCoups())
+    for outcome in ("1", "2", "4"):
+        table_.coup(outcome)
+    for amount in ("-1", "0.001"):
+        message = refused(table_, c.CloseTable(seal="S", float_count=Decimal(amount)))
+        assert message.startswith("the float counted is an amount of 0 or more")
+    assert "the tips is" in refused(
+        table_, c.CloseTable(seal="S", float_count=Decimal(1), tips=Decimal(-5))
+    )
+    (closed,) = table_.do(
+        c.CloseTable(seal="S", float_count=Decimal("2320.50"), tips=Decimal("12.50"))
+    )
+    assert isinstance(closed, e.TableClosed)
+    assert (closed.bank_result, closed.cash_box) == (Decimal(-330), Decimal(100))
+    assert closed.float_expected == Decimal("2320.50")  # 2,750.50 − 330 − 100
+    assert (closed.float_count, closed.tips) == (Decimal("2320.50"), Decimal("12.50"))
+
+
+def test_a_float_kept_elsewhere_may_still_be_counted_at_the_close():
+    table_ = Table(table("1979", "french-roulette"))
+    (closed,) = table_.do(c.CloseTable(seal="S", float_count=Decimal(900)))
+    assert isinstance(closed, e.TableClosed)
+    assert (closed.float_count, closed.float_expected) == (Decimal(900), None)
 
 
 def test_a_float_not_kept_here_stays_unknown_through_top_ups():

@@ -184,7 +184,7 @@ def test_a_table_closed_for_a_while_closes_for_good_without_its_last_balls():
     table_ = Table(table("basque", "french-roulette"), float_amount=Decimal(2000))
     table_.coup("5")
     table_.do(SUSPEND)
-    (closed,) = table_.do(c.CloseTable(seal="S-9"))
+    (closed,) = table_.do(c.CloseTable(seal="S-9", float_count=Decimal(2000)))
     assert isinstance(closed, e.TableClosed)
     assert (closed.suspended, closed.coups, closed.float_amount) == (True, 1, Decimal(2000))
     assert table_.state.phase is P.CLOSED
@@ -213,5 +213,6 @@ def test_the_float_is_what_was_handed_plus_its_top_ups_whatever_the_closures(ste
         table_.do(c.AnnounceLastCoups())
         for _ in range(3):
             table_.coup("1")
-    (closed,) = table_.do(c.CloseTable(seal="S"))
+    (closed,) = table_.do(c.CloseTable(seal="S", float_count=handed))
     assert isinstance(closed, e.TableClosed) and closed.float_amount == handed
+    assert closed.float_expected == handed  # coups without bets: the bank kept nothing

@@ -84,9 +84,17 @@ def test_the_float_is_recorded_from_the_configuration_and_topped_up_by_the_direc
             assert topped == {"amount": "500", "ordered_by": "sala", "float_amount": "15500"}
             as_float = await refused(sala, "F1", "top_up_float", "invalid_args", amount=5.5)
             assert "a decimal string, not a float" in as_float
-            await ok(sala, "F1", "close_table", seal=SEAL)
+            uncounted = await refused(sala, "F1", "close_table", "rule_error", seal=SEAL)
+            assert "count the float before closing (float_count)" in uncounted
+            count = {"float_count": "15490", "tips": "20"}
+            await ok(sala, "F1", "close_table", seal=SEAL, **count)
             (closed,) = payloads(log, "F1", "table_closed")
             assert Decimal(closed["float_amount"]) == 15500
+            assert (closed["float_count"], closed["float_expected"], closed["tips"]) == (
+                "15490",
+                "15500",  # no coup played: the float should be what was handed and topped up
+                "20",
+            )
 
     run(scenario())
 
@@ -162,7 +170,8 @@ def test_a_basque_table_closes_for_a_while_and_plays_again_with_its_staff_there(
             await ok(sala, "E2", "suspend_table")
             head_may_not = await refused(jmj, "E2", "close_table", "forbidden", seal=SEAL)
             assert "closed for a while" in head_may_not
-            assert await ok(sala, "E2", "close_table", seal=SEAL) == ["table_closed"]
+            closing = {"seal": SEAL, "float_count": "9000"}
+            assert await ok(sala, "E2", "close_table", **closing) == ["table_closed"]
             (closed,) = payloads(log, "E2", "table_closed")
             assert closed["suspended"] is True and Decimal(closed["float_amount"]) == 9000
 
