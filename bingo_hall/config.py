@@ -31,6 +31,8 @@ from bingo_hall.tables.profiles import GameName
 
 DEFAULT_CONFIG = Path("config/hall.toml")
 M = TypeVar("M", bound=BaseModel)
+# an authorisation's reference: one line, something to cite
+Reference = Annotated[str, Field(min_length=1, max_length=100, pattern=r"^\S[^\x00-\x1f\x7f]*$")]
 
 
 class MachineConfig(BaseModel):
@@ -199,6 +201,10 @@ class HallConfig(BaseModel):
     # below, and one plays at it while any does (N79 L216, EUS L308). A game left out takes the
     # lowest minimum its tables are configured with.
     table_minimums: dict[GameName, Decimal] = {}
+    # A game whose authorisation «dispusiera otra cosa» (N79 L216, AST L270-273, EUS L308
+    # «baimen zehatzean bestelakorik xedatzen ez bada»): the authorisation's reference, and no
+    # table of it need play at the minimum. Its tables are still never below it.
+    table_minimum_exemptions: dict[GameName, Reference] = {}
     # The casino's closing time, the hall's local wall-clock time of day ("04:00"; a session
     # runs across midnight), in `time_zone`: a Basque table closes for a while only with an
     # hour left before it (EUS L2931 d). None: not configured, and no table closes for a while.

@@ -73,6 +73,7 @@ class _TableRecordBuilder:
             "profile": table["profile_id"],
             "currency": table.get("currency", "EUR"),
             "layouts": p.get("layouts", 1),
+            "minimum_exemption": p.get("minimum_exemption"),
             "opened_at": at,
             "opened_by": env.actor,
             "head_at_opening": p.get("head"),

@@ -103,7 +103,13 @@ def _session_lines(session: Json) -> list[str]:
     lines = [
         f"Juego: {GAMES.get(session['game'], session['game'])}, perfil {session['profile']}; "
         + ("dos paños" if session["layouts"] == 2 else "un paño"),
-        f"Límites al abrir: {_limits(session['limits'], currency)}",
+        f"Límites al abrir: {_limits(session['limits'], currency)}"
+        + (
+            f"; su juego, exento de tener una mesa al mínimo autorizado (autorización "
+            f"{session['minimum_exemption']})"
+            if session["minimum_exemption"]
+            else ""
+        ),
         f"Apertura: {clock(session['opened_at'])}, por {_who(session['opened_by'])}"
         + (
             f"; jefe de mesa {session['head_at_opening']}"

@@ -180,6 +180,8 @@ HUB_FILLED: dict[str, dict[str, str]] = {
         "head_role": "the role is that of who opens it",
         "float_amount": "the float comes from the hall's configuration (top_up_float adds to it)",
         "layouts": "the number of layouts comes from the hall's configuration",
+        "minimum_exemption": "an authorisation exempting the game from keeping a table at "
+        "its minimum comes from the hall's configuration (table_minimum_exemptions)",
     },
     "take_table": {
         "head": "who takes it is who sends it",
@@ -221,6 +223,8 @@ class TableSpec:
     authorised_minimum: Decimal | None = None  # its game's, by the hall's authorisation
     float_amount: Decimal | None = None  # what the cash desk hands it each session
     layouts: int = 1
+    # its game's authorisation exempts it from keeping a table at the minimum: its reference
+    minimum_exemption: str | None = None
 
 
 def load_tables(config: HallConfig) -> list[TableSpec]:
@@ -234,7 +238,8 @@ def load_tables(config: HallConfig) -> list[TableSpec]:
     authorised = lowest | config.table_minimums
     for table in config.tables:
         try:
-            specs.append(_spec(table, directory, authorised[table.game]))
+            exemption = config.table_minimum_exemptions.get(table.game)
+            specs.append(_spec(table, directory, authorised[table.game], exemption))
         except RuleError as error:
             raise RuleError(f"configuration: table {table.id}: {error.message}") from None
     problem = boule_floor_problem(
@@ -249,8 +254,7 @@ def _unopenable(specs: list[TableSpec]) -> str | None:
     """Why the tables of a roulette game could never open: none is at the authorised minimum."""
     for game in dict.fromkeys(s.game.game for s in specs):
         tables = [s for s in specs if s.game.game is game]
-        rules = tables[0].game.rules
-        if isinstance(rules, RouletteRules) and rules.one_table_at_minimum:
+        if _keeps_minimum_table(tables[0]):
             minimum = tables[0].authorised_minimum
             at_minimum = {s.id: s.limits.minimum == minimum for s in tables}
             problem = minimum_table_problem(game.value, minimum or Decimal(0), at_minimum)
@@ -259,7 +263,9 @@ def _unopenable(specs: list[TableSpec]) -> str | None:
     return None
 
 
-def _spec(table: TableConfig, directory: Any, authorised: Decimal) -> TableSpec:
+def _spec(
+    table: TableConfig, directory: Any, authorised: Decimal, exemption: str | None
+) -> TableSpec:
     profile = find_table_profile(table.profile, directory)
     if not profile.live:
         raise RuleError(
@@ -284,6 +290,7 @@ def _spec(table: TableConfig, directory: Any, authorised: Decimal) -> TableSpec:
         authorised,
         table.float_amount,
         table.layouts,
+        exemption,
     )
 
 
@@ -603,9 +610,18 @@ LAYOUT_COMMANDS = (c.OpenTable, c.ChangeLimits, c.CloseTable, c.SuspendTable, c.
 
 def _has_floor(table: LinkedTable) -> bool:
     """Whether a table opens, changes and closes under a rule spanning the tables."""
-    rules = table.spec.game.rules
-    return isinstance(rules, BouleRules) or (
-        isinstance(rules, RouletteRules) and rules.one_table_at_minimum
+    return isinstance(table.spec.game.rules, BouleRules) or _keeps_minimum_table(table.spec)
+
+
+def _keeps_minimum_table(spec: TableSpec) -> bool:
+    """Whether one table of this table's game must play at the authorised minimum: where the
+    profile says so (N79 L216, AST L270, EUS L308), unless the game's authorisation «dispusiera
+    otra cosa» (`table_minimum_exemptions`)."""
+    rules = spec.game.rules
+    return (
+        isinstance(rules, RouletteRules)
+        and rules.one_table_at_minimum
+        and spec.minimum_exemption is None
     )
 
 
@@ -687,6 +703,7 @@ def _build(
             "head_role": TABLE_ROLE[principal.role],
             "float_amount": spec.float_amount,
             "layouts": spec.layouts,
+            "minimum_exemption": spec.minimum_exemption,
         }
     elif name == "take_table":
         fields |= {"head": principal.id, "role": TABLE_ROLE[principal.role]}

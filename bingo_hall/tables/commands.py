@@ -32,6 +32,8 @@ class OpenTable(TableCommand):
     head_role: Role = Role.TABLE_HEAD  # the head's: a table head, or an inspector (EUS)
     float_amount: Decimal | None = None  # the float the cash desk hands it (None: not kept here)
     layouts: int = Field(default=1, ge=1, le=2)  # «a un paño», «a dos paños» (N79 L111)
+    # the authorisation exempting its game from keeping a table at the minimum (N79 L216)
+    minimum_exemption: str | None = None
 
 
 class TakeTable(TableCommand):

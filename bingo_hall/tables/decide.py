@@ -80,6 +80,7 @@ def _open(state: TableState, cmd: c.OpenTable, now: datetime) -> list[e.TableEve
             head=cmd.head,
             float_amount=cmd.float_amount,
             layouts=cmd.layouts,
+            minimum_exemption=cmd.minimum_exemption,
         )
     ]
 

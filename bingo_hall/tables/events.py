@@ -37,6 +37,8 @@ class TableOpened(TableEvent):
     head: str | None = None  # the head who opened it; None: the director did
     float_amount: Decimal | None = None  # handed by the cash desk; None: not kept here
     layouts: int = 1
+    # the authorisation exempting its game from keeping a table at the minimum (N79 L216)
+    minimum_exemption: str | None = None
 
 
 class HeadTaken(TableEvent):

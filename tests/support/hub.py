@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -89,16 +89,20 @@ async def running_hub(
     call_witness_floor: float | None = None,
     max_connections: int = 8,
     clock: Callable[[], datetime] = utc_now,
+    settings: Mapping[str, object] | None = None,
 ) -> AsyncIterator[RunningHub]:
     """A hub on `url`; `ball_check` makes the hall's camera check from the store's engine;
     `tables` are the hall's casino tables (profiles from config/tables), run by `clock` with
-    config/hall.toml's closing time."""
+    config/hall.toml's closing time; `settings`, more of the hall's configuration (checked as
+    the file's are)."""
     config = load_config(REPO / "config" / "hall.toml")
     machine = config.machine.model_copy(update={"draw": draw})
     camera = config.camera.model_copy(update={"call_witness_floor": call_witness_floor})
     config = config.model_copy(
         update={"profile": profile, "machine": machine, "camera": camera, "tables": list(tables)}
     )
+    if settings:
+        config = type(config).model_validate(config.model_dump() | dict(settings))
     log = open_log(url)
     service = await asyncio.to_thread(HallService, log, config.hall_id)
     table_runtime = await asyncio.to_thread(

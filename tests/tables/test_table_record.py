@@ -55,6 +55,7 @@ def play_french_session(log: EventLog) -> TableService:
             limits=default_choice(roulette),
             head="jmj",
             float_amount=Decimal("20000"),
+            minimum_exemption="DGJ 2026/114",
         ),
     )
     do("sala", c.SetSpinRotation(croupiers=("ana", "luis"), set_by="sala"))
@@ -213,6 +214,7 @@ def test_a_french_session_record_names_every_fact_with_who_and_when(store_url):
     text = render_table_record(record)
     for line in (
         "REGISTRO DE LA MESA R1 — SESIÓN 1",
+        "su juego, exento de tener una mesa al mínimo autorizado (autorización DGJ 2026/114)",
         "DENEGADO — el perfil no permite cambiar los límites durante la sesión",
         "Reposición del anticipo",
         "TIRADA NULA — la bola salió del cilindro; declarada por jmj (jefe de mesa); la bola "

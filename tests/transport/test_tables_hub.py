@@ -547,12 +547,14 @@ def test_refused_commands_say_why_and_change_nothing(store):
 
 
 @asynccontextmanager
-async def two_heads(store, tables: list[TableConfig], clock=utc_now) -> AsyncIterator:
-    """A hub with `tables`, run by `clock`: (the hub, the heads jmj and jmj2, the Jefe de
-    Sala)."""
+async def two_heads(
+    store, tables: list[TableConfig], clock=utc_now, settings: dict | None = None
+) -> AsyncIterator:
+    """A hub with `tables` (and more of the hall's `settings`), run by `clock`: (the hub, the
+    heads jmj and jmj2, the Jefe de Sala)."""
     url, token, series, _ = store
     async with (
-        running_hub(url, token, series, tables=tables, clock=clock) as hub,
+        running_hub(url, token, series, tables=tables, clock=clock, settings=settings) as hub,
         Client.login(hub.url, user="jmj", password=PASSWORD) as jmj,
         Client.login(hub.url, user="jmj2", password=PASSWORD) as jmj2,
         Client.login(hub.url, user="sala", password=PASSWORD) as sala,
@@ -639,6 +641,32 @@ def test_one_table_of_a_roulette_game_keeps_the_authorised_minimum(store):
             await ok(director, "R1", "open_table")
             frozen = await refused(director, "R1", "change_limits", "rule_error", limits=raised)
             assert "may not change during the session" in frozen
+
+    run(scenario())
+
+
+def test_an_authorisation_may_exempt_a_game_from_keeping_a_table_at_the_minimum(store):
+    """«A menos que en la autorización concreta se dispusiera otra cosa» (N79 L216; AST
+    L270-273; EUS L308): the French roulette's authorisation, referenced in the hall's
+    configuration, lets R3 play above the minimum alone; the opening records it, and American
+    roulette still keeps its rule."""
+    exempt = {"table_minimum_exemptions": {"french-roulette": "DGJ 2026/114"}}
+
+    async def scenario():
+        async with two_heads(store, MINIMUM_TABLES, settings=exempt) as (hub, _, _, director):
+            log = hub.runtime.service.log
+            await ok(director, "R3", "open_table")
+            (opened,) = [e for e in log.iter_all(stream(log, "R3")) if e.type == "table_opened"]
+            assert opened.payload["minimum_exemption"] == "DGJ 2026/114"
+            filled = await refused(
+                director, "R1", "open_table", "invalid_args", minimum_exemption="x"
+            )
+            assert "table_minimum_exemptions" in filled
+            await ok(director, "K1", "open_table")
+            only = await refused(
+                director, "K1", "change_limits", "rule_error", limits={"minimum": "10", "tier": 30}
+            )
+            assert "american-roulette table K1 would play above the authorised minimum" in only
 
     run(scenario())
 

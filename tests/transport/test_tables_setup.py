@@ -200,6 +200,14 @@ def test_a_games_authorised_minimum_is_the_halls_or_its_tables_lowest(tmp_path: 
         load_tables(load_config(hall_file(tmp_path, lower)))
     with pytest.raises(RuleError, match="table_minimums"):
         load_config(hall_file(tmp_path, '[table_minimums]\n"roulette" = "2"\n' + two))
+    # unless the authorisation «dispusiera otra cosa» (N79 L216): its reference, then none need
+    exempt = '[table_minimum_exemptions]\n"french-roulette" = "DGJ 2026/114"\n'
+    specs = load_tables(load_config(hall_file(tmp_path, exempt + lower)))
+    assert [s.minimum_exemption for s in specs] == ["DGJ 2026/114", "DGJ 2026/114"]
+    for reference in ('""', '" spaced"', '"two\\nlines"'):
+        blank = f'[table_minimum_exemptions]\n"french-roulette" = {reference}\n'
+        with pytest.raises(RuleError, match="table_minimum_exemptions"):
+            load_config(hall_file(tmp_path, blank + lower))
 
 
 FORTUNE = """
