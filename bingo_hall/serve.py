@@ -99,7 +99,7 @@ async def serve(
         runtime,
         authenticator(credentials),
         config.server.queue_size,
-        routes=http_routes(runtime, watch, guard),
+        routes=http_routes(runtime, watch, guard, tables),
         tables=tables,
         login_guard=guard,
         max_connections=config.server.max_connections_per_credential,

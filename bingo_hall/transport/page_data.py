@@ -9,6 +9,9 @@
   owe — as of a log seq.
 - ``GET /api/acta?game=N`` or ``?session=N`` (Jefe de Sala, Jefe de Mesa, inspector): the acta
   as JSON and as the Spanish text of ``bingo-hall acta``, with the verdict of the hash chain.
+- ``GET /api/table-record?table=R1`` (and ``&session=N``; the director, the inspector, the
+  tables' heads and inspectors): a casino table's session record as JSON and as the Spanish
+  text of ``bingo-hall table-record``, with the verdict of its stream's hash chain.
 - ``GET /audio/<lang>/<n>.wav``: the spoken number, from the cache prepared at install with
   espeak-ng (``scripts/prepare_audio.py``); a missing language is generated in the background
   on its first request (the page falls back to the browser's speech meanwhile).
@@ -56,10 +59,13 @@ from bingo_hall.hub.auth import (
     BALL_SHOWINGS,
     BUY_CARDS,
     MY_CARDS,
+    TABLE_RECORD_ROLES,
     Principal,
 )
 from bingo_hall.hub.credential_watch import CredentialWatch
 from bingo_hall.hub.runtime import HubRuntime, store_failure
+from bingo_hall.hub.table_runtime import TableRuntime
+from bingo_hall.hub.table_service import TableService
 from bingo_hall.store.database import STORE_FAILURES
 from bingo_hall.transport.login_guard import LoginGuard, LoginRefused
 
@@ -449,6 +455,25 @@ def acta_data(runtime: HubRuntime, session_id: int | None, game_id: int | None) 
     return {"acta": acta, "text": render_text(acta)}
 
 
+def table_record_data(service: TableService, session_id: int | None) -> dict:
+    """Built in a worker thread: reads and verifies the table's stream."""
+    from bingo_hall.acta import AlteredLog
+    from bingo_hall.acta.table_build import build_table_record
+    from bingo_hall.acta.table_render import render_table_record
+
+    log, stream = service.log, service.stream
+    chain = log.verify_chain(stream)
+    try:
+        record = build_table_record(
+            service.hall_id, service.table_id, log.iter_all(stream), chain, session_id
+        )
+    except LookupError as error:
+        return {"error": {"code": "not_found", "message": str(error.args[0])}}
+    except AlteredLog as altered:
+        return {"error": {"code": "altered_log", "message": str(altered)}}
+    return {"record": record, "text": render_table_record(record)}
+
+
 # --- spoken numbers --------------------------------------------------------------------------
 
 
@@ -526,8 +551,10 @@ class PageData:
         audio_dir: Path | None = None,
         watch: CredentialWatch | None = None,
         guard: LoginGuard | None = None,
+        tables: TableRuntime | None = None,
     ) -> None:
         self.runtime = runtime
+        self.tables = tables
         self.audio_dir = audio_dir or AUDIO_DIR
         self.jobs = _Jobs()
         self.gate = _StaffGate(self.jobs, watch, guard)
@@ -537,7 +564,7 @@ class PageData:
         runtime = self.runtime
         if path == "/api/start":
             return json_response(connection, HTTPStatus.OK, start_data(runtime))
-        if path not in ("/api/hall", "/api/acta"):
+        if path not in ("/api/hall", "/api/acta", "/api/table-record"):
             return http_error(connection, HTTPStatus.NOT_FOUND, "not_found", f"no data at {path}")
         try:
             source = str(connection.remote_address[0]) if connection.remote_address else "?"
@@ -555,6 +582,8 @@ class PageData:
             assert isinstance(principal, Principal)
             if path == "/api/hall":
                 return json_response(connection, HTTPStatus.OK, hall_data(runtime, principal))
+            if path == "/api/table-record":
+                return self._table_record(connection, request, principal)
             return self._acta(connection, request, runtime, principal)
         except LoginRefused as refused:
             status = (
@@ -614,6 +643,49 @@ class PageData:
         key = ("acta", scope["session"], scope["game"], runtime.service.seq)
         done, data = self.jobs.result(
             key, lambda: acta_data(runtime, scope["session"], scope["game"]), keep=30.0
+        )
+        if not done:
+            return _pending(connection)
+        if "error" in data:
+            altered = data["error"]["code"] == "altered_log"
+            status = HTTPStatus.CONFLICT if altered else HTTPStatus.NOT_FOUND
+            return json_response(connection, status, data)
+        return json_response(connection, HTTPStatus.OK, data)
+
+    def _table_record(
+        self, connection: ServerConnection, request: Request, principal: Principal
+    ) -> Response:
+        if principal.role not in TABLE_RECORD_ROLES:
+            return http_error(
+                connection,
+                HTTPStatus.FORBIDDEN,
+                "forbidden",
+                f"{principal} may not read a table's record (Jefe de Sala, inspector, a "
+                "table's head or inspector)",
+            )
+        query = parse_qs(urlsplit(request.path).query)
+        tables = self.tables.tables if self.tables is not None else {}
+        table_id = (query.get("table") or [""])[0]
+        if table_id not in tables:
+            known = ", ".join(tables) or "none"
+            return http_error(
+                connection,
+                HTTPStatus.NOT_FOUND if table_id else HTTPStatus.BAD_REQUEST,
+                "unknown_table" if table_id else "invalid_args",
+                f"ask for one of the hall's tables (?table=ID): {known}",
+            )
+        session = (query.get("session") or [None])[0]
+        if session is not None and not (
+            session.isascii() and session.isdigit() and len(session) <= 9
+        ):
+            return http_error(
+                connection, HTTPStatus.BAD_REQUEST, "invalid_args", "session must be a number"
+            )
+        session_id = None if session is None else int(session)
+        table = tables[table_id]
+        key = ("table-record", table_id, session_id, table.service.seq)
+        done, data = self.jobs.result(
+            key, lambda: table_record_data(table.service, session_id), keep=30.0
         )
         if not done:
             return _pending(connection)

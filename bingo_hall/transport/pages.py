@@ -20,6 +20,7 @@ from websockets.http11 import Request, Response
 
 from bingo_hall.hub.credential_watch import CredentialWatch
 from bingo_hall.hub.runtime import HubRuntime
+from bingo_hall.hub.table_runtime import TableRuntime
 from bingo_hall.transport import page_data
 from bingo_hall.transport.login_guard import LoginGuard
 from bingo_hall.transport.page_data import PageData, respond
@@ -105,12 +106,16 @@ def not_found(connection: ServerConnection, what: str) -> Response:
 
 
 def page_routes(
-    runtime: HubRuntime, watch: CredentialWatch | None = None, guard: LoginGuard | None = None
+    runtime: HubRuntime,
+    watch: CredentialWatch | None = None,
+    guard: LoginGuard | None = None,
+    tables: TableRuntime | None = None,
 ) -> list[HttpRoute]:
-    """The routes of the pages, their assets and their data (from the hub's state and log);
-    `watch` withdraws remembered staff logins, `guard` locks addresses that guess."""
+    """The routes of the pages, their assets and their data (from the hub's state and log, and
+    the casino `tables`' streams); `watch` withdraws remembered staff logins, `guard` locks
+    addresses that guess."""
     files = StaticFiles(page_data.DISPLAYS_DIR)
-    data = PageData(runtime, watch=watch, guard=guard)
+    data = PageData(runtime, watch=watch, guard=guard, tables=tables)
 
     def pages(connection: ServerConnection, request: Request, path: str) -> Response | None:
         if path in PAGES:

@@ -121,7 +121,7 @@ async def running_hub(
         authenticator(CredentialStore(log.engine)),
         queue_size,
         auth_timeout,
-        routes=http_routes(runtime),
+        routes=http_routes(runtime, tables=table_runtime),
         tables=table_runtime,
         max_connections=max_connections,
     )

@@ -11,8 +11,10 @@ import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
+from displays.test_pages import staff_get
 from websockets.exceptions import ConnectionClosed
 
 from bingo_hall.config import TableConfig
@@ -1013,5 +1015,39 @@ def test_a_command_waiting_its_turn_does_nothing_once_its_credential_is_withdraw
             log = hub.runtime.service.log
             assert [e.type for e in log.read(HALL)] == []
             assert [e.type for e in log.read(stream(log, "R1"))] == []
+
+    run(scenario())
+
+
+def test_the_hub_serves_a_tables_record_to_its_director_inspector_and_heads(store):
+    """`GET /api/table-record`: the record `bingo-hall table-record` prints, as JSON and text,
+    to the Jefe de Sala and the tables' heads; not to a croupier; a clear error for a table or
+    a session there is not."""
+
+    async def scenario():
+        async with hub_with_tables(store) as hub, people(hub, store) as (head, _, _, sala):
+            await ok(head, "R1", "open_table")
+            await ok(sala, "R1", "close_table", seal=SEAL)
+            port = urlsplit(hub.http).port
+            assert port is not None
+            status, _, body = await staff_get(port, "/api/table-record?table=R1", "sala")
+            assert status == 200, body
+            data = json.loads(body)
+            assert data["record"]["session"]["seal"] == SEAL
+            assert data["record"]["chain"]["ok"] is True
+            assert data["text"].startswith("REGISTRO DE LA MESA R1 — SESIÓN 1\n")
+            status, _, body = await staff_get(port, "/api/table-record?table=R1&session=1", "jmj")
+            assert status == 200 and json.loads(body)["record"]["session"]["closed_by"] == "sala"
+            status, _, body = await staff_get(port, "/api/table-record?table=R1", "crupier")
+            assert status == 403 and b"may not read a table's record" in body
+            for path, expected, words in (
+                ("/api/table-record", 400, b"ask for one of the hall's tables (?table=ID): R1, R2"),
+                ("/api/table-record?table=R9", 404, b"unknown_table"),
+                ("/api/table-record?table=R1&session=x", 400, b"session must be a number"),
+                ("/api/table-record?table=R1&session=5", 404, b"has no session 5"),
+                ("/api/table-record?table=R2", 404, b"table R2 has no session in the log"),
+            ):
+                status, _, body = await staff_get(port, path, "sala")
+                assert (status, words in body) == (expected, True), (path, body)
 
     run(scenario())
