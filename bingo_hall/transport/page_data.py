@@ -641,9 +641,16 @@ class PageData:
                 "ask for one game (?game=N) or one session (?session=N)",
             )
         key = ("acta", scope["session"], scope["game"], runtime.service.seq)
-        done, data = self.jobs.result(
-            key, lambda: acta_data(runtime, scope["session"], scope["game"]), keep=30.0
+        return self._record(
+            connection, key, lambda: acta_data(runtime, scope["session"], scope["game"])
         )
+
+    def _record(
+        self, connection: ServerConnection, key: tuple, build: Callable[[], dict]
+    ) -> Response:
+        """A record built in the worker pool (the acta, a table's): pending until it is done;
+        a record not there, 404; a log that cannot be composed, 409."""
+        done, data = self.jobs.result(key, build, keep=30.0)
         if not done:
             return _pending(connection)
         if "error" in data:
@@ -684,16 +691,7 @@ class PageData:
         session_id = None if session is None else int(session)
         table = tables[table_id]
         key = ("table-record", table_id, session_id, table.service.seq)
-        done, data = self.jobs.result(
-            key, lambda: table_record_data(table.service, session_id), keep=30.0
-        )
-        if not done:
-            return _pending(connection)
-        if "error" in data:
-            altered = data["error"]["code"] == "altered_log"
-            status = HTTPStatus.CONFLICT if altered else HTTPStatus.NOT_FOUND
-            return json_response(connection, status, data)
-        return json_response(connection, HTTPStatus.OK, data)
+        return self._record(connection, key, lambda: table_record_data(table.service, session_id))
 
     def audio(self, connection: ServerConnection, request: Request, path: str) -> Response | None:
         match = _AUDIO_PATH.fullmatch(path)
