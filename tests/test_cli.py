@@ -666,13 +666,15 @@ def test_nothing_writes_on_a_log_whose_chain_does_not_verify(demo_text, tmp_path
             return db.execute("SELECT count(*) FROM event_log").fetchone()[0]
 
     before = events()
-    results = cli_many(
-        {
-            "demo": ("demo", "--no-camera", "--db", url),
-            "serve": ("serve", "--db", url, "--port", "0"),
-            "commission": ("commission-ball-set", "--ball-set", "JB-001", "--db", url),
-        }
-    )
+    # one after the other: the demo and the hub each take the store's single-instance lock
+    # before they read the log, and one still holding it would refuse the other for that
+    results = {}
+    for name, command in {
+        "demo": ("demo", "--no-camera", "--db", url),
+        "serve": ("serve", "--db", url, "--port", "0"),
+        "commission": ("commission-ball-set", "--ball-set", "JB-001", "--db", url),
+    }.items():
+        results |= cli_many({name: command})
     for name, result in results.items():
         assert result.code == 1, (name, result)
         assert "Traceback" not in result.err and result.out == ""
