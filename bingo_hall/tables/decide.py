@@ -17,7 +17,7 @@ from bingo_hall.registry import registrar
 from bingo_hall.tables import commands as c
 from bingo_hall.tables import events as e
 from bingo_hall.tables.bets import BetRequest, check_bet, check_colour_value, check_positions
-from bingo_hall.tables.exchanges import ExchangeKind, check_exchange, exchange_controller
+from bingo_hall.tables.exchanges import ExchangeKind, exchange_controller
 from bingo_hall.tables.floats import check_amount, check_float, check_top_up
 from bingo_hall.tables.heads import check_deputy, check_layouts
 from bingo_hall.tables.limits import LimitChoice, resolve_limits
@@ -188,7 +188,7 @@ def _check_colour_unplayed(state: TableState, colour: str, value: Decimal, new: 
 @_handles(c.ExchangeAtTable)
 def _exchange(state: TableState, cmd: c.ExchangeAtTable, now: datetime) -> list[e.TableEvent]:
     table, _ = state.require_table()
-    check_exchange(table, cmd.amount)
+    check_amount(table, "an exchange", cmd.amount)
     controller = exchange_controller(state.head, state.deputy)
     banknotes = cmd.amount if cmd.kind is ExchangeKind.BANKNOTES else Decimal(0)
     return [

@@ -7,21 +7,14 @@ las fichas», N79 L125). Pure: the rules of one exchange."""
 
 from __future__ import annotations
 
-from decimal import Decimal
 from enum import StrEnum
 
 from bingo_hall.domain.errors import RuleError
-from bingo_hall.tables.floats import check_amount
-from bingo_hall.tables.profiles import TableGame
 
 
 class ExchangeKind(StrEnum):
     BANKNOTES = "banknotes"  # banknotes in, value chips out: the money goes into the cash box
     CHIPS = "chips"  # value chips changed for others, the same total: no money moves
-
-
-def check_exchange(table: TableGame, amount: Decimal) -> None:
-    check_amount(table, "an exchange", amount)
 
 
 def exchange_controller(head: str | None, deputy: str | None) -> str:
