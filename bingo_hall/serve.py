@@ -31,6 +31,8 @@ from bingo_hall.transport.ws_server import HubServer
 
 logger = logging.getLogger(__name__)
 
+SHUTDOWN_GRACE = 5.0  # seconds a cancelled task has to end when the hub stops
+
 
 class ListenError(Exception):
     """The hub cannot open its port."""
@@ -47,6 +49,33 @@ def authenticator(credentials: CredentialStore):
         return None
 
     return check
+
+
+async def stop_tasks(tasks: list[asyncio.Task], grace: float = SHUTDOWN_GRACE) -> None:
+    """Cancel `tasks` and wait for them to end. A task still running `grace` seconds after
+    its cancellation is cancelled again: an MQTT client that says goodbye to its broker waits
+    for the answer without a limit (aiomqtt's `__aexit__`), and a broker that never answers
+    would keep the hub from stopping. One that outlives a second grace is left, named."""
+    for task in tasks:
+        task.cancel()
+    pending: set[asyncio.Task] = set(tasks)
+    if pending:
+        _, pending = await asyncio.wait(pending, timeout=grace)
+    for task in pending:
+        logger.warning(
+            "%s had not stopped %g s after it was cancelled: cancelling it again",
+            task.get_name(),
+            grace,
+        )
+        task.cancel()
+    if pending:
+        _, pending = await asyncio.wait(pending, timeout=grace)
+    for task in pending:
+        logger.error("%s would not stop: the hub stops without it", task.get_name())
+    for task in tasks:
+        if task.done() and not task.cancelled() and task.exception() is not None:
+            # it stopped before the hub did: say so, and shut down
+            logger.error("%s had stopped: %r", task.get_name(), task.exception())
 
 
 async def _check_witnesses(bridges: list[StreamBridge]) -> None:
@@ -147,13 +176,7 @@ async def serve(
     try:
         await stop
     finally:
-        for task in tasks:
-            task.cancel()
-        for task, outcome in zip(
-            tasks, await asyncio.gather(*tasks, return_exceptions=True), strict=True
-        ):
-            if isinstance(outcome, Exception):  # it stopped before: say so, and shut down
-                logger.error("%s had stopped: %r", task.get_name(), outcome)
+        await stop_tasks(tasks)
         ws_server.close()
         await ws_server.wait_closed()
         if ball_check is not None:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import signal
 
+from bingo_hall.serve import stop_tasks
 from support.aio import run_async
 from support.cli import STAFF_PASSWORD, add_device, add_staff, hall, hall_config
 from support.hub import Client
@@ -112,3 +114,47 @@ def test_a_series_imported_at_the_console_while_the_hub_runs_reaches_the_hub_and
 
         run_async(scenario(), timeout=60)
         assert wait_for_health(hub.port, hub.process)["seq"] == 3
+
+
+def test_a_task_that_will_not_end_when_the_hub_stops_is_cancelled_again(caplog):
+    """A task whose clean-up waits for an answer that never comes (an MQTT client's goodbye to
+    a broker that does not answer) is cancelled a second time, and the hub stops; a task that
+    had failed before is named with its error."""
+    ended: list[str] = []
+
+    async def stuck_in_its_goodbye() -> None:
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            try:
+                await asyncio.Event().wait()  # the goodbye nobody answers
+            finally:
+                ended.append("goodbye")
+
+    async def serving_until_cancelled() -> None:
+        try:
+            await asyncio.Event().wait()
+        finally:
+            ended.append("serving")
+
+    async def failed_before() -> None:
+        raise OSError("the store went away")
+
+    async def scenario() -> None:
+        tasks = [
+            asyncio.create_task(stuck_in_its_goodbye(), name="mqtt-bridge"),
+            asyncio.create_task(serving_until_cancelled(), name="follow-log"),
+            asyncio.create_task(failed_before(), name="credentials"),
+        ]
+        await asyncio.sleep(0.05)
+        await stop_tasks(tasks, grace=0.2)
+        assert all(task.done() for task in tasks)
+
+    with caplog.at_level(logging.WARNING, logger="bingo_hall.serve"):
+        run_async(scenario(), timeout=10)
+    assert sorted(ended) == ["goodbye", "serving"]
+    messages = [record.getMessage() for record in caplog.records]
+    assert messages == [
+        "mqtt-bridge had not stopped 0.2 s after it was cancelled: cancelling it again",
+        "credentials had stopped: OSError('the store went away')",
+    ]
