@@ -53,9 +53,10 @@ def authenticator(credentials: CredentialStore):
 
 async def stop_tasks(tasks: list[asyncio.Task], grace: float = SHUTDOWN_GRACE) -> None:
     """Cancel `tasks` and wait for them to end. A task still running `grace` seconds after
-    its cancellation is cancelled again: an MQTT client that says goodbye to its broker waits
-    for the answer without a limit (aiomqtt's `__aexit__`), and a broker that never answers
-    would keep the hub from stopping. One that outlives a second grace is left, named."""
+    its cancellation is cancelled again: an MQTT client leaving its broker waits without a
+    limit until its DISCONNECT is written and the socket closed (aiomqtt's `__aexit__`), and
+    a connection where that never happens would keep the hub from stopping. One that
+    outlives a second grace is left, named."""
     for task in tasks:
         task.cancel()
     pending: set[asyncio.Task] = set(tasks)

@@ -117,8 +117,8 @@ def test_a_series_imported_at_the_console_while_the_hub_runs_reaches_the_hub_and
 
 
 def test_a_task_that_will_not_end_when_the_hub_stops_is_cancelled_again(caplog):
-    """A task whose clean-up waits for an answer that never comes (an MQTT client's goodbye to
-    a broker that does not answer) is cancelled a second time, and the hub stops; a task that
+    """A task whose clean-up waits for something that never comes (an MQTT client's goodbye
+    that is never written) is cancelled a second time, and the hub stops; a task that
     had failed before is named with its error."""
     ended: list[str] = []
 
@@ -127,7 +127,7 @@ def test_a_task_that_will_not_end_when_the_hub_stops_is_cancelled_again(caplog):
             await asyncio.Event().wait()
         except asyncio.CancelledError:
             try:
-                await asyncio.Event().wait()  # the goodbye nobody answers
+                await asyncio.Event().wait()  # the goodbye that never goes out
             finally:
                 ended.append("goodbye")
 
