@@ -473,6 +473,7 @@ def build_table_record(
     return {
         "hall": hall_id,
         "table": table_id,
+        "sessions": sorted(builder.sessions),
         "session": session | {"totals": _totals(session)},
         "chain": chain_json(chain),
     }

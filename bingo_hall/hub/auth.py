@@ -137,14 +137,14 @@ _JEFE_DE_SALA = _JEFE_DE_MESA | frozenset(
 )
 
 ACTA_ROLES = frozenset({Role.JEFE_DE_SALA, Role.JEFE_DE_MESA, Role.INSPECTOR})
-# Who reads a casino table's record (`/api/table-record`): the director, the inspector, and
-# the tables' heads and inspectors, who direct the tables and control their exchanges
-TABLE_RECORD_ROLES = frozenset(
-    {Role.JEFE_DE_SALA, Role.INSPECTOR, Role.JEFE_DE_MESA_DE_JUEGO, Role.INSPECTOR_DE_MESA}
-)
 """Who reads the acta and what only it records (players' requests and complaints), and gets
 each event's hash to check its chain: the staff who keep it («consignará todo ello en el
 acta», [S77] L2427-2432) and the regulator's inspector."""
+TABLE_RECORD_ROLES = frozenset(
+    {Role.JEFE_DE_SALA, Role.INSPECTOR, Role.JEFE_DE_MESA_DE_JUEGO, Role.INSPECTOR_DE_MESA}
+)
+"""Who reads a casino table's record (`/api/table-record`): the director, the inspector, and
+the tables' heads and inspectors, who direct the tables and control their exchanges."""
 
 PERMISSIONS: dict[Role, frozenset[str]] = {
     Role.JEFE_DE_SALA: _JEFE_DE_SALA,

@@ -117,6 +117,10 @@ class AuthOk(_Message):
         description="whether the role reads the acta (`/api/acta`), the players' requests and "
         "complaints, and each event's hash",
     )
+    table_record: bool = Field(
+        default=False,
+        description="whether the role reads the casino tables' records (`/api/table-record`)",
+    )
 
 
 class AuthInvalid(_Message):

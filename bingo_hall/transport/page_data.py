@@ -3,7 +3,7 @@
 - ``GET /api/start`` (public): the hall, its log head, where the current session starts in the
   log (so a page replays one session, not the whole history), the draw mode, the panel delay
   and the phases where each command is legal (so a page enables an action only where it is
-  legal, from the rules engine's own table).
+  legal, from the rules engine's own table); the hall's casino tables and their games.
 - ``GET /api/hall`` (staff): the hall's registers that live outside one session — ball sets and
   their game counters, the series and their next card, unpaid prizes, the refunds voided games
   owe — as of a log seq.
@@ -316,7 +316,7 @@ def _camera_kind(runtime: HubRuntime) -> str:
     return CAMERA_KINDS[1] if check.stage is not None else CAMERA_KINDS[2]
 
 
-def start_data(runtime: HubRuntime) -> dict[str, Any]:
+def start_data(runtime: HubRuntime, tables: TableRuntime | None = None) -> dict[str, Any]:
     seq = runtime.service.seq  # read before the state: the state is never older than seq
     state = runtime.service.state
     config = runtime.config
@@ -331,10 +331,16 @@ def start_data(runtime: HubRuntime) -> dict[str, Any]:
         "camera": _camera_kind(runtime),
         "display_delay": runtime.fanout.display_delay,
         "legal": command_phases(),
+        "tables": [
+            {"table_id": table_id, "game": table.spec.game.game.value}
+            for table_id, table in (tables.tables if tables is not None else {}).items()
+        ],
     }
 
 
-def hall_data(runtime: HubRuntime, principal: Principal) -> dict[str, Any]:
+def hall_data(
+    runtime: HubRuntime, principal: Principal, tables: TableRuntime | None = None
+) -> dict[str, Any]:
     """The registers; players' open requests and complaints only for the acta's keepers."""
     seq = runtime.service.seq
     state = runtime.service.state
@@ -345,7 +351,7 @@ def hall_data(runtime: HubRuntime, principal: Principal) -> dict[str, Any]:
         else 0
     )
     return {
-        **start_data(runtime),
+        **start_data(runtime, tables),
         "seq": seq,
         "session_id": state.session_id,
         "profile": profile.model_dump(mode="json"),
@@ -563,7 +569,7 @@ class PageData:
     def api(self, connection: ServerConnection, request: Request, path: str) -> Response | None:
         runtime = self.runtime
         if path == "/api/start":
-            return json_response(connection, HTTPStatus.OK, start_data(runtime))
+            return json_response(connection, HTTPStatus.OK, start_data(runtime, self.tables))
         if path not in ("/api/hall", "/api/acta", "/api/table-record"):
             return http_error(connection, HTTPStatus.NOT_FOUND, "not_found", f"no data at {path}")
         try:
@@ -581,7 +587,8 @@ class PageData:
                 )
             assert isinstance(principal, Principal)
             if path == "/api/hall":
-                return json_response(connection, HTTPStatus.OK, hall_data(runtime, principal))
+                hall = hall_data(runtime, principal, self.tables)
+                return json_response(connection, HTTPStatus.OK, hall)
             if path == "/api/table-record":
                 return self._table_record(connection, request, principal)
             return self._acta(connection, request, runtime, principal)

@@ -32,6 +32,7 @@ from bingo_hall.hub.auth import (
     DISCARD_BALL_SHOWINGS,
     SHOW_BALL_TO_CAMERA,
     TABLE_COMMANDS,
+    TABLE_RECORD_ROLES,
     Principal,
     Role,
 )
@@ -332,6 +333,7 @@ def _welcome(principal: Principal) -> str:
             table_commands=table_commands or None,
             table=principal.table,
             acta=principal.role in ACTA_ROLES,
+            table_record=principal.role in TABLE_RECORD_ROLES,
         )
     )
 

@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Locator, Page, expect
 
 from bingo_hall.tables.wheels import RED_NUMBERS
 from bingo_hall.transport.messages import TableStateMessage
@@ -31,6 +31,7 @@ from support.browser import (
     chromium,
     monitor_fits,
     page_in,
+    staff,
 )
 from support.hub import Client
 
@@ -233,6 +234,89 @@ def test_the_monitor_follows_a_french_roulette_table(browser, tmp_path):
         hub.stop()
 
 
+def cell(view: Locator, label: str) -> Locator:
+    """The value beside the heading `label` (exactly) in a record's table."""
+    return view.locator(f"tr:has(th:text-is('{label}')) td")
+
+
+def test_the_inspector_reads_a_tables_record_on_the_control_page(browser, tmp_path):
+    """The control page lists the hall's tables for those who read their records (the
+    director, the inspector, the tables' heads and inspectors); the record of a session, its
+    latest by default, opens beside the acta's view with its chain verified and its official
+    text. A session there is not is named with those there are; a role that does not read
+    the tables' records has no such panel."""
+    prepared = PreparedHall(
+        tmp_path,
+        profile="1979",
+        tables=[R1],
+        staff={"crupier": "croupier", "luis": "croupier", "inspeccion": "inspector"},
+    )
+    prepared.prepare(terminals=(), monitors=())
+    hub = HubProcess(prepared)
+    hub.start()
+    hall = Hall(hub, prepared.tokens)
+    try:
+        rotation = ("set_spin_rotation", {"croupiers": ["crupier", "luis"]})
+        hall.table(("open_table", {}), rotation, user="sala", password=PASSWORD)
+        ana = {"id": "b1", "type": "straight", "numbers": [17], "amount": "5", "player": "ana"}
+        spin = ("crupier", "clockwise")
+        hall.table(*coup("17", spin, ("place_bet", {"bet": ana})), *PAY)
+        hall.table(("close_table", {"seal": "precinto-0042"}), user="sala", password=PASSWORD)
+        hall.table(("open_table", {}), rotation, user="sala", password=PASSWORD)
+
+        inspector = staff(browser, hub.base, "inspeccion")
+        panel = inspector.locator("#p-table-record")
+        expect(panel).to_be_visible()
+        expect(panel.locator("h2")).to_have_text("Registro de las mesas de juego")
+        expect(inspector.locator("#table-record-table option")).to_have_text(
+            ["R1 — Ruleta francesa"]
+        )
+        view = inspector.locator("#acta-view")
+
+        inspector.click("#table-record-open")  # the latest session: open again
+        expect(view.locator("h1")).to_have_text("Registro de la mesa R1, sesión 2 — sala-web")
+        expect(view.locator(".chain-ok")).to_be_visible()
+        expect(cell(view, "Sesiones de la mesa")).to_have_text("1, 2")
+        expect(cell(view, "Cierre")).to_have_text("la mesa sigue abierta")
+        expect(view.locator("pre.official")).to_contain_text("REGISTRO DE LA MESA R1 — SESIÓN 2")
+        inspector.click("#acta-close")
+
+        inspector.fill("#table-record-session", "1")
+        inspector.click("#table-record-open")
+        expect(view.locator("h1")).to_have_text("Registro de la mesa R1, sesión 1 — sala-web")
+        expect(cell(view, "Juego (reglamento)")).to_have_text("Ruleta francesa (1979)")
+        closed = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} UTC, por sala$")
+        expect(cell(view, "Cierre")).to_have_text(closed)
+        expect(cell(view, "Precinto del cilindro")).to_have_text("precinto-0042")
+        expect(cell(view, "Jugadas liquidadas")).to_have_text("1")
+        expect(cell(view, "Apostado")).to_have_text("5,00 €")
+        expect(cell(view, "Devuelto a los jugadores")).to_have_text("180,00 €")
+        expect(cell(view, "Resultado de la banca")).to_have_text("-175,00 €")
+        official = view.locator("pre.official")
+        expect(official).to_contain_text("REGISTRO DE LA MESA R1 — SESIÓN 1")
+        expect(official).to_contain_text("precinto-0042")
+        Screens(first=75).shot(inspector, "control-table-record")
+        inspector.click("#acta-close")
+
+        toasts = inspector.locator("#c-toasts .toast")
+        inspector.fill("#table-record-session", "9")
+        inspector.click("#table-record-open")
+        expect(toasts.last).to_contain_text("table R1 has no session 9 (its sessions: 1, 2)")
+        inspector.fill("#table-record-session", "-1")
+        inspector.click("#table-record-open")
+        expect(toasts.last).to_have_text("La sesión es un número: déjela en blanco para la última.")
+        expect(view).to_be_hidden()
+
+        locutor = staff(browser, hub.base, "locutor")  # sells cards: reads no table's record
+        expect(locutor.locator("#p-acta")).to_be_hidden()
+        expect(locutor.locator("#p-table-record")).to_be_hidden()
+        for page in (inspector, locutor):
+            assert page.errors == [], page.errors  # type: ignore[attr-defined]
+    finally:
+        hall.aside.shutdown()
+        hub.stop()
+
+
 def test_a_hall_without_tables_shows_no_table_view(browser, tmp_path):
     prepared = PreparedHall(tmp_path, profile="1979")
     prepared.prepare(terminals=(), monitors=())
@@ -245,6 +329,9 @@ def test_a_hall_without_tables_shows_no_table_view(browser, tmp_path):
         expect(monitor.locator("#m-tables")).to_be_hidden()
         expect(monitor.locator("body")).not_to_have_class(re.compile("with-tables"))
         monitor_fits(monitor)
+        director = staff(browser, hub.base, "sala")  # reads tables' records: there are none
+        expect(director.locator("#p-acta")).to_be_visible()
+        expect(director.locator("#p-table-record")).to_be_hidden()
         assert monitor.errors == [], monitor.errors  # type: ignore[attr-defined]
     finally:
         hub.stop()

@@ -156,6 +156,7 @@ function updateActions() {
     for (const field of form.elements) field.disabled = !legal('answer_player_request') || busy.has(form.id);
   }
   $('#p-acta').hidden = !(principal && principal.acta);
+  $('#p-table-record').hidden = !(principal && principal.table_record && start.tables.length);
 }
 
 // --- commands -------------------------------------------------------------------------------
@@ -336,6 +337,7 @@ function bindActions() {
   });
   $('#acta-open').addEventListener('click', () => openActa({ game: Number($('#acta-game').value) }));
   $('#acta-session').addEventListener('click', () => model.session && openActa({ session: model.session.id }));
+  $('#table-record-open').addEventListener('click', () => openTableRecord($('#table-record-table').value, $('#table-record-session').value));
   $('#acta-print').addEventListener('click', () => window.print());
   $('#acta-close').addEventListener('click', () => ($('#acta-view').hidden = true));
 }
@@ -941,6 +943,7 @@ function render() {
   renderPayments();
   renderRefunds();
   renderRequests();
+  renderTableChoice();
   renderLive();
   updateActions();
 }
@@ -1008,6 +1011,72 @@ async function openActa(scope) {
   parts.push(el('h2', { text: t('acta.official') }));
   parts.push(el('pre', { class: 'official', text: data.text }));
   doc.replaceChildren(...parts);
+  $('#acta-view').hidden = false;
+}
+
+// --- a casino table's record -----------------------------------------------------------------
+
+function renderTableChoice() {
+  const select = $('#table-record-table');
+  const names = start.tables.map((table) => `${table.table_id} — ${t(`table.game.${table.game}`)}`);
+  if ([...select.options].map((option) => option.text).join('\n') === names.join('\n')) return;
+  const chosen = select.value;
+  select.replaceChildren(...start.tables.map((table, index) => el('option', { value: table.table_id, text: names[index] })));
+  if (chosen) select.value = chosen;
+}
+
+// The log's times are UTC; shown as the record's text shows them, to the millisecond.
+function utc(at) {
+  return `${at.slice(0, 10)} ${at.slice(11, 23)} UTC`;
+}
+
+function difference(count, currency) {
+  if (count.difference === null) return '—';
+  const amount = Number(count.difference);
+  if (amount === 0) return t('table_record.count_agrees');
+  return t(amount < 0 ? 'table_record.count_short' : 'table_record.count_over', { amount: money(count.difference.replace('-', ''), currency) });
+}
+
+async function openTableRecord(tableId, session) {
+  if (session !== '' && !/^[1-9][0-9]{0,8}$/.test(session)) {
+    toast(t('table_record.bad_session'));
+    return;
+  }
+  const query = new URLSearchParams({ table: tableId });
+  if (session !== '') query.set('session', session);
+  let data;
+  try {
+    data = await fetchStaff(`/api/table-record?${query}`, credentials.user, credentials.password);
+  } catch (error) {
+    toast(errorText('table_record', error));
+    return;
+  }
+  const { record } = data;
+  const s = record.session;
+  const totals = s.totals;
+  const parts = [
+    el('h1', { text: t('table_record.title', { table: record.table, session: s.session_id, hall: record.hall }) }),
+    el('p', {
+      class: record.chain.ok ? 'chain-ok' : 'chain-bad',
+      text: t(record.chain.ok ? 'acta.chain_ok' : 'acta.chain_bad', { events: record.chain.events, problem: record.chain.problem || '' }),
+    }),
+    actaTable([
+      [t('table_record.game'), `${t(`table.game.${s.game}`)} (${s.profile})`],
+      [t('table_record.sessions'), record.sessions.join(', ')],
+      [t('table_record.opened'), t('table_record.at_by', { at: utc(s.opened_at), by: s.opened_by })],
+      [t('table_record.closed'), s.closed_at ? t('table_record.at_by', { at: utc(s.closed_at), by: s.closed_by }) : t('table_record.still_open')],
+      [t('table_record.seal'), s.seal || '—'],
+      [t('table_record.coups'), String(totals.coups_settled)],
+      [t('table_record.staked'), money(totals.staked, s.currency)],
+      [t('table_record.returns'), money(totals.returns, s.currency)],
+      [t('table_record.bank_result'), money(totals.bank_result, s.currency)],
+      [t('table_record.float'), s.float.issued === null ? '—' : money(s.float.issued, s.currency)],
+      [t('table_record.count'), s.count ? difference(s.count, s.currency) : '—'],
+    ]),
+    el('h2', { text: t('table_record.official') }),
+    el('pre', { class: 'official', text: data.text }),
+  ];
+  $('#acta-doc').replaceChildren(...parts);
   $('#acta-view').hidden = false;
 }
 
