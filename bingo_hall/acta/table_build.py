@@ -66,6 +66,16 @@ class _TableRecordBuilder:
     # --- the session
     def _on_opened(self, env: EventEnvelope, p: Json, at: str) -> None:
         table = p["table"]
+        seal = {
+            "expected": p.get("seal_expected"),
+            "found": p.get("seal_found"),
+            "note": p.get("seal_note"),
+        }
+        closed_before = self.sessions.get(p["session_id"] - 1)
+        if closed_before is not None and seal["expected"] is not None:
+            closed_before["seal_checks"].append(
+                _seal_check(env, at, seal["found"], seal["expected"], p["session_id"], seal["note"])
+            )
         self.current = self.sessions[p["session_id"]] = {
             "session_id": p["session_id"],
             "table_id": p["table_id"],
@@ -76,6 +86,7 @@ class _TableRecordBuilder:
             "minimum_exemption": p.get("minimum_exemption"),
             "opened_at": at,
             "opened_by": env.actor,
+            "seal_at_opening": seal,
             "head_at_opening": p.get("head"),
             "limits": p["choice"],
             "resolved_limits": p["limits"],
@@ -94,6 +105,7 @@ class _TableRecordBuilder:
             "closed_at": None,
             "closed_by": None,
             "seal": None,
+            "seal_checks": [],  # the seal checked when the table next opened, or tried to
             "coups_played": None,
             "spins_per_croupier": {},
             "closed_while_suspended": False,
@@ -114,6 +126,10 @@ class _TableRecordBuilder:
         )
         session["float"]["at_close"] = p.get("float_amount")
         self.current = None
+
+    def _on_seal_mismatch_found(self, env: EventEnvelope, p: Json, at: str) -> None:
+        closed = self.sessions[p["session_id"]]
+        closed["seal_checks"].append(_seal_check(env, at, p["found"], p["expected"], None, None))
 
     def _on_head_taken(self, env: EventEnvelope, p: Json, at: str) -> None:
         self.session["staff"].append(
@@ -410,6 +426,26 @@ class _TableRecordBuilder:
             paid_at=at,
             paid_by=env.actor,
         )
+
+
+def _seal_check(
+    env: EventEnvelope,
+    at: str,
+    found: str | None,
+    expected: str,
+    opened_session: int | None,
+    note: str | None,
+) -> Json:
+    """The seal found on a closed session's cylinder when the table next opened (its next
+    session), or was refused to (None: a seal that differs, with no note of it)."""
+    return {
+        "at": at,
+        "by": env.actor,
+        "found": found,
+        "matches": found == expected,
+        "opened_session": opened_session,
+        "note": note,
+    }
 
 
 def _count(closed: Json) -> Json:

@@ -116,6 +116,7 @@ def _session_lines(session: Json) -> list[str]:
             if session["head_at_opening"]
             else "; abierta por la dirección, sin jefe de mesa"
         ),
+        *_seal_at_opening(session["seal_at_opening"]),
         "Anticipo (caja de la mesa): "
         + (
             euros(float_["issued"], currency)
@@ -135,6 +136,29 @@ def _session_lines(session: Json) -> list[str]:
             f"{euros(top_up['amount'], currency)}, {why} de {top_up['ordered_by']}{after}"
         )
     return lines
+
+
+def _seal_at_opening(seal: Json) -> list[str]:
+    """The cylinder's seal checked at the opening against the last close's (none to check at
+    a table's first session)."""
+    if seal["expected"] is None:
+        return []
+    if seal["found"] == seal["expected"]:
+        return [f"Precinto del cilindro al abrir: {seal['found']}, el del último cierre"]
+    return [
+        f"Precinto del cilindro al abrir: {seal['found']}; NO COINCIDE con el del último "
+        f"cierre, {seal['expected']}. Nota: {seal['note']}"
+    ]
+
+
+def _seal_check_line(check: Json) -> str:
+    found = f"encontrado {check['found']} ({clock(check['at'])}, por {_who(check['by'])})"
+    if check["opened_session"] is None:
+        return f"  Al abrir de nuevo: {found}; NO COINCIDE: apertura rechazada"
+    opened = f"se abre la sesión {check['opened_session']}"
+    if check["matches"]:
+        return f"  Al abrir de nuevo: {found}; coincide, {opened}"
+    return f"  Al abrir de nuevo: {found}; NO COINCIDE, {opened} con la nota: {check['note']}"
 
 
 def _staff_lines(session: Json) -> list[str]:
@@ -363,6 +387,7 @@ def _closing_lines(session: Json, currency: str) -> list[str]:
         f"Cierre: {clock(session['closed_at'])}, por {_who(session['closed_by'])}{while_closed}; "
         f"{session['coups_played']} jugadas; lanzamientos por croupier: {spins or 'ninguno'}",
         f"Cilindro cerrado con llave o precinto: {session['seal']}",
+        *(_seal_check_line(check) for check in session["seal_checks"]),
     ]
     lines.append(
         f"Caja de la mesa (billetes cambiados en la sesión): "

@@ -17,7 +17,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bingo_hall.config import HallConfig, TableConfig
 from bingo_hall.domain.errors import PhaseError, RuleError
@@ -75,8 +75,13 @@ class _Args(BaseModel):
 
 
 class OpenTableArgs(_Args):
-    """Nothing: the table's game, profile and limits (its authorisation) come from the hall's
-    configuration."""
+    """The table's game, profile and limits (its authorisation) come from the hall's
+    configuration. From the second session on, who opens it says the seal (or key) found on
+    the cylinder, and where it is not the one it was closed with, a note of what was found and
+    whom it was reported to."""
+
+    seal_found: str | None = Field(default=None, max_length=100)
+    seal_note: str | None = Field(default=None, max_length=500)
 
 
 class OpenBetsArgs(_Args):
@@ -695,7 +700,7 @@ def _build(
     fields = given.model_dump()
     if name == "open_table":
         head = principal.id if principal.role in TABLE_HEADS else None
-        fields = {
+        fields |= {
             "table_id": spec.id,
             "table": spec.game,
             "limits": spec.limits,

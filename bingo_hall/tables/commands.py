@@ -34,6 +34,10 @@ class OpenTable(TableCommand):
     layouts: int = Field(default=1, ge=1, le=2)  # «a un paño», «a dos paños» (N79 L111)
     # the authorisation exempting its game from keeping a table at the minimum (N79 L216)
     minimum_exemption: str | None = None
+    # the seal (or key) found on the cylinder, against the one it was closed with (N79 L234),
+    # and where they differ, what was found and whom it was reported to
+    seal_found: str | None = Field(default=None, max_length=100)
+    seal_note: str | None = Field(default=None, max_length=500)
 
 
 class TakeTable(TableCommand):

@@ -39,6 +39,22 @@ class TableOpened(TableEvent):
     layouts: int = 1
     # the authorisation exempting its game from keeping a table at the minimum (N79 L216)
     minimum_exemption: str | None = None
+    # the cylinder's seal: the one the last session closed it with (None: the table's first
+    # session), the one found on it, and the note where they differ
+    seal_expected: str | None = None
+    seal_found: str | None = None
+    seal_note: str | None = None
+
+
+class SealMismatchFound(TableEvent):
+    """At an opening, a seal on the cylinder that is not the one it was closed with, and no
+    note of it yet: the table stays closed, and the finding is on the record."""
+
+    type = "table_seal_mismatch_found"
+    session_id: int  # the session that closed the cylinder with `expected`
+    expected: str
+    found: str
+    reason: str
 
 
 class HeadTaken(TableEvent):
@@ -277,6 +293,7 @@ EVENT_TYPES: dict[str, type[TableEvent]] = {
     cls.type: cls
     for cls in (
         TableOpened,
+        SealMismatchFound,
         HeadTaken,
         ColourChipsIssued,
         ColourChipsReturned,

@@ -51,6 +51,11 @@ def _(state: TableState, ev: e.TableOpened) -> TableState:
     )
 
 
+@_applies(e.SealMismatchFound)
+def _(state: TableState, ev: e.SealMismatchFound) -> TableState:
+    return state  # on the record only: the table stays closed
+
+
 @_applies(e.HeadTaken)
 def _(state: TableState, ev: e.HeadTaken) -> TableState:
     """A deputy head who becomes the head is no longer the deputy."""
@@ -239,4 +244,6 @@ def _(state: TableState, ev: e.CoupPaid) -> TableState:
 
 @_applies(e.TableClosed)
 def _(state: TableState, ev: e.TableClosed) -> TableState:
-    return TableState(phase=TablePhase.CLOSED, table_id=state.table_id, session_id=ev.session_id)
+    return TableState(
+        phase=TablePhase.CLOSED, table_id=state.table_id, session_id=ev.session_id, seal=ev.seal
+    )

@@ -39,6 +39,7 @@ class TableState:
     phase: TablePhase = TablePhase.CLOSED
     table_id: str = ""
     session_id: int = 0
+    seal: str | None = None  # closed: the seal the cylinder was closed with (None: never here)
     table: TableGame | None = None
     choice: LimitChoice | None = None
     limits: ResolvedLimits | None = None

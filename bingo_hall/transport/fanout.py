@@ -45,6 +45,7 @@ Audience = Literal["staff", "clerk", "device"]
 # event is still sent, in seq order, so a panel resumes after any seq and never sees a gap.
 TABLE_PUBLIC_FIELDS: dict[str, tuple[str, ...]] = {
     "table_opened": ("table_id", "session_id", "table", "choice", "limits", "head"),
+    "table_seal_mismatch_found": (),
     "table_head_taken": ("head", "previous"),
     "table_colour_chips_issued": (),
     "table_colour_chips_returned": (),

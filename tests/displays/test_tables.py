@@ -262,7 +262,8 @@ def test_the_inspector_reads_a_tables_record_on_the_control_page(browser, tmp_pa
         spin = ("crupier", "clockwise")
         hall.table(*coup("17", spin, ("place_bet", {"bet": ana})), *PAY)
         hall.table(("close_table", {"seal": "precinto-0042"}), user="sala", password=PASSWORD)
-        hall.table(("open_table", {}), rotation, user="sala", password=PASSWORD)
+        reopen = ("open_table", {"seal_found": "precinto-0042"})
+        hall.table(reopen, rotation, user="sala", password=PASSWORD)
 
         inspector = staff(browser, hub.base, "inspeccion")
         panel = inspector.locator("#p-table-record")
@@ -278,6 +279,7 @@ def test_the_inspector_reads_a_tables_record_on_the_control_page(browser, tmp_pa
         expect(view.locator(".chain-ok")).to_be_visible()
         expect(cell(view, "Sesiones de la mesa")).to_have_text("1, 2")
         expect(cell(view, "Cierre")).to_have_text("la mesa sigue abierta")
+        expect(cell(view, "Precinto al abrir")).to_have_text("precinto-0042, el del último cierre")
         expect(view.locator("pre.official")).to_contain_text("REGISTRO DE LA MESA R1 — SESIÓN 2")
         inspector.click("#acta-close")
 
@@ -288,6 +290,7 @@ def test_the_inspector_reads_a_tables_record_on_the_control_page(browser, tmp_pa
         closed = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} UTC, por sala$")
         expect(cell(view, "Cierre")).to_have_text(closed)
         expect(cell(view, "Precinto del cilindro")).to_have_text("precinto-0042")
+        expect(cell(view, "Precinto al abrir")).to_have_text("—")  # the table's first session
         expect(cell(view, "Jugadas liquidadas")).to_have_text("1")
         expect(cell(view, "Apostado")).to_have_text("5,00 €")
         expect(cell(view, "Devuelto a los jugadores")).to_have_text("180,00 €")
@@ -295,6 +298,7 @@ def test_the_inspector_reads_a_tables_record_on_the_control_page(browser, tmp_pa
         official = view.locator("pre.official")
         expect(official).to_contain_text("REGISTRO DE LA MESA R1 — SESIÓN 1")
         expect(official).to_contain_text("precinto-0042")
+        expect(official).to_contain_text("por sala); coincide, se abre la sesión 2")
         Screens(first=75).shot(inspector, "control-table-record")
         inspector.click("#acta-close")
 

@@ -147,7 +147,7 @@ def kill_again_and_again(url: str, rng: random.Random, kills: int) -> tuple[list
     return killed_after, in_games
 
 
-@pytest.mark.parametrize(("kind", "kills"), [("sqlite", 30), ("postgresql", 10)])
+@pytest.mark.parametrize(("kind", "kills"), [("sqlite", 20), ("postgresql", 10)])
 def test_kill_minus_nine_at_random_instants_loses_nothing(kind, kills, tmp_path):
     rng = random.Random(int.from_bytes(os.urandom(8), "big"))
     with fresh_database_url(kind, tmp_path) as url:

@@ -60,6 +60,7 @@ def test_banknotes_go_into_the_cash_box_and_chips_for_chips_move_no_money():
             table_id="T1",
             table=table("1979", "french-roulette"),
             limits=default_choice(table("1979", "french-roulette")),
+            seal_found="S-1",
         )
     )
     assert table_.state.cash_box == 0  # a new session, a new cash box

@@ -640,7 +640,7 @@ def test_one_table_of_a_roulette_game_keeps_the_authorised_minimum(store):
             both = await refused(director, "K2", "change_limits", "rule_error", limits=raised)
             assert "tables K1, K2 would play above" in both  # K1's counts from its request
             # a 1979 table's change is refused by its own rule, not this one
-            await ok(director, "R1", "open_table")
+            await ok(director, "R1", "open_table", seal_found=SEAL)
             frozen = await refused(director, "R1", "change_limits", "rule_error", limits=raised)
             assert "may not change during the session" in frozen
 
@@ -1049,5 +1049,55 @@ def test_the_hub_serves_a_tables_record_to_its_director_inspector_and_heads(stor
             ):
                 status, _, body = await staff_get(port, path, "sala")
                 assert (status, words in body) == (expected, True), (path, body)
+
+    run(scenario())
+
+
+def test_the_next_opening_checks_the_cylinders_seal_through_the_hub(store):
+    """Who opens a table again says the seal found on its cylinder; a seal that differs opens
+    it only with a note, and the refusal before the note is on the table's stream (a monitor
+    hears of it without its details)."""
+
+    async def scenario():
+        async with (
+            two_heads(store, MINIMUM_TABLES[:1]) as (hub, jmj, _, director),
+            Client.login(hub.url, token=hub.monitor_token) as monitor,
+        ):
+            log = hub.runtime.service.log
+            await ok(director, "R1", "open_table")
+            await ok(director, "R1", "close_table", seal=SEAL)
+            unsaid = await refused(jmj, "R1", "open_table", "rule_error")
+            assert f"table R1: the cylinder was closed with seal {SEAL}: say the seal" in unsaid
+            head = log.head(stream(log, "R1"))[0]
+            wrong = await refused(jmj, "R1", "open_table", "rule_error", seal_found="P-9")
+            assert "table R1: the seal on the cylinder, P-9, is not the one it was closed" in wrong
+            assert log.head(stream(log, "R1"))[0] == head + 1  # the finding, kept
+            (finding,) = list(log.read(stream(log, "R1"), head, 10))
+            assert (finding.type, finding.actor) == ("table_seal_mismatch_found", "jmj")
+            assert finding.payload | {"reason": ""} == {
+                "session_id": 1,
+                "expected": SEAL,
+                "found": "P-9",
+                "reason": "",
+            }
+            long_note = await refused(
+                jmj, "R1", "open_table", "invalid_args", seal_found="P-9", seal_note="x" * 501
+            )
+            assert "seal_note" in long_note
+            note = "P-9 on the lid; the inspector was told"
+            assert await ok(jmj, "R1", "open_table", seal_found="P-9", seal_note=note) == [
+                "table_opened"
+            ]
+            (opened_event,) = log.read(stream(log, "R1"), head + 1, 10)
+            opened = opened_event.payload
+            assert (opened["seal_expected"], opened["seal_found"], opened["seal_note"]) == (
+                SEAL,
+                "P-9",
+                note,
+            )
+            assert (await monitor.request({"type": "subscribe", "stream": "table:R1"}))["success"]
+            heard = {e["event"]: e["payload"] for e in await monitor.events(4)}
+            assert heard["table_seal_mismatch_found"] == {}
+            assert "seal_found" not in heard["table_opened"]
 
     run(scenario())

@@ -1030,6 +1030,14 @@ function utc(at) {
   return `${at.slice(0, 10)} ${at.slice(11, 23)} UTC`;
 }
 
+// The seal found on the cylinder at the opening, against the last close's (none to check at
+// a table's first session).
+function openingSeal(seal) {
+  if (seal.expected === null) return '—';
+  if (seal.found === seal.expected) return t('table_record.seal_matches', { found: seal.found });
+  return t('table_record.seal_differs', { found: seal.found, expected: seal.expected, note: seal.note });
+}
+
 function difference(count, currency) {
   if (count.difference === null) return '—';
   const amount = Number(count.difference);
@@ -1065,6 +1073,7 @@ async function openTableRecord(tableId, session) {
       [t('table_record.sessions'), record.sessions.join(', ')],
       [t('table_record.opened'), t('table_record.at_by', { at: utc(s.opened_at), by: s.opened_by })],
       [t('table_record.closed'), s.closed_at ? t('table_record.at_by', { at: utc(s.closed_at), by: s.closed_by }) : t('table_record.still_open')],
+      [t('table_record.seal_at_opening'), openingSeal(s.seal_at_opening)],
       [t('table_record.seal'), s.seal || '—'],
       [t('table_record.coups'), String(totals.coups_settled)],
       [t('table_record.staked'), money(totals.staked, s.currency)],
