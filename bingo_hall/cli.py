@@ -243,6 +243,27 @@ def run_acta(args: argparse.Namespace) -> int:
     return 0 if chain.ok and exported else 1
 
 
+def run_export_log(args: argparse.Namespace) -> int:
+    from datetime import UTC, datetime
+
+    from bingo_hall.store.export import VERIFIER, ExportError, export_log
+
+    config = _config(args)
+    log = _open_log(config, args.db, existing=True)
+    try:
+        streams = export_log(log, config.hall_id, args.out, datetime.now(UTC))
+    except ExportError as error:
+        raise UserError(str(error)) from None
+    for stream in streams:
+        verdict = "verifies" if stream.verifies else f"DOES NOT VERIFY: {stream.problem}"
+        print(
+            f"{stream.stream}: {stream.events} events, last seq {stream.last_seq}, hash "
+            f"{stream.last_hash}: {verdict}"
+        )
+    print(f"exported to {args.out}; check it with: python3 {args.out / VERIFIER} {args.out}")
+    return 0 if all(stream.verifies for stream in streams) else 1
+
+
 def run_table_record(args: argparse.Namespace) -> int:
     from bingo_hall.acta.table_build import build_table_record
     from bingo_hall.acta.table_render import render_table_record
@@ -812,6 +833,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     record.add_argument("--json", action="store_true", help="print the record as JSON")
     record.set_defaults(run=run_table_record)
+
+    export = commands.add_parser(
+        "export-log",
+        parents=[common],
+        help="export the hall's whole log for the regulator",
+        description="Writes the hall's event log (its own stream and each casino table's) into "
+        "a new directory: a JSON Lines file per stream with every event as stored and hashed, "
+        "MANIFEST.json with each stream's head and verdict, verify_export.py (the hash chain's "
+        "recipe and checker, for any Python 3.11 without this system) and SHA256SUMS. A stream "
+        "whose chain does not verify is exported all the same; exit status 1 then.",
+    )
+    export.add_argument(
+        "--out", type=Path, required=True, metavar="DIR", help="the new directory to write"
+    )
+    export.set_defaults(run=run_export_log)
 
     imports = commands.add_parser(
         "import-series",

@@ -10,10 +10,10 @@ transaction: an event and everything derived from it are committed together or n
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -24,9 +24,8 @@ from sqlalchemy import BigInteger, Text, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Field, SQLModel
 
+from bingo_hall.store.chain_recipe import GENESIS_HASH, ChainCheck, canonical_json, hash_of
 from bingo_hall.store.database import StoreError, is_sqlite, write_transaction
-
-GENESIS_HASH = "0" * 64
 
 
 class ConcurrentAppend(StoreError):
@@ -138,13 +137,6 @@ Projector = Callable[[sqlalchemy.Connection, EventEnvelope], None]
 # ------------------------------------------------------------ canonical form, hash --
 
 
-def canonical_json(obj: Any) -> str:
-    """The one JSON text of ``obj`` that is hashed and stored (NaN/Infinity refused)."""
-    return json.dumps(
-        obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    )
-
-
 def format_time(moment: datetime) -> str:
     """ISO 8601 in UTC with microseconds, e.g. ``2026-11-21T22:27:23.123456+00:00``."""
     if moment.tzinfo is None or moment.utcoffset() is None:
@@ -168,19 +160,21 @@ def event_hash(
     actor: str,
     prev_hash: str,
 ) -> str:
-    """SHA-256 hex of the canonical JSON of the event's content and its predecessor's hash."""
-    body = {
-        "hall": hall_id,
-        "seq": seq,
-        "session": session_id,
-        "game": game_id,
-        "type": type,
-        "payload": payload,
-        "time": time if isinstance(time, str) else format_time(time),
-        "actor": actor,
-        "prev_hash": prev_hash,
-    }
-    return hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()
+    """SHA-256 hex of the canonical JSON of the event's content and its predecessor's hash
+    (`chain_recipe.py`)."""
+    return hash_of(
+        {
+            "hall": hall_id,
+            "seq": seq,
+            "session": session_id,
+            "game": game_id,
+            "type": type,
+            "payload": payload,
+            "time": time if isinstance(time, str) else format_time(time),
+            "actor": actor,
+            "prev_hash": prev_hash,
+        }
+    )
 
 
 # ----------------------------------------------------------------------- the log --
@@ -272,17 +266,26 @@ class EventLog:
         appends made meanwhile cannot look like damage. Also checks that the head row agrees
         with the last event, which catches a log whose tail was deleted.
         """
-        verifier = _ChainVerifier()
-        with self._snapshot() as conn:
-            head_seq, head_hash = _read_head(conn, hall_id)
-            rows = conn.execution_options(yield_per=batch).execute(
-                select(EVENTS).where(EVENTS.c.hall_id == hall_id).order_by(EVENTS.c.seq)
-            )
+        verifier = ChainVerifier()
+        with self.snapshot_rows(hall_id, batch) as ((head_seq, head_hash), rows):
             for row in rows:
-                if not verifier.check(row):
+                if not verifier.check_row(row):
                     return verifier.report()
         verifier.check_head(head_seq, head_hash)
         return verifier.report()
+
+    @contextmanager
+    def snapshot_rows(
+        self, hall_id: str, batch: int = 1000
+    ) -> Iterator[tuple[tuple[int, str], Iterator[sqlalchemy.Row[Any]]]]:
+        """A hall's head and its stored rows in seq order, read in one snapshot (a single read
+        transaction, REPEATABLE READ on PostgreSQL): appends made meanwhile are not seen."""
+        with self._snapshot() as conn:
+            head = _read_head(conn, hall_id)
+            rows = conn.execution_options(yield_per=batch).execute(
+                select(EVENTS).where(EVENTS.c.hall_id == hall_id).order_by(EVENTS.c.seq)
+            )
+            yield head, iter(rows)
 
     # -- internals --
 
@@ -496,29 +499,22 @@ def _envelope(row: sqlalchemy.Row[Any]) -> EventEnvelope:
 # ------------------------------------------------------------------- verification --
 
 
-class _ChainVerifier:
+class ChainVerifier(ChainCheck):
     """Walks stored rows in seq order and stops at the first broken link."""
 
-    def __init__(self) -> None:
-        self.events = 0
-        self.last_seq = 0
-        self.last_hash = GENESIS_HASH
-        self.problem: str | None = None
-
-    def check(self, row: sqlalchemy.Row[Any]) -> bool:
-        self.problem = self._problem(row)
-        if self.problem is None:
-            self.events += 1
-            self.last_seq, self.last_hash = row.seq, row.hash
-        return self.problem is None
-
-    def check_head(self, head_seq: int, head_hash: str) -> None:
-        if (head_seq, head_hash) != (self.last_seq, self.last_hash):
-            self.problem = (
-                f"seq {self.last_seq + 1}: the head row says the log ends at seq {head_seq} "
-                f"(hash {head_hash[:12]}…) but the stored log ends at seq {self.last_seq} "
-                f"(hash {self.last_hash[:12]}…): events at the end were removed or altered"
-            )
+    def check_row(self, row: sqlalchemy.Row[Any]) -> bool:
+        event = {
+            "hall": row.hall_id,
+            "seq": row.seq,
+            "session": row.session_id,
+            "game": row.game_id,
+            "type": row.type,
+            "time": row.time,
+            "actor": row.actor,
+            "prev_hash": row.prev_hash,
+            "hash": row.hash,
+        }
+        return self.check(event, payload_text=row.payload)
 
     def report(self) -> ChainReport:
         return ChainReport(
@@ -528,49 +524,3 @@ class _ChainVerifier:
             last_hash=self.last_hash,
             problem=self.problem,
         )
-
-    def _problem(self, row: sqlalchemy.Row[Any]) -> str | None:
-        expected_seq = self.last_seq + 1
-        if row.seq != expected_seq:
-            missing = (
-                f"seq {expected_seq} is missing"
-                if row.seq == expected_seq + 1
-                else f"seqs {expected_seq}..{row.seq - 1} are missing"
-            )
-            return (
-                f"seq {expected_seq}: gap in seq, {missing} "
-                f"(the log jumps from seq {self.last_seq} to seq {row.seq})"
-            )
-        if row.prev_hash != self.last_hash:
-            return (
-                f"seq {row.seq}: prev_hash mismatch: stored {row.prev_hash[:12]}…, but the "
-                f"hash of seq {self.last_seq} is {self.last_hash[:12]}…"
-            )
-        return _content_problem(row)
-
-
-def _content_problem(row: sqlalchemy.Row[Any]) -> str | None:
-    try:
-        payload = json.loads(row.payload)
-        canonical = canonical_json(payload)
-    except ValueError as exc:
-        return f"seq {row.seq}: payload is not valid JSON ({exc}): content was tampered with"
-    if canonical != row.payload:
-        return f"seq {row.seq}: payload is not in canonical form: content was tampered with"
-    digest = event_hash(
-        hall_id=row.hall_id,
-        seq=row.seq,
-        session_id=row.session_id,
-        game_id=row.game_id,
-        type=row.type,
-        payload=payload,
-        time=row.time,
-        actor=row.actor,
-        prev_hash=row.prev_hash,
-    )
-    if digest != row.hash:
-        return (
-            f"seq {row.seq}: hash mismatch: stored {row.hash[:12]}…, recomputed "
-            f"{digest[:12]}…: content was tampered with"
-        )
-    return None

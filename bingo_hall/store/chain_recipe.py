@@ -1,0 +1,180 @@
+"""The hash chain's recipe, and a check of a chain link by link: the Python standard library
+only, so that the same file, copied into a log's export (`bingo-hall export-log`), lets an
+inspector verify the export with any Python 3.11, without this system.
+
+Every event is hashed as SHA-256 of the canonical JSON (keys sorted, no spaces, UTF-8, no NaN)
+of its hall, seq, session, game, type, payload, time, actor and the previous event's hash;
+the first event's previous hash is 64 zeros.
+
+Run on an export: ``python3 verify_export.py DIRECTORY`` (status 0: every stream verifies,
+and every file is the one its SHA256SUMS line names; 1: it does not, with the first problem of
+each stream).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+GENESIS_HASH = "0" * 64
+HASHED = ("hall", "seq", "session", "game", "type", "payload", "time", "actor", "prev_hash")
+MANIFEST = "MANIFEST.json"
+SUMS = "SHA256SUMS"
+
+
+def canonical_json(obj: Any) -> str:
+    """The one JSON text of ``obj`` that is hashed and stored (NaN/Infinity refused)."""
+    return json.dumps(
+        obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    )
+
+
+def hash_of(event: dict[str, Any]) -> str:
+    """SHA-256 hex of an event's hashed fields (HASHED), from a dict holding them."""
+    body = {key: event[key] for key in HASHED}
+    return hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()
+
+
+class ChainCheck:
+    """Walks one stream's events in seq order and stops at the first broken link: `events`,
+    `last_seq`, `last_hash` describe the verified prefix, `problem` the first bad seq."""
+
+    def __init__(self) -> None:
+        self.events = 0
+        self.last_seq = 0
+        self.last_hash = GENESIS_HASH
+        self.problem: str | None = None
+
+    def check(self, event: dict[str, Any], payload_text: str | None = None) -> bool:
+        """One more event; `payload_text`: its payload as stored (then `event` need not hold
+        it), which must be the canonical JSON of a payload."""
+        self.problem = self._problem(event, payload_text)
+        if self.problem is None:
+            self.events += 1
+            self.last_seq, self.last_hash = event["seq"], event["hash"]
+        return self.problem is None
+
+    def check_head(self, head_seq: int, head_hash: str) -> None:
+        """The stream's head, as its store or its export states it, against the last event."""
+        if (head_seq, head_hash) != (self.last_seq, self.last_hash):
+            self.problem = (
+                f"seq {self.last_seq + 1}: the head row says the log ends at seq {head_seq} "
+                f"(hash {head_hash[:12]}…) but the stored log ends at seq {self.last_seq} "
+                f"(hash {self.last_hash[:12]}…): events at the end were removed or altered"
+            )
+
+    def _problem(self, event: dict[str, Any], payload_text: str | None) -> str | None:
+        seq, expected_seq = event["seq"], self.last_seq + 1
+        if seq != expected_seq:
+            missing = (
+                f"seq {expected_seq} is missing"
+                if seq == expected_seq + 1
+                else f"seqs {expected_seq}..{seq - 1} are missing"
+            )
+            return (
+                f"seq {expected_seq}: gap in seq, {missing} "
+                f"(the log jumps from seq {self.last_seq} to seq {seq})"
+            )
+        if event["prev_hash"] != self.last_hash:
+            return (
+                f"seq {seq}: prev_hash mismatch: stored {event['prev_hash'][:12]}…, but the "
+                f"hash of seq {self.last_seq} is {self.last_hash[:12]}…"
+            )
+        if payload_text is not None:  # as stored: it must be the canonical text of a payload
+            try:
+                payload = json.loads(payload_text)
+            except ValueError as error:
+                return f"seq {seq}: payload is not valid JSON ({error}): content was tampered with"
+            if canonical_json(payload) != payload_text:
+                return f"seq {seq}: payload is not in canonical form: content was tampered with"
+            event = {**event, "payload": payload}
+        digest = hash_of(event)
+        if digest != event["hash"]:
+            return (
+                f"seq {seq}: hash mismatch: stored {event['hash'][:12]}…, recomputed "
+                f"{digest[:12]}…: content was tampered with"
+            )
+        return None
+
+
+# --- an export -------------------------------------------------------------------------------
+
+
+def _sums_problems(directory: Path) -> list[str]:
+    """Every file named in SHA256SUMS is there with that digest, and nothing else is there."""
+    listed: dict[str, str] = {}
+    for line in (directory / SUMS).read_text(encoding="utf-8").splitlines():
+        digest, _, name = line.partition("  ")
+        listed[name] = digest
+    problems = []
+    for name, digest in listed.items():
+        path = directory / name
+        if not path.is_file():
+            problems.append(f"{name}: named in {SUMS} but not in the export")
+        elif hashlib.sha256(path.read_bytes()).hexdigest() != digest:
+            problems.append(f"{name}: its SHA-256 is not the one {SUMS} gives")
+    extra = sorted({p.name for p in directory.iterdir()} - set(listed) - {SUMS})
+    problems += [f"{name}: in the export but not in {SUMS}" for name in extra]
+    return problems
+
+
+def _stream_problem(directory: Path, stream: dict[str, Any]) -> str | None:
+    """The first problem of one stream's file, against the head the manifest gives it. Lines
+    end at a newline byte, and only there."""
+    check = ChainCheck()
+    text = (directory / stream["file"]).read_bytes()
+    lines = text.split(b"\n")
+    if lines[-1]:
+        return f"line {len(lines)} does not end with a newline"
+    for number, line in enumerate(lines[:-1], 1):
+        try:
+            event = json.loads(line.decode("utf-8"))
+        except ValueError as error:
+            return f"line {number} is not JSON ({error})"
+        fields = (*HASHED, "hash")
+        if not (isinstance(event, dict) and all(key in event for key in fields)) or not (
+            isinstance(event["seq"], int) and isinstance(event["prev_hash"], str)
+        ):
+            return f"line {number} is not an event (fields {', '.join(HASHED)}, hash)"
+        if event["hall"] != stream["stream"]:
+            return f"line {number} is an event of {event['hall']!r}"
+        if not check.check(event):
+            return check.problem
+    check.check_head(stream["last_seq"], stream["last_hash"])
+    return check.problem
+
+
+def verify_export(directory: Path) -> tuple[bool, list[str]]:
+    """Whether an export verifies, and what to say of it: a line per stream, then problems."""
+    if not (directory / MANIFEST).is_file() or not (directory / SUMS).is_file():
+        return False, [f"{directory}: no export here (no {MANIFEST} or {SUMS})"]
+    problems = _sums_problems(directory)
+    manifest = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
+    lines = []
+    for stream in manifest["streams"]:
+        problem = _stream_problem(directory, stream)
+        verdict = "VERIFIES" if problem is None else f"DOES NOT VERIFY: {problem}"
+        lines.append(
+            f"{stream['stream']}: {stream['events']} events, last seq {stream['last_seq']}, "
+            f"hash {stream['last_hash']}: {verdict}"
+        )
+        problems += [] if problem is None else [f"{stream['stream']}: {problem}"]
+    return not problems, lines + problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python3 verify_export.py DIRECTORY", file=sys.stderr)
+        return 2
+    ok, lines = verify_export(Path(args[0]))
+    print("\n".join(lines))
+    print("THE EXPORT VERIFIES" if ok else "THE EXPORT DOES NOT VERIFY")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

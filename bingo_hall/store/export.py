@@ -1,0 +1,134 @@
+"""`bingo-hall export-log`: a hall's whole log (the bingo's stream and each casino table's) as
+files the regulator can take away and verify without this system.
+
+The export is a directory: a JSON Lines file per stream, each line an event exactly as stored
+and hashed (its payload as JSON, its time as stored, its prev_hash and hash); MANIFEST.json
+with each stream's head (last seq and hash) and its chain's verdict when exported;
+verify_export.py, the chain's recipe and checker (`chain_recipe.py`, standard library only);
+and SHA256SUMS over every file. It is written under a temporary name and renamed when
+complete, so a directory of that name is always a whole export.
+
+A stream whose chain does not verify is exported all the same, as the evidence it is; the
+manifest says where it breaks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy
+
+from bingo_hall.store import chain_recipe
+from bingo_hall.store.chain_recipe import MANIFEST, SUMS, canonical_json
+from bingo_hall.store.eventlog import ChainVerifier, EventLog, format_time
+
+VERIFIER = "verify_export.py"
+
+
+class ExportError(Exception):
+    """The export cannot be written (its directory exists, the hall has no log)."""
+
+
+@dataclass(frozen=True)
+class StreamExport:
+    stream: str
+    file: str
+    events: int  # the lines written: every stored event, whether its link verifies or not
+    last_seq: int  # the stream's head when exported
+    last_hash: str
+    verifies: bool
+    problem: str | None
+
+
+def hall_streams(log: EventLog, hall_id: str) -> list[str]:
+    """The hall's own stream and its tables' (``hall/tables/ID``), in name order."""
+    return [name for name in log.halls() if name == hall_id or name.startswith(f"{hall_id}/")]
+
+
+def _line(row: sqlalchemy.Row[Any]) -> dict[str, Any]:
+    """An event as stored; a payload that is not JSON any more (an altered store) is kept as
+    its text, for the verifier to reject."""
+    try:
+        payload: Any = json.loads(row.payload)
+    except ValueError:
+        payload = row.payload
+    return {
+        "hall": row.hall_id,
+        "seq": row.seq,
+        "session": row.session_id,
+        "game": row.game_id,
+        "type": row.type,
+        "payload": payload,
+        "time": row.time,
+        "actor": row.actor,
+        "prev_hash": row.prev_hash,
+        "hash": row.hash,
+    }
+
+
+def _export_stream(log: EventLog, stream: str, path: Path) -> StreamExport:
+    verifier = ChainVerifier()
+    events = 0
+    with log.snapshot_rows(stream) as ((head_seq, head_hash), rows), path.open("w") as out:
+        for row in rows:
+            out.write(canonical_json(_line(row)) + "\n")
+            events += 1
+            if verifier.problem is None:
+                verifier.check_row(row)
+    if verifier.problem is None:
+        verifier.check_head(head_seq, head_hash)
+    return StreamExport(
+        stream, path.name, events, head_seq, head_hash, verifier.problem is None, verifier.problem
+    )
+
+
+def _sums(directory: Path) -> str:
+    return "".join(
+        f"{hashlib.sha256(path.read_bytes()).hexdigest()}  {path.name}\n"
+        for path in sorted(directory.iterdir())
+    )
+
+
+def export_log(
+    log: EventLog, hall_id: str, directory: Path, exported_at: datetime
+) -> list[StreamExport]:
+    """Write the hall's export to `directory`, which must not exist; its streams."""
+    if directory.exists():
+        raise ExportError(f"{directory} exists: give a new directory for the export")
+    streams = hall_streams(log, hall_id)
+    if not streams:
+        raise ExportError(f"hall {hall_id} has no events in this store")
+    partial = directory.with_name(f".{directory.name}.partial-{os.getpid()}")
+    partial.mkdir(parents=True)
+    try:
+        exported = [
+            _export_stream(log, stream, partial / f"{stream.replace('/', '.')}.jsonl")
+            for stream in streams
+        ]
+        manifest = {
+            "hall": hall_id,
+            "exported_at": format_time(exported_at),
+            "recipe": (
+                "each event's hash is SHA-256 of the canonical JSON (keys sorted, no spaces, "
+                f"UTF-8) of {', '.join(chain_recipe.HASHED)}; the first prev_hash is 64 zeros. "
+                f"Check it all with: python3 {VERIFIER} DIRECTORY"
+            ),
+            "streams": [asdict(stream) for stream in exported],
+        }
+        (partial / MANIFEST).write_text(
+            json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
+        )
+        shutil.copyfile(chain_recipe.__file__, partial / VERIFIER)
+        (partial / SUMS).write_text(_sums(partial), encoding="utf-8")
+        partial.rename(directory)
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+    return exported
