@@ -499,22 +499,27 @@ def _envelope(row: sqlalchemy.Row[Any]) -> EventEnvelope:
 # ------------------------------------------------------------------- verification --
 
 
+def stored_fields(row: sqlalchemy.Row[Any]) -> dict[str, Any]:
+    """A stored event's fields under the names the hash recipe gives them, all but its payload
+    (stored as text)."""
+    return {
+        "hall": row.hall_id,
+        "seq": row.seq,
+        "session": row.session_id,
+        "game": row.game_id,
+        "type": row.type,
+        "time": row.time,
+        "actor": row.actor,
+        "prev_hash": row.prev_hash,
+        "hash": row.hash,
+    }
+
+
 class ChainVerifier(ChainCheck):
     """Walks stored rows in seq order and stops at the first broken link."""
 
     def check_row(self, row: sqlalchemy.Row[Any]) -> bool:
-        event = {
-            "hall": row.hall_id,
-            "seq": row.seq,
-            "session": row.session_id,
-            "game": row.game_id,
-            "type": row.type,
-            "time": row.time,
-            "actor": row.actor,
-            "prev_hash": row.prev_hash,
-            "hash": row.hash,
-        }
-        return self.check(event, payload_text=row.payload)
+        return self.check(stored_fields(row), payload_text=row.payload)
 
     def report(self) -> ChainReport:
         return ChainReport(

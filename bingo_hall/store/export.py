@@ -27,7 +27,7 @@ import sqlalchemy
 
 from bingo_hall.store import chain_recipe
 from bingo_hall.store.chain_recipe import MANIFEST, SUMS, canonical_json
-from bingo_hall.store.eventlog import ChainVerifier, EventLog, format_time
+from bingo_hall.store.eventlog import ChainVerifier, EventLog, format_time, stored_fields
 
 VERIFIER = "verify_export.py"
 
@@ -59,18 +59,7 @@ def _line(row: sqlalchemy.Row[Any]) -> dict[str, Any]:
         payload: Any = json.loads(row.payload)
     except ValueError:
         payload = row.payload
-    return {
-        "hall": row.hall_id,
-        "seq": row.seq,
-        "session": row.session_id,
-        "game": row.game_id,
-        "type": row.type,
-        "payload": payload,
-        "time": row.time,
-        "actor": row.actor,
-        "prev_hash": row.prev_hash,
-        "hash": row.hash,
-    }
+    return stored_fields(row) | {"payload": payload}
 
 
 def _export_stream(log: EventLog, stream: str, path: Path) -> StreamExport:
