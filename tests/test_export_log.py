@@ -35,9 +35,10 @@ def event(kind: str, **payload: object) -> NewEvent:
     return NewEvent(None, None, kind, dict(payload), NOW, "sala")
 
 
-def filled_store(folder: Path) -> str:
-    """A store with the hall's events, a table's session, and another hall's event."""
-    url = f"sqlite:///{folder / 'hall.sqlite'}"
+def filled_store(folder: Path, url: str | None = None) -> str:
+    """A store (by default a SQLite file in `folder`) with the hall's events, a table's
+    session, and another hall's event."""
+    url = url or f"sqlite:///{folder / 'hall.sqlite'}"
     log = EventLog(make_engine(url))
     log.append(HALL, [event("ball_set_registered", ball_set_id="JB-1", note="ñandú «1»")])
     log.append(HALL, [event("reading", confidence=0.998_412_7, amount="1.50")])
@@ -67,8 +68,10 @@ def stream_lines(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
-def test_an_export_holds_every_stream_of_the_hall_and_verifies_without_this_system(tmp_path):
-    url = filled_store(tmp_path)
+def test_an_export_holds_every_stream_of_the_hall_and_verifies_without_this_system(
+    tmp_path, store_url
+):
+    url = filled_store(tmp_path, store_url)
     out = tmp_path / "inspeccion-2026-12-02"
     done = hall("export-log", "--db", url, "--out", str(out))
     assert done.returncode == 0, done.stderr
