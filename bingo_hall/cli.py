@@ -247,21 +247,27 @@ def run_export_log(args: argparse.Namespace) -> int:
     from datetime import UTC, datetime
 
     from bingo_hall.store.export import VERIFIER, ExportError, export_log
+    from bingo_hall.store.frames import FrameStore
 
     config = _config(args)
     log = _open_log(config, args.db, existing=True)
+    fetch = FrameStore(log.engine).get if args.frames else None
     try:
-        streams = export_log(log, config.hall_id, args.out, datetime.now(UTC))
+        export = export_log(log, config.hall_id, args.out, datetime.now(UTC), fetch)
     except ExportError as error:
         raise UserError(str(error)) from None
-    for stream in streams:
+    for stream in export.streams:
         verdict = "verifies" if stream.verifies else f"DOES NOT VERIFY: {stream.problem}"
         print(
             f"{stream.stream}: {stream.events} events, last seq {stream.last_seq}, hash "
             f"{stream.last_hash}: {verdict}"
         )
+    if export.frames is not None:
+        print(f"frames: {export.frames['written']} of the {export.frames['cited']} cited")
+        for problem in export.frames["problems"]:
+            print(problem)
     print(f"exported to {args.out}; check it with: python3 {args.out / VERIFIER} {args.out}")
-    return 0 if all(stream.verifies for stream in streams) else 1
+    return 0 if export.whole else 1
 
 
 def run_table_record(args: argparse.Namespace) -> int:
@@ -841,11 +847,17 @@ def build_parser() -> argparse.ArgumentParser:
         description="Writes the hall's event log (its own stream and each casino table's) into "
         "a new directory: a JSON Lines file per stream with every event as stored and hashed, "
         "MANIFEST.json with each stream's head and verdict, verify_export.py (the hash chain's "
-        "recipe and checker, for any Python 3.11 without this system) and SHA256SUMS. A stream "
-        "whose chain does not verify is exported all the same; exit status 1 then.",
+        "recipe and checker, for any Python 3.11 without this system), SHA256SUMS, and with "
+        "--frames the camera frames the log cites. A stream whose chain does not verify is "
+        "exported all the same; exit status 1 then, and for a cited frame missing or altered.",
     )
     export.add_argument(
         "--out", type=Path, required=True, metavar="DIR", help="the new directory to write"
+    )
+    export.add_argument(
+        "--frames",
+        action="store_true",
+        help="also write the camera frames the log cites (frames/<sha256>.jpg)",
     )
     export.set_defaults(run=run_export_log)
 

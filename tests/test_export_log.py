@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 
+import cv2
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -20,10 +21,12 @@ from bingo_hall.hub.table_service import TableService
 from bingo_hall.store import EventLog, NewEvent, make_engine
 from bingo_hall.store.chain_recipe import verify_export
 from bingo_hall.store.export import export_log
+from bingo_hall.store.frames import FrameStore
 from bingo_hall.tables import commands as c
 from bingo_hall.tables.config import load_table_profiles
 from bingo_hall.tables.limits import LimitChoice
 from bingo_hall.tables.profiles import table_game
+from bingo_hall.vision.camera import SimulatedCamera
 from support.cli import hall
 
 HALL = "sala-1"  # config/hall.toml's, which the console commands read by default
@@ -195,7 +198,7 @@ def test_any_one_byte_changed_in_a_stream_file_is_found_even_with_new_sums(
     for payload in payloads:
         log.append(HALL, [event("fact", **payload)])
     out = folder / "out"
-    (stream,) = export_log(log, HALL, out, NOW)
+    (stream,) = export_log(log, HALL, out, NOW).streams
     log.engine.dispose()
     assert (stream.events, stream.verifies) == (len(payloads), True)
     assert verify_export(out)[0]
@@ -219,3 +222,59 @@ def test_money_in_an_exported_payload_keeps_its_digits(tmp_path):
     (line,) = stream_lines(tmp_path / "out" / "sala-1.jsonl")
     assert line["payload"] == {"pot": "1234.10"}
     log.engine.dispose()
+
+
+def test_the_frames_the_log_cites_go_with_it_named_by_their_hash(tmp_path):
+    """With --frames, every frame an event cites (a call's camera check, a showing of the set)
+    is in `frames/` as <sha256>.jpg; one the store lacks is named, and the export does not
+    verify; a frame swapped afterwards is found by its name."""
+    url = f"sqlite:///{tmp_path / 'hall.sqlite'}"
+    log = EventLog(make_engine(url))
+    camera = SimulatedCamera(seed=5)
+    camera.present(37)
+    jpegs = [cv2.imencode(".jpg", frame)[1].tobytes() for frame in camera.frames(2)]
+    store = FrameStore(log.engine)
+    drawn, shown = (store.put(jpeg, NOW) for jpeg in jpegs)
+    lost = "f" * 64  # cited, never stored
+    log.append(HALL, [event("ball_drawn", number=37, camera={"frame": drawn, "confidence": 0.99})])
+    log.append(HALL, [event("ball_shown_to_camera", showings=[{"ball": 37, "frame": shown}])])
+    log.engine.dispose()
+
+    whole = tmp_path / "whole"
+    done = hall("export-log", "--db", url, "--out", str(whole), "--frames")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "frames: 2 of the 2 cited" in done.stdout
+    assert sorted(p.name for p in (whole / "frames").iterdir()) == sorted(
+        f"{digest}.jpg" for digest in (drawn, shown)
+    )
+    assert (whole / "frames" / f"{drawn}.jpg").read_bytes() == jpegs[0]
+    checked = verified_by_the_system_python(whole)
+    assert checked.returncode == 0, checked.stdout
+    assert "frames: 2 frames cited by the events" in checked.stdout
+    sums = subprocess.run(["sha256sum", "-c", "SHA256SUMS"], cwd=whole, capture_output=True)
+    assert sums.returncode == 0 and b"frames/" in sums.stdout
+
+    swapped = tmp_path / "swapped"
+    shutil.copytree(whole, swapped)
+    (swapped / "frames" / f"{drawn}.jpg").write_bytes(jpegs[1])
+    rewrite_sums(swapped)
+    checked = verified_by_the_system_python(swapped)
+    assert checked.returncode == 1
+    assert f"frames/{drawn}.jpg: its SHA-256 is not its name" in checked.stdout
+
+    log = EventLog(make_engine(url))
+    log.append(HALL, [event("ball_drawn", number=8, camera={"frame": lost})])
+    log.engine.dispose()
+    short = tmp_path / "short"
+    done = hall("export-log", "--db", url, "--out", str(short), "--frames")
+    assert done.returncode == 1
+    assert "frames: 2 of the 3 cited" in done.stdout
+    assert f"frame {lost}: cited by the log, not in the store" in done.stdout
+    manifest = json.loads((short / "MANIFEST.json").read_text(encoding="utf-8"))
+    assert manifest["frames"]["problems"] == [f"frame {lost}: cited by the log, not in the store"]
+    checked = verified_by_the_system_python(short)
+    assert checked.returncode == 1
+    assert f"frames/{lost}.jpg: cited by an event, not in the export" in checked.stdout
+    without = tmp_path / "without"
+    assert hall("export-log", "--db", url, "--out", str(without)).returncode == 0
+    assert not (without / "frames").exists()

@@ -7,15 +7,18 @@ of its hall, seq, session, game, type, payload, time, actor and the previous eve
 the first event's previous hash is 64 zeros.
 
 Run on an export: ``python3 verify_export.py DIRECTORY`` (status 0: every stream verifies,
-and every file is the one its SHA256SUMS line names; 1: it does not, with the first problem of
-each stream).
+every file is the one its SHA256SUMS line names, and, where the export holds the camera frames,
+each is named by its SHA-256 and every frame an event cites is there; 1: it does not, with the
+first problem of each stream).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +26,8 @@ GENESIS_HASH = "0" * 64
 HASHED = ("hall", "seq", "session", "game", "type", "payload", "time", "actor", "prev_hash")
 MANIFEST = "MANIFEST.json"
 SUMS = "SHA256SUMS"
+FRAMES = "frames"  # the camera frames, each named by the SHA-256 of its JPEG
+_DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
 def canonical_json(obj: Any) -> str:
@@ -36,6 +41,34 @@ def hash_of(event: dict[str, Any]) -> str:
     """SHA-256 hex of an event's hashed fields (HASHED), from a dict holding them."""
     body = {key: event[key] for key in HASHED}
     return hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()
+
+
+def cited_frames(value: Any) -> Iterator[str]:
+    """The camera frames a payload cites: every `frame` that is a SHA-256 (a call's camera
+    check, a held ball's, a showing of a ball set to the camera)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key == "frame" and isinstance(item, str) and _DIGEST.fullmatch(item):
+                yield item
+            else:
+                yield from cited_frames(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from cited_frames(item)
+
+
+def _files(directory: Path) -> list[str]:
+    """Every file below `directory`, as a relative POSIX path, in order."""
+    return sorted(p.relative_to(directory).as_posix() for p in directory.rglob("*") if p.is_file())
+
+
+def sums_text(directory: Path) -> str:
+    """SHA256SUMS of every file below `directory` (as `sha256sum` writes and checks it)."""
+    return "".join(
+        f"{hashlib.sha256((directory / name).read_bytes()).hexdigest()}  {name}\n"
+        for name in _files(directory)
+        if name != SUMS
+    )
 
 
 class ChainCheck:
@@ -116,14 +149,27 @@ def _sums_problems(directory: Path) -> list[str]:
             problems.append(f"{name}: named in {SUMS} but not in the export")
         elif hashlib.sha256(path.read_bytes()).hexdigest() != digest:
             problems.append(f"{name}: its SHA-256 is not the one {SUMS} gives")
-    extra = sorted({p.name for p in directory.iterdir()} - set(listed) - {SUMS})
+    extra = sorted(set(_files(directory)) - set(listed) - {SUMS})
     problems += [f"{name}: in the export but not in {SUMS}" for name in extra]
     return problems
 
 
-def _stream_problem(directory: Path, stream: dict[str, Any]) -> str | None:
-    """The first problem of one stream's file, against the head the manifest gives it. Lines
-    end at a newline byte, and only there."""
+def _frame_problems(directory: Path, cited: set[str]) -> list[str]:
+    """Each frame is named by its SHA-256, and every frame the events cite is there."""
+    folder = directory / FRAMES
+    problems = []
+    for path in sorted(folder.iterdir()) if folder.is_dir() else ():
+        if hashlib.sha256(path.read_bytes()).hexdigest() + ".jpg" != path.name:
+            problems.append(f"{FRAMES}/{path.name}: its SHA-256 is not its name")
+    for digest in sorted(cited):
+        if not (folder / f"{digest}.jpg").is_file():
+            problems.append(f"{FRAMES}/{digest}.jpg: cited by an event, not in the export")
+    return problems
+
+
+def _stream_problem(directory: Path, stream: dict[str, Any], cited: set[str]) -> str | None:
+    """The first problem of one stream's file, against the head the manifest gives it; the
+    frames its events cite go into `cited`. Lines end at a newline byte, and only there."""
     check = ChainCheck()
     text = (directory / stream["file"]).read_bytes()
     lines = text.split(b"\n")
@@ -143,6 +189,7 @@ def _stream_problem(directory: Path, stream: dict[str, Any]) -> str | None:
             return f"line {number} is an event of {event['hall']!r}"
         if not check.check(event):
             return check.problem
+        cited.update(cited_frames(event["payload"]))
     check.check_head(stream["last_seq"], stream["last_hash"])
     return check.problem
 
@@ -153,15 +200,18 @@ def verify_export(directory: Path) -> tuple[bool, list[str]]:
         return False, [f"{directory}: no export here (no {MANIFEST} or {SUMS})"]
     problems = _sums_problems(directory)
     manifest = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
-    lines = []
+    lines, cited = [], set()
     for stream in manifest["streams"]:
-        problem = _stream_problem(directory, stream)
+        problem = _stream_problem(directory, stream, cited)
         verdict = "VERIFIES" if problem is None else f"DOES NOT VERIFY: {problem}"
         lines.append(
             f"{stream['stream']}: {stream['events']} events, last seq {stream['last_seq']}, "
             f"hash {stream['last_hash']}: {verdict}"
         )
         problems += [] if problem is None else [f"{stream['stream']}: {problem}"]
+    if manifest.get("frames") is not None:
+        problems += _frame_problems(directory, cited)
+        lines.append(f"{FRAMES}: {len(cited)} frames cited by the events")
     return not problems, lines + problems
 
 

@@ -5,7 +5,8 @@ The export is a directory: a JSON Lines file per stream, each line an event exac
 and hashed (its payload as JSON, its time as stored, its prev_hash and hash); MANIFEST.json
 with each stream's head (last seq and hash) and its chain's verdict when exported;
 verify_export.py, the chain's recipe and checker (`chain_recipe.py`, standard library only);
-and SHA256SUMS over every file. It is written under a temporary name and renamed when
+SHA256SUMS over every file; and, asked for, the camera frames the events cite (`frames/`, each
+named by the SHA-256 of its JPEG). It is written under a temporary name and renamed when
 complete, so a directory of that name is always a whole export.
 
 A stream whose chain does not verify is exported all the same, as the evidence it is; the
@@ -14,10 +15,10 @@ manifest says where it breaks.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
@@ -26,8 +27,16 @@ from typing import Any
 import sqlalchemy
 
 from bingo_hall.store import chain_recipe
-from bingo_hall.store.chain_recipe import MANIFEST, SUMS, canonical_json
+from bingo_hall.store.chain_recipe import (
+    FRAMES,
+    MANIFEST,
+    SUMS,
+    canonical_json,
+    cited_frames,
+    sums_text,
+)
 from bingo_hall.store.eventlog import ChainVerifier, EventLog, format_time, stored_fields
+from bingo_hall.store.frames import frame_hash
 
 VERIFIER = "verify_export.py"
 
@@ -62,12 +71,15 @@ def _line(row: sqlalchemy.Row[Any]) -> dict[str, Any]:
     return stored_fields(row) | {"payload": payload}
 
 
-def _export_stream(log: EventLog, stream: str, path: Path) -> StreamExport:
+def _export_stream(log: EventLog, stream: str, path: Path, cited: set[str]) -> StreamExport:
+    """One stream's file; the frames its events cite go into `cited`."""
     verifier = ChainVerifier()
     events = 0
     with log.snapshot_rows(stream) as ((head_seq, head_hash), rows), path.open("w") as out:
         for row in rows:
-            out.write(canonical_json(_line(row)) + "\n")
+            line = _line(row)
+            out.write(canonical_json(line) + "\n")
+            cited.update(cited_frames(line["payload"]))
             events += 1
             if verifier.problem is None:
                 verifier.check_row(row)
@@ -78,17 +90,46 @@ def _export_stream(log: EventLog, stream: str, path: Path) -> StreamExport:
     )
 
 
-def _sums(directory: Path) -> str:
-    return "".join(
-        f"{hashlib.sha256(path.read_bytes()).hexdigest()}  {path.name}\n"
-        for path in sorted(directory.iterdir())
-    )
+def _export_frames(
+    cited: set[str], fetch: Callable[[str], bytes | None], folder: Path
+) -> tuple[int, list[str]]:
+    """Each cited frame as `folder/<sha256>.jpg`; how many were written, and the problems (a
+    frame not in the store, or whose bytes changed)."""
+    folder.mkdir()
+    written, problems = 0, []
+    for digest in sorted(cited):
+        jpeg = fetch(digest)
+        if jpeg is None:
+            problems.append(f"frame {digest}: cited by the log, not in the store")
+        elif frame_hash(jpeg) != digest:
+            problems.append(f"frame {digest}: its stored bytes hash to {frame_hash(jpeg)}")
+        else:
+            (folder / f"{digest}.jpg").write_bytes(jpeg)
+            written += 1
+    return written, problems
+
+
+@dataclass(frozen=True)
+class Export:
+    streams: list[StreamExport]
+    frames: dict[str, Any] | None  # None: not asked for; else cited, written, problems
+
+    @property
+    def whole(self) -> bool:
+        """Every stream verifies and every frame asked for was written."""
+        frames_whole = self.frames is None or not self.frames["problems"]
+        return frames_whole and all(stream.verifies for stream in self.streams)
 
 
 def export_log(
-    log: EventLog, hall_id: str, directory: Path, exported_at: datetime
-) -> list[StreamExport]:
-    """Write the hall's export to `directory`, which must not exist; its streams."""
+    log: EventLog,
+    hall_id: str,
+    directory: Path,
+    exported_at: datetime,
+    frames: Callable[[str], bytes | None] | None = None,
+) -> Export:
+    """Write the hall's export to `directory`, which must not exist; `frames`: where to fetch
+    the frames the log cites (None: no frames)."""
     if directory.exists():
         raise ExportError(f"{directory} exists: give a new directory for the export")
     streams = hall_streams(log, hall_id)
@@ -97,10 +138,15 @@ def export_log(
     partial = directory.with_name(f".{directory.name}.partial-{os.getpid()}")
     partial.mkdir(parents=True)
     try:
+        cited: set[str] = set()
         exported = [
-            _export_stream(log, stream, partial / f"{stream.replace('/', '.')}.jsonl")
+            _export_stream(log, stream, partial / f"{stream.replace('/', '.')}.jsonl", cited)
             for stream in streams
         ]
+        frames_said = None
+        if frames is not None:
+            written, problems = _export_frames(cited, frames, partial / FRAMES)
+            frames_said = {"cited": len(cited), "written": written, "problems": problems}
         manifest = {
             "hall": hall_id,
             "exported_at": format_time(exported_at),
@@ -110,14 +156,15 @@ def export_log(
                 f"Check it all with: python3 {VERIFIER} DIRECTORY"
             ),
             "streams": [asdict(stream) for stream in exported],
+            "frames": frames_said,
         }
         (partial / MANIFEST).write_text(
             json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
         )
         shutil.copyfile(chain_recipe.__file__, partial / VERIFIER)
-        (partial / SUMS).write_text(_sums(partial), encoding="utf-8")
+        (partial / SUMS).write_text(sums_text(partial), encoding="utf-8")
         partial.rename(directory)
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
         raise
-    return exported
+    return Export(exported, frames_said)
