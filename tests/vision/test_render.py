@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from hypothesis.extra.numpy import array_shapes, arrays
 
 from bingo_hall.vision.digits import printed_digits
 from bingo_hall.vision.glyphs import digit_masks
@@ -17,6 +18,7 @@ from bingo_hall.vision.render import (
     TRAINING,
     _homography,
     _ink_mask,
+    _tinted,
     draw_scene,
     glare_on_print,
     print_frames,
@@ -222,3 +224,17 @@ def test_a_ball_outside_1_to_90_is_refused() -> None:
         render_ball(91, np.random.default_rng(0))
     with pytest.raises(ValueError, match="1 to 90"):
         render_ball(0, np.random.default_rng(0))
+
+
+FLOATS = st.floats(0, 300, width=32)
+
+
+@given(
+    grey=arrays(np.float32, array_shapes(min_dims=2, max_dims=2, max_side=40), elements=FLOATS),
+    colour=arrays(np.float32, 3, elements=FLOATS),
+)
+def test_a_grey_is_tinted_to_the_very_numbers_of_numpys_broadcast(grey, colour):
+    """The backdrop is tinted channel by channel for speed; the frames stay what they were."""
+    tinted = _tinted(grey, colour)
+    assert tinted.dtype == np.float32
+    assert np.array_equal(tinted, grey[..., None] * colour)
