@@ -6,6 +6,7 @@ import argparse
 import hashlib
 import json
 import re
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from datetime import timedelta
@@ -477,7 +478,28 @@ def run_commission_ball_set(args: argparse.Namespace) -> int:
     return 0 if verdict["fit"] else 1
 
 
+class _StoppedStarting(BaseException):
+    """SIGTERM while the hub starts, before its event loop takes the signal over."""
+
+
+def _stop_starting(signum: int, frame: object) -> None:
+    raise _StoppedStarting
+
+
 def run_serve(args: argparse.Namespace) -> int:
+    """The hub; a SIGTERM or SIGINT while it starts (reading its log, its camera, its broker)
+    stops it there, as cleanly as once it serves: nothing has been written yet."""
+    previous = signal.signal(signal.SIGTERM, _stop_starting)
+    try:
+        return _serve(args)
+    except (_StoppedStarting, KeyboardInterrupt):
+        print("bingo-hall serve: stopped while starting", file=sys.stderr, flush=True)
+        return 0
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _serve(args: argparse.Namespace) -> int:
     import asyncio
 
     from bingo_hall.serve import ListenError, serve

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+import socket
+from pathlib import Path
 
 from bingo_hall.serve import stop_tasks
 from support.aio import run_async
@@ -158,3 +160,28 @@ def test_a_task_that_will_not_end_when_the_hub_stops_is_cancelled_again(caplog):
         "mqtt-bridge had not stopped 0.2 s after it was cancelled: cancelling it again",
         "credentials had stopped: OSError('the store went away')",
     ]
+
+
+def test_sigterm_while_the_hub_starts_stops_it_cleanly(tmp_path):
+    """A hub told to stop while it starts (here, while it waits for a network camera that
+    accepts the connection and never answers) stops there, status 0, in one line, and leaves
+    the store free for the next hub."""
+    silent = socket.create_server(("127.0.0.1", 0))  # the camera: it listens, says nothing
+    try:
+        config = hall_config(tmp_path, f"http://127.0.0.1:{silent.getsockname()[1]}/exit.mjpg")
+        db = tmp_path / "hall.sqlite"
+        serve = ("--config", str(config), "--db", f"sqlite:///{db}", "--port", str(free_port()))
+        starting = start_serve(*serve)
+        silent.settimeout(30)
+        connection, _ = silent.accept()  # it holds the store, and opens its camera
+        assert Path(f"{db}.serve.lock").exists() and starting.poll() is None
+        starting.send_signal(signal.SIGTERM)
+        out, err = starting.communicate(timeout=30)
+        connection.close()
+    finally:
+        silent.close()
+    assert (starting.returncode, out) == (0, "")
+    assert err.strip().splitlines()[-1] == "bingo-hall serve: stopped while starting"
+    assert "Traceback" not in err
+    done = hall("users", "--config", str(config), "--db", f"sqlite:///{db}")
+    assert done.returncode == 0, done.stderr  # the store is free and whole
