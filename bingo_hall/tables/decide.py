@@ -70,7 +70,7 @@ def _open(state: TableState, cmd: c.OpenTable, now: datetime) -> list[e.TableEve
         _check_head_role(cmd.table, cmd.head_role)
     check_float(cmd.table, cmd.limits.minimum, cmd.float_amount)
     check_layouts(cmd.table, cmd.layouts)
-    found, note = _check_seal(state, cmd)
+    expected, found, note = _check_seal(state, cmd)
     return [
         e.TableOpened(
             table_id=cmd.table_id,
@@ -82,30 +82,32 @@ def _open(state: TableState, cmd: c.OpenTable, now: datetime) -> list[e.TableEve
             float_amount=cmd.float_amount,
             layouts=cmd.layouts,
             minimum_exemption=cmd.minimum_exemption,
-            seal_expected=state.seal,
+            seal_expected=expected,
             seal_found=found,
             seal_note=note,
         )
     ]
 
 
-def _check_seal(state: TableState, cmd: c.OpenTable) -> tuple[str | None, str | None]:
-    """The seal found on the cylinder and the note of a difference, checked against the seal
-    the last session closed it with («provista de llave o precinto sellado», N79 L234; AST
-    L333-335; spec §2.12). A seal that differs, with no note of it, is refused and recorded:
-    the cylinder may have been opened while the table was closed."""
+def _check_seal(
+    state: TableState, cmd: c.OpenTable
+) -> tuple[str | None, str | None, str | None]:
+    """The seal the last session closed the cylinder with, the seal found on it and the note
+    of a difference, checked against each other («provista de llave o precinto sellado», N79
+    L234; AST L333-335; spec §2.12). A seal that differs, with no note of it, is refused and
+    recorded: the cylinder may have been opened while the table was closed."""
     found = (cmd.seal_found or "").strip() or None
     note = (cmd.seal_note or "").strip() or None
-    expected = state.seal
+    expected = (state.seal or "").strip() or None  # as typed at the close, spaces aside
     if expected is None:
-        return found, note
+        return expected, found, note
     if found is None:
         raise RuleError(
             f"the cylinder was closed with seal {expected}: say the seal (or key) found on it "
             "(seal_found)"
         )
     if found == expected or note is not None:
-        return found, note
+        return expected, found, note
     message = (
         f"the seal on the cylinder, {found}, is not the one it was closed with, {expected}: "
         "the cylinder may have been opened. The table opens only with a note of what was "

@@ -46,14 +46,14 @@ def test_a_tables_first_session_has_no_seal_to_check():
 
 
 def test_the_next_opening_says_the_seal_found_and_opens_when_it_is_the_closes():
-    table_ = closed_with("P-0042")
-    assert table_.state.seal == "P-0042"
+    table_ = closed_with("P-0042 ")  # spaces typed at either end are no part of a seal
+    assert table_.state.seal == "P-0042 "
     message = refused(table_, opening())
     assert message == (
         "the cylinder was closed with seal P-0042: say the seal (or key) found on it (seal_found)"
     )
     assert table_.state.phase is TablePhase.CLOSED  # refused, nothing changed
-    (opened,) = table_.do(opening(" P-0042 "))
+    (opened,) = table_.do(opening(" P-0042"))
     assert (opened.seal_expected, opened.seal_found, opened.seal_note) == ("P-0042", "P-0042", None)
     assert (opened.session_id, table_.state.phase, table_.state.seal) == (2, TablePhase.IDLE, None)
 
