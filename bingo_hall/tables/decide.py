@@ -89,9 +89,7 @@ def _open(state: TableState, cmd: c.OpenTable, now: datetime) -> list[e.TableEve
     ]
 
 
-def _check_seal(
-    state: TableState, cmd: c.OpenTable
-) -> tuple[str | None, str | None, str | None]:
+def _check_seal(state: TableState, cmd: c.OpenTable) -> tuple[str | None, str | None, str | None]:
     """The seal the last session closed the cylinder with, the seal found on it and the note
     of a difference, checked against each other («provista de llave o precinto sellado», N79
     L234; AST L333-335; spec §2.12). A seal that differs, with no note of it, is refused and
