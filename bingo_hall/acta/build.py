@@ -7,6 +7,7 @@ from decimal import Decimal
 from typing import Any
 
 from bingo_hall.domain.commissioning import verdict_summary
+from bingo_hall.domain.refusals import Param, english
 from bingo_hall.store.eventlog import ChainReport, EventEnvelope
 
 Json = dict[str, Any]
@@ -498,6 +499,16 @@ def chain_json(chain: ChainReport) -> Json:
     }
 
 
+class NotInLog(LookupError):
+    """A record asked of what the log does not hold: its message in English, and a reason of
+    the refusals' catalogue with its parameters for the pages to say it in theirs."""
+
+    def __init__(self, reason: str, **params: Param) -> None:
+        super().__init__(english(reason, params))
+        self.reason = reason
+        self.params = params
+
+
 class AlteredLog(Exception):
     """The log does not verify, and the acta cannot be composed from what is left of it."""
 
@@ -543,7 +554,7 @@ def _build(
     if game_id is not None:
         game = builder.games.get(game_id)
         if game is None:
-            raise LookupError(f"hall {hall_id} has no game {game_id}")
+            raise NotInLog("no_such_game", hall=hall_id, game=game_id)
         session = dict(builder.sessions[game["session_id"]])
         session["games"] = [game]
         # of the session's money lines and players' requests, this game's alone
@@ -559,7 +570,7 @@ def _build(
             session[lines] = [line for line in session[lines] if line["game_id"] == game_id]
     else:
         if session_id not in builder.sessions:
-            raise LookupError(f"hall {hall_id} has no session {session_id}")
+            raise NotInLog("no_such_session", hall=hall_id, session=str(session_id))
         session = builder.sessions[session_id]  # type: ignore[index]
     return {
         "hall": hall_id,

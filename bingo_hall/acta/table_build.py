@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
-from bingo_hall.acta.build import AlteredLog, chain_json
+from bingo_hall.acta.build import AlteredLog, NotInLog, chain_json
 from bingo_hall.store.eventlog import ChainReport, EventEnvelope
 
 Json = dict[str, Any]
@@ -500,12 +500,13 @@ def build_table_record(
             raise
         raise AlteredLog(chain, error) from error
     if not builder.sessions:
-        raise LookupError(f"table {table_id} has no session in the log")
+        raise NotInLog("table_never_opened", table=table_id)
     chosen = max(builder.sessions) if session_id is None else session_id
     session = builder.sessions.get(chosen)
     if session is None:
-        known = ", ".join(str(number) for number in builder.sessions)
-        raise LookupError(f"table {table_id} has no session {chosen} (its sessions: {known})")
+        raise NotInLog(
+            "no_such_table_session", table=table_id, session=chosen, sessions=list(builder.sessions)
+        )
     return {
         "hall": hall_id,
         "table": table_id,

@@ -168,6 +168,11 @@ REFUSALS: dict[str, str] = {
     "so they are not refunded (its refunds: none, nothing was sold)",
     "refund_paid": "card {series} nº {card} of game {game} has already been refunded "
     "(nº {paid_first}–{paid_last})",
+    # the records (the acta, a table's record) asked of what the log does not hold
+    "no_such_game": "hall {hall} has no game {game}",
+    "no_such_session": "hall {hall} has no session {session}",
+    "table_never_opened": "table {table} has no session in the log",
+    "no_such_table_session": "table {table} has no session {session} (its sessions: {sessions})",
 }
 
 

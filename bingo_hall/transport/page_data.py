@@ -53,6 +53,7 @@ from websockets.http11 import Request, Response
 from bingo_hall.domain.commands import COMMAND_TYPES
 from bingo_hall.domain.events import SoldRange
 from bingo_hall.domain.phases import Phase
+from bingo_hall.domain.refusals import params_json
 from bingo_hall.domain.state import VoidRefunds
 from bingo_hall.hub.auth import (
     ACTA_ROLES,
@@ -448,36 +449,47 @@ def _refunds(ledger: VoidRefunds) -> dict[str, Any]:
 
 def acta_data(runtime: HubRuntime, session_id: int | None, game_id: int | None) -> dict:
     """Built in a worker thread: reads and verifies the whole log."""
-    from bingo_hall.acta import AlteredLog, build_acta, render_text
+    from bingo_hall.acta import build_acta, render_text
 
     log, hall = runtime.service.log, runtime.service.hall_id
     chain = log.verify_chain(hall)
-    try:
-        acta = build_acta(hall, log.iter_all(hall), chain, session_id=session_id, game_id=game_id)
-    except LookupError as error:
-        return {"error": {"code": "not_found", "message": str(error.args[0])}}
-    except AlteredLog as altered:
-        return {"error": {"code": "altered_log", "message": str(altered)}}
-    return {"acta": acta, "text": render_text(acta)}
+    return _composed(
+        lambda: build_acta(hall, log.iter_all(hall), chain, session_id=session_id, game_id=game_id),
+        "acta",
+        render_text,
+    )
 
 
 def table_record_data(service: TableService, session_id: int | None) -> dict:
     """Built in a worker thread: reads and verifies the table's stream."""
-    from bingo_hall.acta import AlteredLog
     from bingo_hall.acta.table_build import build_table_record
     from bingo_hall.acta.table_render import render_table_record
 
     log, stream = service.log, service.stream
     chain = log.verify_chain(stream)
-    try:
-        record = build_table_record(
+    return _composed(
+        lambda: build_table_record(
             service.hall_id, service.table_id, log.iter_all(stream), chain, session_id
-        )
-    except LookupError as error:
-        return {"error": {"code": "not_found", "message": str(error.args[0])}}
+        ),
+        "record",
+        render_table_record,
+    )
+
+
+def _composed(build: Callable[[], dict], key: str, render: Callable[[dict], str]) -> dict:
+    """A record and its text; what the log does not hold (with the refusal's reason, for the
+    pages to say it in their language) or cannot compose, as an error."""
+    from bingo_hall.acta import AlteredLog
+    from bingo_hall.acta.build import NotInLog
+
+    try:
+        record = build()
+    except NotInLog as missing:
+        reason = {"reason": missing.reason, "params": params_json(missing.params)}
+        return {"error": {"code": "not_found", "message": str(missing)} | reason}
     except AlteredLog as altered:
         return {"error": {"code": "altered_log", "message": str(altered)}}
-    return {"record": record, "text": render_table_record(record)}
+    return {key: record, "text": render(record)}
 
 
 # --- spoken numbers --------------------------------------------------------------------------

@@ -40,3 +40,10 @@ def test_the_inspector_reads_the_acta_and_has_no_command(tmp_path):
         expect(acta.locator("h1")).to_have_text("Acta de la sesión 1 — sala-web")
         expect(acta.locator(".chain-ok")).to_be_visible()
         expect(acta).to_contain_text("No oyó el 45")
+        inspector.click("#acta-close")
+        inspector.fill("#acta-game", "9")  # a game the log does not hold, said in Spanish
+        inspector.click("#acta-open")
+        expect(inspector.locator("#c-toasts .toast").last).to_have_text(
+            "Acta: no aceptado (no encontrado). la sala sala-web no tiene la partida 9"
+        )
+        expect(acta).to_be_hidden()

@@ -305,7 +305,7 @@ def test_the_inspector_reads_a_tables_record_on_the_control_page(browser, tmp_pa
         toasts = inspector.locator("#c-toasts .toast")
         inspector.fill("#table-record-session", "9")
         inspector.click("#table-record-open")
-        expect(toasts.last).to_contain_text("table R1 has no session 9 (its sessions: 1, 2)")
+        expect(toasts.last).to_contain_text("la mesa R1 no tiene la sesión 9 (sus sesiones: 1, 2)")
         inspector.fill("#table-record-session", "-1")
         inspector.click("#table-record-open")
         expect(toasts.last).to_have_text("La sesión es un número: déjela en blanco para la última.")

@@ -62,7 +62,7 @@ export async function fetchStaff(url, user, password, timeoutMs = 60000) {
     }
     if (!response.ok) {
       const error = body.error || { code: `http_${response.status}`, message: url };
-      throw new CommandError(error.code, error.message);
+      throw new CommandError(error.code, error.message, error.reason || null, error.params || null);
     }
     return body;
   }
