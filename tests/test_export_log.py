@@ -5,6 +5,7 @@ and says where."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 import sqlite3
@@ -27,7 +28,10 @@ from bingo_hall.tables.config import load_table_profiles
 from bingo_hall.tables.limits import LimitChoice
 from bingo_hall.tables.profiles import table_game
 from bingo_hall.vision.camera import SimulatedCamera
-from support.cli import hall
+from support.aio import run_async
+from support.cli import STAFF_PASSWORD, add_staff, hall
+from support.hub import Client
+from support.serve import serving
 
 HALL = "sala-1"  # config/hall.toml's, which the console commands read by default
 SYSTEM_PYTHON = "/usr/bin/python3"
@@ -278,3 +282,51 @@ def test_the_frames_the_log_cites_go_with_it_named_by_their_hash(tmp_path):
     without = tmp_path / "without"
     assert hall("export-log", "--db", url, "--out", str(without)).returncode == 0
     assert not (without / "frames").exists()
+
+
+def test_an_export_taken_while_the_hub_serves_and_writes_is_whole(tmp_path):
+    """The inspector's export is taken while the hall plays: each stream is read in one
+    snapshot, so the events a serving hub appends meanwhile are in it whole or not at all."""
+    db = f"sqlite:///{tmp_path / 'hall.sqlite'}"
+    add_staff(db, "sala1")
+    exports: list[subprocess.CompletedProcess] = []
+    with serving("--db", db) as hub:
+        exported = asyncio.Event()
+
+        async def register(staff: Client) -> None:
+            """Ball sets registered one after the other until both exports are written."""
+            number = 0
+            while not exported.is_set():
+                number += 1
+                await staff.ok(
+                    "register_ball_set",
+                    ball_set_id=f"JB-{number}",
+                    homologation=f"CNJ-BOLAS-{number:04d}",
+                )
+
+        async def export(number: int) -> None:
+            command = ("export-log", "--db", db, "--out", str(tmp_path / f"export-{number}"))
+            exports.append(await asyncio.to_thread(hall, *command))
+
+        async def scenario() -> None:
+            async with Client.login(hub.url, user="sala1", password=STAFF_PASSWORD) as staff:
+                await staff.ok("register_ball_set", ball_set_id="JB-0", homologation="CNJ-0")
+
+                async def both() -> None:
+                    await asyncio.gather(export(1), export(2))
+                    exported.set()
+
+                await asyncio.gather(register(staff), both())
+
+        run_async(scenario(), timeout=120)
+    assert [done.returncode for done in exports] == [0, 0], [e.stderr for e in exports]
+    log = EventLog(make_engine(db))
+    head, _ = log.head(HALL)
+    log.engine.dispose()
+    for number in (1, 2):
+        out = tmp_path / f"export-{number}"
+        ok, said = verify_export(out)
+        assert ok, said
+        lines = stream_lines(out / "sala-1.jsonl")
+        manifest = json.loads((out / "MANIFEST.json").read_text(encoding="utf-8"))
+        assert manifest["streams"][0]["last_seq"] == len(lines) == lines[-1]["seq"] <= head
