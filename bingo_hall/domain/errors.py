@@ -39,8 +39,8 @@ class RefusalOnRecord(RuleError):
     the profile forbids is logged): the shell appends `events`, which change no state, and
     answers with the refusal."""
 
-    def __init__(self, message: str, events: list[Any]) -> None:
-        super().__init__(message)
+    def __init__(self, error: RuleError, events: list[Any]) -> None:
+        super().__init__(error.message, reason=error.reason, params=error.params)
         self.events = events
 
 
@@ -55,28 +55,24 @@ class PhaseError(RuleError):
         phase: str,
         legal_in: list[str],
         allowed: list[str],
-        translated: bool = True,
+        phase_family: str = "phase",
     ) -> None:
-        """`translated`: the phases and commands are the bingo's, which the pages translate
-        (`phase.<name>`, `command.<name>`); a table's are said as they are."""
+        """`phase_family`: the pages' words for the phases (`phase.<name>` for the bingo's,
+        `table.phase.<name>` for a casino table's); commands are `command.<name>`."""
         self.command = command
         self.phase = phase
         self.legal_in = legal_in
         self.allowed = allowed
         params: dict[str, Param] = {
             "command": Term("command", command),
-            "phase": Term("phase", phase),
-            "legal_in": [Term("phase", name) for name in legal_in],
+            "phase": Term(phase_family, phase),
+            "legal_in": [Term(phase_family, name) for name in legal_in],
         }
         reason = "wrong_phase_nothing_allowed"
         if allowed:
             params["allowed"] = [Term("command", name) for name in allowed]
             reason = "wrong_phase"
-        super().__init__(
-            english(reason, params),
-            reason=reason if translated else None,
-            params=params if translated else None,
-        )
+        super().__init__(english(reason, params), reason=reason, params=params)
 
 
 def require_legal_phase(
@@ -84,7 +80,7 @@ def require_legal_phase(
     phase: StrEnum,
     legal_in: Collection[StrEnum],
     allowed_in: Callable[[Any], list[str]],
-    translated: bool = True,
+    phase_family: str = "phase",
 ) -> None:
     """Refuse a command outside its phases (shared by the bingo and table engines)."""
     if phase not in legal_in:
@@ -93,7 +89,7 @@ def require_legal_phase(
             phase.value,
             sorted(p.value for p in legal_in),
             allowed_in(phase),
-            translated,
+            phase_family,
         )
 
 

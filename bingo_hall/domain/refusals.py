@@ -173,6 +173,30 @@ REFUSALS: dict[str, str] = {
     "no_such_session": "hall {hall} has no session {session}",
     "table_never_opened": "table {table} has no session in the log",
     "no_such_table_session": "table {table} has no session {session} (its sessions: {sessions})",
+    # a casino table's coup, as its station meets them
+    "table_no_rotation": "no spinning rotation is set: the director gives the croupiers' order "
+    "(set_spin_rotation) before the first coup (N79 L127, L424)",
+    "table_not_spinners_turn": "it is {due}'s turn to spin (rotation: {rotation}; N79 L127), "
+    "not {spun_by}'s",
+    "table_void_relaunched_by": "coup {coup} was void: {due}, who launched it, launches it "
+    "again (N79 L232), not {spun_by}",
+    "table_direction_needed": "give the cylinder's direction ({direction}): it turns opposite "
+    "to the coup before (N79 L224)",
+    "table_first_direction_needed": "give the cylinder's direction (clockwise or "
+    "anticlockwise): the session's first coup sets it, and each coup turns it the other way "
+    "(N79 L224)",
+    "table_direction_wrong": "the cylinder turned {before} on the coup before, so it turns "
+    "{due} now (N79 L224 «en un sentido opuesto a la anterior»)",
+    "table_bet_below_minimum": "bet {bet}: a {type} bet of {amount} is below the minimum "
+    "{minimum}",
+    "table_bet_above_maximum": "bet {bet}: a {type} bet of {amount} is above its maximum "
+    "{maximum}",
+    "table_bet_not_whole_unit": "bet {bet}: {amount} is not a whole number of {unit}",
+    "table_seal_needed": "the cylinder was closed with seal {seal}: say the seal (or key) "
+    "found on it (seal_found)",
+    "table_seal_mismatch": "the seal on the cylinder, {found}, is not the one it was closed "
+    "with, {expected}: the cylinder may have been opened. The table opens only with a note of "
+    "what was found and whom it was reported to (seal_note); the finding is on the record",
 }
 
 

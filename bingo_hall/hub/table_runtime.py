@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bingo_hall.config import HallConfig, TableConfig
-from bingo_hall.domain.errors import PhaseError, RuleError
+from bingo_hall.domain.errors import RuleError
 from bingo_hall.hub.auth import (
     TABLE_HEADS,
     TABLE_ROLE,
@@ -448,10 +448,9 @@ class TableRuntime:
                 self._check_heads(table, principal)
             try:
                 return await asyncio.to_thread(table.service.execute, command, principal.id)
-            except PhaseError as error:
-                raise CommandFailed("wrong_phase", f"table {table_id}: {error.message}") from None
-            except RuleError as error:
-                raise CommandFailed(error.code, f"table {table_id}: {error.message}") from None
+            except RuleError as error:  # a PhaseError too: its code is wrong_phase
+                message = f"table {table_id}: {error.message}"
+                raise CommandFailed(error.code, message, reason=error.reason, params=error.params) from None
 
     def _check_heads(self, table: LinkedTable, principal: Principal) -> None:
         """A table's head (or deputy head) gives its commands at an open table only if he heads

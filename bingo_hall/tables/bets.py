@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import Field, StrictInt, StrictStr, ValidationError, field_validator
 
 from bingo_hall.domain.errors import RuleError
+from bingo_hall.domain.refusals import Param, Term
 from bingo_hall.tables.catalogue import (
     BOULE_PAYOUTS,
     EVEN_CHANCES,
@@ -192,6 +193,12 @@ class _Checker:
 
     def fail(self, reason: str) -> RuleError:
         return RuleError(f"bet {self.request.id}: {reason}")
+
+    def refuse(self, reason: str, /, **params: Param) -> RuleError:
+        """A refusal of the catalogue about this bet (`bet`: its id; `type`: its type)."""
+        return RuleError.of(
+            reason, bet=self.request.id, type=Term("table.bet_type", self.type), **params
+        )
 
     # numbers ---------------------------------------------------------------------------------
 
@@ -405,7 +412,9 @@ class _Checker:
     def check_limits(self, chips: tuple[Chip, ...], amount: Decimal) -> None:
         unit = self.table.rounding_unit
         if not is_multiple(amount, unit):
-            raise self.fail(f"{amount} is not a whole number of {unit}")
+            raise RuleError.of(
+                "table_bet_not_whole_unit", bet=self.request.id, amount=str(amount), unit=str(unit)
+            )
         sector = self.type in SECTOR_BETS
         # A sector bet is equal chips, some positions taking two (EUS L262): each chip must be
         # at least the minimum, each position's stake at most its maximum.
@@ -418,14 +427,17 @@ class _Checker:
                     f"minimum {limit.minimum}"
                 )
             if not sector and chip.amount < limit.minimum:
-                raise self.fail(
-                    f"a {self.type} bet of {chip.amount} is below the minimum {limit.minimum}"
+                raise self.refuse(
+                    "table_bet_below_minimum", amount=str(chip.amount), minimum=str(limit.minimum)
+                )
+            if not sector and chip.amount > limit.maximum:
+                raise self.refuse(
+                    "table_bet_above_maximum", amount=str(chip.amount), maximum=str(limit.maximum)
                 )
             if chip.amount > limit.maximum:
-                where = f" ({chip.kind} {_show(chip.covers)})" if sector else ""
                 raise self.fail(
-                    f"a {self.type} bet{where} of {chip.amount} is above its maximum "
-                    f"{limit.maximum}"
+                    f"a {self.type} bet ({chip.kind} {_show(chip.covers)}) of {chip.amount} is "
+                    f"above its maximum {limit.maximum}"
                 )
         multiple = self.limits.even_multiples_of
         if self.type in EVEN_CHANCES and multiple is not None and not is_multiple(amount, multiple):

@@ -34,7 +34,6 @@ from bingo_hall.tables.profiles import (
 )
 from bingo_hall.tables.settlement import BetStatus, check_outcome, settle
 from bingo_hall.tables.spinning import (
-    NO_ROTATION,
     check_rotation,
     check_spinner,
     spin_direction,
@@ -55,7 +54,7 @@ def decide(state: TableState, command: c.TableCommand, now: datetime) -> list[e.
     """The events a command produces in this state, or a RuleError naming what is wrong."""
     _refuse_frozen_limits(state, command)
     require_legal_phase(
-        command.name, state.phase, command.legal_in, c.commands_allowed_in, translated=False
+        command.name, state.phase, command.legal_in, c.commands_allowed_in, "table.phase"
     )
     return _HANDLERS[type(command)](state, command, now)
 
@@ -100,21 +99,14 @@ def _check_seal(state: TableState, cmd: c.OpenTable) -> tuple[str | None, str | 
     if expected is None:
         return expected, found, note
     if found is None:
-        raise RuleError(
-            f"the cylinder was closed with seal {expected}: say the seal (or key) found on it "
-            "(seal_found)"
-        )
+        raise RuleError.of("table_seal_needed", seal=expected)
     if found == expected or note is not None:
         return expected, found, note
-    message = (
-        f"the seal on the cylinder, {found}, is not the one it was closed with, {expected}: "
-        "the cylinder may have been opened. The table opens only with a note of what was "
-        "found and whom it was reported to (seal_note); the finding is on the record"
-    )
+    refusal = RuleError.of("table_seal_mismatch", found=found, expected=expected)
     finding = e.SealMismatchFound(
-        session_id=state.session_id, expected=expected, found=found, reason=message
+        session_id=state.session_id, expected=expected, found=found, reason=refusal.message
     )
-    raise RefusalOnRecord(message, [finding])
+    raise RefusalOnRecord(refusal, [finding])
 
 
 @_handles(c.TakeTable)
@@ -309,7 +301,7 @@ def _refuse_frozen_limits(state: TableState, command: c.TableCommand) -> None:
         phase=state.phase.value,
         reason=message,
     )
-    raise RefusalOnRecord(message, [refused])
+    raise RefusalOnRecord(RuleError(message), [refused])
 
 
 @_handles(c.ChangeLimits)
@@ -530,7 +522,7 @@ def _open_bets(state: TableState, cmd: c.OpenBets, now: datetime) -> list[e.Tabl
     if state.last_coups_left == 0:
         raise RuleError("the announced last coup has been played: close the table")
     if not state.rotation:  # else the coup could not be spun, nor the rotation set, until void
-        raise RuleError(NO_ROTATION)
+        raise RuleError.of("table_no_rotation")
     return [e.BetsOpened(coup=state.coup + 1, last_coup=state.last_coups_left == 1)]
 
 

@@ -12,13 +12,10 @@ station can refuse a spin out of turn or the wrong way before it happens.
 from __future__ import annotations
 
 from bingo_hall.domain.errors import RuleError
+from bingo_hall.domain.refusals import Term
 from bingo_hall.tables.profiles import DirectionRule, SpinDirection, TableGame
 from bingo_hall.tables.state import TableState
 
-NO_ROTATION = (
-    "no spinning rotation is set: the director gives the croupiers' order (set_spin_rotation) "
-    "before the first coup (N79 L127, L424)"
-)
 OPPOSITE = {
     SpinDirection.CLOCKWISE: SpinDirection.ANTICLOCKWISE,
     SpinDirection.ANTICLOCKWISE: SpinDirection.CLOCKWISE,
@@ -70,16 +67,13 @@ def spin_direction(
             )
         return due
     if rule is DirectionRule.ALTERNATE:
+        if given is None and due is None:
+            raise RuleError.of("table_first_direction_needed")
         if given is None:
-            which = due.value if due else "clockwise or anticlockwise"
-            raise RuleError(
-                f"give the cylinder's direction ({which}): it turns opposite to the coup "
-                "before (N79 L224)"
-            )
+            raise RuleError.of("table_direction_needed", direction=_direction(due))
         if due is not None and given is not due:
-            raise RuleError(
-                f"the cylinder turned {OPPOSITE[due].value} on the coup before, so it turns "
-                f"{due.value} now (N79 L224 «en un sentido opuesto a la anterior»)"
+            raise RuleError.of(
+                "table_direction_wrong", before=_direction(OPPOSITE[due]), due=_direction(due)
             )
     return given
 
@@ -88,15 +82,16 @@ def check_spinner(state: TableState, spun_by: str) -> None:
     """A RuleError unless `spun_by` is the croupier who spins now."""
     due = state.next_spinner
     if due is None:
-        raise RuleError(NO_ROTATION)
+        raise RuleError.of("table_no_rotation")
     if spun_by == due:
         return
     if state.spin is not None:
-        raise RuleError(
-            f"coup {state.coup} was void: {due}, who launched it, launches it again "
-            f"(N79 L232), not {spun_by}"
-        )
-    raise RuleError(
-        f"it is {due}'s turn to spin (rotation: {', '.join(state.rotation)}; N79 L127), not "
-        f"{spun_by}'s"
+        raise RuleError.of("table_void_relaunched_by", coup=state.coup, due=due, spun_by=spun_by)
+    raise RuleError.of(
+        "table_not_spinners_turn", due=due, rotation=list(state.rotation), spun_by=spun_by
     )
+
+
+def _direction(direction: SpinDirection) -> Term:
+    """A direction as the pages say it (`station.dir.<name>`)."""
+    return Term("station.dir", direction.value)

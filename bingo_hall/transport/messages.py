@@ -18,7 +18,7 @@ from bingo_hall.tables.bets import Bet
 from bingo_hall.tables.colours import ColourChips
 from bingo_hall.tables.limits import ResolvedLimits
 from bingo_hall.tables.phases import TablePhase
-from bingo_hall.tables.profiles import GameName, SpinDirection
+from bingo_hall.tables.profiles import GameName, SpinDirection, ZeroChoice
 from bingo_hall.tables.settlement import Settlement
 from bingo_hall.tables.spinning import direction_due
 
@@ -205,8 +205,8 @@ class TableStateMessage(_Message):
     """A casino table after the events of its stream up to `seq`: in the `tables` answer, and
     retained on MQTT `{prefix}/{hall}/tables/{table}/state`. Money is a decimal string.
     Staff, and the table's own device, get it whole; its public view, for monitors and
-    terminals and on MQTT, has no `bets`, `spin_rotation` or `colour_chips` (empty lists), and
-    no `settlement` and no `next_spinner` (null)."""
+    terminals and on MQTT, has no `bets`, `spin_rotation` or `colour_chips` (empty lists), no
+    `zero_choices` (empty), and no `settlement` and no `next_spinner` (null)."""
 
     hall: str
     table: str
@@ -224,6 +224,7 @@ class TableStateMessage(_Message):
     previous_outcome: str | None = Field(description="the last paid coup's outcome")
     recent_outcomes: list[str] = Field(description="the session's last 20 outcomes, oldest first")
     limits: ResolvedLimits | None = Field(description="the limits in force; null while closed")
+    head: str | None = Field(description="who directs the table now (null: no head has taken it)")
     spinning: bool = Field(description="the coup is spun and not yet at rest nor void")
     direction_due: SpinDirection | None = Field(
         description="the way the next spin turns the cylinder (null: either way, or none ruled)"
@@ -240,6 +241,10 @@ class TableStateMessage(_Message):
     )
     settlement: Settlement | None = Field(
         description="from settle until the coup is paid (public view: null)"
+    )
+    zero_choices: dict[str, ZeroChoice] = Field(
+        description="French roulette, on a zero: the choice declared for each even-chance bet "
+        "so far, by bet id (public view: empty)"
     )
     colour_chips: list[ColourChips] = Field(
         description="American roulette: the colours players hold, the value each marker shows, "
@@ -279,12 +284,14 @@ def table_state_message(
         previous_outcome=state.previous_outcome,
         recent_outcomes=list(snapshot.recent),
         limits=state.limits,
+        head=state.head if is_open else None,
         spinning=state.spinning,
         direction_due=direction_due(state.table, state) if state.table else None,
         spin_rotation=[] if public else list(state.rotation),
         next_spinner=None if public else state.next_spinner,
         bets=[] if public else list(state.bets.values()),
         settlement=None if public else state.settlement,
+        zero_choices={} if public else dict(state.zero_choices),
         colour_chips=[] if public else list(state.colours.values()),
     )
 

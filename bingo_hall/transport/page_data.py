@@ -65,9 +65,11 @@ from bingo_hall.hub.auth import (
 )
 from bingo_hall.hub.credential_watch import CredentialWatch
 from bingo_hall.hub.runtime import HubRuntime, store_failure
-from bingo_hall.hub.table_runtime import TableRuntime
+from bingo_hall.hub.table_runtime import TableRuntime, TableSpec
 from bingo_hall.hub.table_service import TableService
 from bingo_hall.store.database import STORE_FAILURES
+from bingo_hall.tables.commands import COMMAND_TYPES as TABLE_COMMANDS
+from bingo_hall.tables.profiles import FortuneRules, RouletteRules, ZeroRule
 from bingo_hall.transport.login_guard import LoginGuard, LoginRefused
 
 REPO = Path(__file__).resolve().parents[2]
@@ -333,10 +335,44 @@ def start_data(runtime: HubRuntime, tables: TableRuntime | None = None) -> dict[
         "display_delay": runtime.fanout.display_delay,
         "legal": command_phases(),
         "tables": [
-            {"table_id": table_id, "game": table.spec.game.game.value}
-            for table_id, table in (tables.tables if tables is not None else {}).items()
+            table_data(table.spec)
+            for table in (tables.tables if tables is not None else {}).values()
         ],
+        "table_legal": table_command_phases(),
     }
+
+
+def table_command_phases() -> dict[str, list[str]]:
+    """Where each table command is legal: a page enables a table's action only there."""
+    return {name: sorted(p.value for p in cls.legal_in) for name, cls in TABLE_COMMANDS.items()}
+
+
+def table_data(spec: TableSpec) -> dict[str, Any]:
+    """A configured table as its station offers it: the bets its catalogue lists, the
+    outcomes its wheel can give, the voids its profile knows, and its game's particulars
+    (the French zero's choice, the wheel of fortune's revolutions)."""
+    rules = spec.game.rules
+    wheel = rules.wheel()
+    return {
+        "table_id": spec.id,
+        "name": spec.name,
+        "game": spec.game.game.value,
+        "currency": spec.game.currency,
+        "bet_types": list(rules.bet_types),
+        "outcomes": sorted(wheel.pockets, key=_pocket_order),
+        "void_reasons": [reason.value for reason in rules.void_reasons],
+        "void_in_absence_by": [role.value for role in rules.void_declared_in_absence_by],
+        "zero_choices": isinstance(rules, RouletteRules)
+        and rules.zero_rule is ZeroRule.HALF_OR_PRISON,
+        "revolutions": isinstance(rules, FortuneRules),
+    }
+
+
+def _pocket_order(pocket: str) -> tuple[int, int, int, str]:
+    """Zeros first (0, then 00), numbers in order, then the named segments."""
+    if pocket.isdigit():
+        return (0 if set(pocket) == {"0"} else 1, int(pocket), len(pocket), pocket)
+    return (2, 0, 0, pocket)
 
 
 def hall_data(

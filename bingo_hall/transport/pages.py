@@ -1,7 +1,8 @@
-"""The web pages the hub serves beside the websocket endpoint (control, monitor, terminal).
+"""The web pages the hub serves beside the websocket endpoint (control, monitor, terminal,
+a casino table's station).
 
 Pages and their assets come from `displays/` (docs/screens.md): `/control`, `/monitor`,
-`/terminal` and `/` (an index), their scripts and styles under `/static/`, the translation
+`/terminal`, `/table` and `/` (an index), their scripts and styles under `/static/`, the translation
 files under `/i18n/`. Only regular files under those folders are served, with a content type
 from a fixed table; anything else under them (an unknown name, a hidden file, `..`, an encoded
 separator, a symlink that leaves the folder) is a 404. The data routes (`/api/`, `/audio/`)
@@ -31,6 +32,7 @@ PAGES = {
     "/control": "control.html",
     "/monitor": "monitor.html",
     "/terminal": "terminal.html",
+    "/table": "table.html",
 }
 FOLDERS = {"/static/": "static", "/i18n/": "i18n"}
 

@@ -45,10 +45,16 @@ R1 = {
     "limits": {"minimum": "5"},
 }
 # What the page keeps of a table: the hub's TableStateMessage but the bets and the settlement.
-# What a panel keeps of a table: its public state, but for the croupier's station's spinning
-# fields (who spins, which way next), which a panel does not show.
-SPINNING = {"spinning", "direction_due", "spin_rotation", "next_spinner"}
-PUBLIC = set(TableStateMessage.model_fields) - {"hall", "bets", "settlement", "colour_chips"}
+# What a panel keeps of a table: its public state, but for the croupier's station's fields (who
+# spins, which way next, who heads the table), which a panel does not show.
+SPINNING = {"spinning", "direction_due", "spin_rotation", "next_spinner", "head"}
+PUBLIC = set(TableStateMessage.model_fields) - {
+    "hall",
+    "bets",
+    "settlement",
+    "colour_chips",
+    "zero_choices",
+}
 PUBLIC -= SPINNING
 COLOURS = """async () => {
   const { outcomeColour } = await import('/static/js/tables.js');

@@ -17,7 +17,10 @@ from bingo_hall.domain import Phase, RuleError
 from bingo_hall.domain import commands as c
 from bingo_hall.domain.profiles import VoidReason
 from bingo_hall.domain.refusals import REFUSALS, Term, english, params_json
-from bingo_hall.hub.auth import KNOWN_COMMANDS, Role
+from bingo_hall.hub.auth import KNOWN_COMMANDS, TABLE_COMMANDS, Role
+from bingo_hall.tables.catalogue import BOULE_BET_TYPES, FORTUNE_BET_TYPES, ROULETTE_BET_TYPES
+from bingo_hall.tables.phases import TablePhase
+from bingo_hall.tables.profiles import SpinDirection
 from support.hall import Hall, profile
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -97,7 +100,10 @@ def test_the_pages_have_words_for_every_refusal(lang):
 
 TERMS = {
     "phase": [phase.value for phase in Phase],
-    "command": sorted(KNOWN_COMMANDS),
+    "table.phase": [phase.value for phase in TablePhase],
+    "command": sorted(KNOWN_COMMANDS | TABLE_COMMANDS),
+    "table.bet_type": sorted({*ROULETTE_BET_TYPES, *BOULE_BET_TYPES, *FORTUNE_BET_TYPES}),
+    "station.dir": [direction.value for direction in SpinDirection],
     "claim.kind": ["line", "bingo"],
     "claim.status": ["pending", "valid", "invalid"],
     "void.reason": [reason.value for reason in VoidReason],

@@ -285,11 +285,26 @@ export class Hub {
 
   // A command by name; resolves with the result, rejects with a CommandError (code, message).
   command(name, args = {}) {
+    return this.ask({ type: 'command', command: name, args });
+  }
+
+  // A command to a casino table (`table`: its id), as command() is to the hall.
+  tableCommand(table, name, args = {}) {
+    return this.ask({ type: 'command', table, command: name, args });
+  }
+
+  // Every table's state now, as this connection may see it (the `tables` answer).
+  tables() {
+    return this.ask({ type: 'tables' });
+  }
+
+  // A frame on the connection once it is authenticated; rejected at once when there is none.
+  ask(frame) {
     const ws = this.ws;
     if (!ws || ws.readyState !== WebSocket.OPEN || !this.principal) {
       return Promise.reject(new CommandError('disconnected', 'disconnected'));
     }
-    return this.request(ws, { type: 'command', command: name, args });
+    return this.request(ws, frame);
   }
 
   // A frame that gets a `result`: resolves with its result, rejects with a CommandError.
