@@ -187,10 +187,8 @@ REFUSALS: dict[str, str] = {
     "(N79 L224)",
     "table_direction_wrong": "the cylinder turned {before} on the coup before, so it turns "
     "{due} now (N79 L224 «en un sentido opuesto a la anterior»)",
-    "table_bet_below_minimum": "bet {bet}: a {type} bet of {amount} is below the minimum "
-    "{minimum}",
-    "table_bet_above_maximum": "bet {bet}: a {type} bet of {amount} is above its maximum "
-    "{maximum}",
+    "table_bet_below_minimum": "bet {bet}: a {type} bet of {amount} is below the minimum {minimum}",
+    "table_bet_above_maximum": "bet {bet}: a {type} bet of {amount} is above its maximum {maximum}",
     "table_bet_not_whole_unit": "bet {bet}: {amount} is not a whole number of {unit}",
     "table_seal_needed": "the cylinder was closed with seal {seal}: say the seal (or key) "
     "found on it (seal_found)",

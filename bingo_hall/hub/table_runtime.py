@@ -450,7 +450,9 @@ class TableRuntime:
                 return await asyncio.to_thread(table.service.execute, command, principal.id)
             except RuleError as error:  # a PhaseError too: its code is wrong_phase
                 message = f"table {table_id}: {error.message}"
-                raise CommandFailed(error.code, message, reason=error.reason, params=error.params) from None
+                raise CommandFailed(
+                    error.code, message, reason=error.reason, params=error.params
+                ) from None
 
     def _check_heads(self, table: LinkedTable, principal: Principal) -> None:
         """A table's head (or deputy head) gives its commands at an open table only if he heads

@@ -63,6 +63,11 @@ def bet(page: Page, kind: str, numbers: str, amount: str, player: str) -> None:
     page.click("#t-bet button[type=submit]")
 
 
+def fits_the_width(page: Page) -> bool:
+    """Nothing widens the page beyond its window (a panel's table scrolls inside it)."""
+    return page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+
+
 def hub_state(page: Page) -> dict:
     return page.evaluate("window.bingoTable.state()")
 
@@ -89,9 +94,7 @@ def test_a_croupier_runs_a_french_roulette_coup_from_the_station(browser, tmp_pa
         expect(director.locator("#t-open-bets")).to_be_disabled()  # closed: not yet
         director.click("#t-open button[type=submit]")
         expect(director.locator("#t-phase")).to_have_text("Mesa abierta")
-        expect(director.locator("#t-limits dd")).to_have_text(
-            ["5,00 €", "150,00 €", "2.700,00 €"]
-        )
+        expect(director.locator("#t-limits dd")).to_have_text(["5,00 €", "150,00 €", "2.700,00 €"])
 
         # a croupier: «hagan juego» before the rotation is set is refused, in Spanish
         croupier = station(browser, hub.base, "crupier")
@@ -135,7 +138,9 @@ def test_a_croupier_runs_a_french_roulette_coup_from_the_station(browser, tmp_pa
         # the first spin of the session sets the direction: none given is refused
         croupier.select_option("#t-direction", "")
         croupier.click("#t-spin button[type=submit]")
-        expect(toasts.last).to_contain_text("indique el sentido del cilindro (horario o antihorario)")
+        expect(toasts.last).to_contain_text(
+            "indique el sentido del cilindro (horario o antihorario)"
+        )
         croupier.select_option("#t-direction", "clockwise")
         croupier.click("#t-spin button[type=submit]")
         expect(croupier.locator("#t-note")).to_have_text("La bola gira")
@@ -160,6 +165,7 @@ def test_a_croupier_runs_a_french_roulette_coup_from_the_station(browser, tmp_pa
         expect(settlement.locator("#t-payments li")).to_contain_text("180,00 € a ana")
         state = hub_state(croupier)
         assert Decimal(state["settlement"]["totals"]["bank_result"]) == Decimal("-165")
+        assert fits_the_width(croupier)
         screens.shot(croupier, "table-station-settlement", full=True)
         croupier.click("#t-pay")
         expect(croupier.locator("#t-phase")).to_have_text("Mesa abierta")
@@ -199,6 +205,7 @@ def test_a_croupier_runs_a_french_roulette_coup_from_the_station(browser, tmp_pa
         expect(half.locator("td").nth(5)).to_have_text("5,00 €")
         device.click("#t-pay")
         expect(device.locator("#t-recent li")).to_have_text(["0", "17"])
+        assert fits_the_width(device)
         screens.shot(device, "table-station-device")
 
         # the director closes the table with its seal; it opens again only on that seal
