@@ -905,12 +905,14 @@ def test_monitors_and_terminals_get_a_tables_public_view_and_staff_and_its_devic
                 public = await state_as(hub, "R1", **auth)
                 assert (public["phase"], public["outcome"], public["coup"]) == ("settled", "0", 1)
                 assert public["bets"] == [] and public["settlement"] is None
+                assert public["zero_choices"] == {}
             assert await state_as(hub, "R1", token=store[3]["R2"]) == public
             full = await table_state(head, "R1")
             assert [b["id"] for b in full["bets"]] == ["rojo", "cero"]
             assert full["bets"][0]["player"] == PLAYER and full["settlement"] is not None
+            assert full["zero_choices"] == {"rojo": "prison"}
             assert await table_state(device, "R1") == full
-            private = ("bets", "settlement", "spin_rotation", "next_spinner")
+            private = ("bets", "settlement", "spin_rotation", "next_spinner", "zero_choices")
             assert {k: v for k, v in full.items() if k not in private} == {
                 k: v for k, v in public.items() if k not in private
             }
