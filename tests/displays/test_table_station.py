@@ -18,24 +18,20 @@ from decimal import Decimal
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from support.browser import PASSWORD, HubProcess, PreparedHall, Screens, chromium, page_in
+from support.browser import (
+    FRENCH_ROULETTE,
+    HubProcess,
+    PreparedHall,
+    Screens,
+    chromium,
+    page_in,
+    staff,
+)
 
 expect.set_options(timeout=15_000)
 
-R1 = {
-    "id": "R1",
-    "name": "Ruleta francesa 1",
-    "game": "french-roulette",
-    "profile": "1979",
-    "limits": {"minimum": "5"},
-}
-R2 = {
-    "id": "R2",
-    "name": "Ruleta francesa 2",
-    "game": "french-roulette",
-    "profile": "1979",
-    "limits": {"minimum": "10"},
-}
+R1 = FRENCH_ROULETTE
+R2 = {**R1, "id": "R2", "name": "Ruleta francesa 2", "limits": {"minimum": "10"}}
 
 
 @pytest.fixture(scope="module")
@@ -44,15 +40,8 @@ def browser() -> Iterator[Browser]:
         yield launched
 
 
-def station(browser: Browser, base: str, user: str, lang: str = "es") -> Page:
-    _, page = page_in(browser, 1600, 1000)
-    page.goto(f"{base}/table?lang={lang}")
-    page.fill("#t-user", user)
-    page.fill("#t-password", PASSWORD)
-    page.click("#t-login-submit")
-    expect(page.locator("#t-app")).to_be_visible()
-    expect(page.locator("#t-conn")).to_have_attribute("data-state", "live")
-    return page
+def station(browser: Browser, base: str, user: str, lang: str | None = None) -> Page:
+    return staff(browser, base, user, lang, screen="table")
 
 
 def bet(page: Page, kind: str, numbers: str, amount: str, player: str) -> None:

@@ -24,6 +24,7 @@ from playwright.sync_api import Browser, Locator, Page, expect
 from bingo_hall.tables.wheels import RED_NUMBERS
 from bingo_hall.transport.messages import TableStateMessage
 from support.browser import (
+    FRENCH_ROULETTE,
     PASSWORD,
     HubProcess,
     PreparedHall,
@@ -37,13 +38,7 @@ from support.hub import Client
 
 expect.set_options(timeout=15_000)
 
-R1 = {
-    "id": "R1",
-    "name": "Ruleta francesa 1",
-    "game": "french-roulette",
-    "profile": "1979",
-    "limits": {"minimum": "5"},
-}
+R1 = FRENCH_ROULETTE
 # What the page keeps of a table: the hub's TableStateMessage but the bets and the settlement.
 # What a panel keeps of a table: its public state, but for the croupier's station's fields (who
 # spins, which way next, who heads the table), which a panel does not show.

@@ -284,14 +284,29 @@ def monitor_fits(monitor: Page) -> None:
     assert size >= 0.25 * monitor.viewport_size["height"], size
 
 
-def staff(browser: Browser, base: str, user: str, lang: str | None = None) -> Page:
+LOGIN_PREFIX = {"control": "c", "table": "t"}  # the ids of a staff page's login and app
+FRENCH_ROULETTE = {
+    "id": "R1",
+    "name": "Ruleta francesa 1",
+    "game": "french-roulette",
+    "profile": "1979",
+    "limits": {"minimum": "5"},
+}
+"""A table of the hall's configuration (`PreparedHall.tables`): French roulette, 1979, minimum 5."""
+
+
+def staff(
+    browser: Browser, base: str, user: str, lang: str | None = None, screen: str = "control"
+) -> Page:
+    """A staff page (`/control`, or a table's station `/table`) logged in as `user`."""
+    prefix = LOGIN_PREFIX[screen]
     _, page = page_in(browser)
-    page.goto(f"{base}/control" + (f"?lang={lang}" if lang else ""))
-    page.fill("#c-user", user)
-    page.fill("#c-password", PASSWORD)
-    page.click("#c-login-submit")
-    expect(page.locator("#c-app")).to_be_visible()
-    expect(page.locator("#c-conn")).to_have_attribute("data-state", "live")
+    page.goto(f"{base}/{screen}" + (f"?lang={lang}" if lang else ""))
+    page.fill(f"#{prefix}-user", user)
+    page.fill(f"#{prefix}-password", PASSWORD)
+    page.click(f"#{prefix}-login-submit")
+    expect(page.locator(f"#{prefix}-app")).to_be_visible()
+    expect(page.locator(f"#{prefix}-conn")).to_have_attribute("data-state", "live")
     return page
 
 

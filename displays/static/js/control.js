@@ -24,6 +24,7 @@ import {
   errorText,
   runCommand,
   scheduler,
+  toasts,
   updateBoard,
 } from './ui.js';
 
@@ -161,12 +162,7 @@ function updateActions() {
 
 // --- commands -------------------------------------------------------------------------------
 
-function toast(text, kind = 'error') {
-  const note = el('div', { class: `toast ${kind === 'ok' ? 'ok' : ''}`, text, dataset: { kind } });
-  note.addEventListener('click', () => note.remove());
-  $('#c-toasts').append(note);
-  setTimeout(() => note.remove(), kind === 'ok' ? 4000 : 12000);
-}
+const toast = toasts('#c-toasts');
 
 function run(command, args, sourceId) {
   return runCommand(hub, command, args, { busy, source: sourceId, changed: rerender, show: toast });

@@ -10,7 +10,7 @@
 import { fetchStart, Hub } from './hub.js';
 import { applyTranslations, initialLanguage, languagePicker, money, setLanguage, t } from './i18n.js';
 import { limitRows, outcomeColour } from './tables.js';
-import { $, connectionStatus, deviceToken, el, errorText, runCommand, scheduler } from './ui.js';
+import { $, connectionStatus, deviceToken, el, runCommand, scheduler, toasts } from './ui.js';
 
 const LANG_KEY = 'bingo.table.lang';
 const TOKEN_KEY = 'bingo.table.token';
@@ -85,12 +85,7 @@ function updateActions() {
 
 // --- commands -------------------------------------------------------------------------------
 
-function toast(text, kind = 'error') {
-  const note = el('div', { class: `toast ${kind === 'ok' ? 'ok' : ''}`, text, dataset: { kind } });
-  note.addEventListener('click', () => note.remove());
-  $('#t-toasts').append(note);
-  setTimeout(() => note.remove(), kind === 'ok' ? 4000 : 12000);
-}
+const toast = toasts('#t-toasts');
 
 // A command to this station's table; resolves with its result, or null when refused (said in
 // a toast).

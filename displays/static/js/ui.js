@@ -125,6 +125,17 @@ function loginRefusal(refusal) {
   return refusal.code ? tOr(`error.${refusal.code}`, {}, refusal.message || '') : refusal.message || '';
 }
 
+// A page's toasts in the container `selector`: toast(text, kind) shows one, an error for 12 s
+// or an «ok» for 4 s; a click takes it away.
+export function toasts(selector) {
+  return (text, kind = 'error') => {
+    const note = el('div', { class: `toast ${kind === 'ok' ? 'ok' : ''}`, text, dataset: { kind } });
+    note.addEventListener('click', () => note.remove());
+    $(selector).append(note);
+    setTimeout(() => note.remove(), kind === 'ok' ? 4000 : 12000);
+  };
+}
+
 // A command given from one of the page's controls: the control (`source`, an id in the page's
 // `busy` set) is busy until the hub answers, `changed()` redraws, and a refusal is shown in
 // words with `show(text)` (or `failed(error)`, when given). Resolves with the command's result,
