@@ -11,6 +11,7 @@ import json
 import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from decimal import Decimal
 from pathlib import Path
 from typing import get_args
 
@@ -297,6 +298,20 @@ def test_every_text_the_pages_use_is_in_the_translation_files():
     dynamic |= {f"table.phase.{p.value}" for p in TablePhase}
     dynamic |= {f"table.game.{g.value}" for g in GameName}
     dynamic |= {f"error.{code}" for code in ERROR_CODES}
+    # a table's station: its commands, bets, voids, directions, results and totals
+    from bingo_hall.tables.catalogue import BOULE_BET_TYPES, FORTUNE_BET_TYPES, ROULETTE_BET_TYPES
+    from bingo_hall.tables.commands import COMMAND_TYPES as TABLE_COMMANDS
+    from bingo_hall.tables.profiles import SpinDirection
+    from bingo_hall.tables.profiles import VoidReason as TableVoidReason
+    from bingo_hall.tables.settlement import BetStatus, Totals
+
+    dynamic |= {f"command.{name}" for name in TABLE_COMMANDS}
+    bet_types = {*ROULETTE_BET_TYPES, *BOULE_BET_TYPES, *FORTUNE_BET_TYPES}
+    dynamic |= {f"table.bet_type.{kind}" for kind in bet_types}
+    dynamic |= {f"table.void_reason.{r.value}" for r in TableVoidReason}
+    dynamic |= {f"station.dir.{d.value}" for d in SpinDirection}
+    dynamic |= {f"station.status.{s.value}" for s in BetStatus}
+    dynamic |= {f"station.total.{name}" for name in Totals.model_fields if name != "residue"}
     assert dynamic - keys == set()
 
 
@@ -319,3 +334,33 @@ def test_the_basque_names_of_the_table_games_are_basque():
     games = [key for key in spanish if key.startswith("table.game.")]
     assert games
     assert [key for key in games if basque[key] == spanish[key]] == []
+
+
+def _station_data(profile: str, game: str) -> dict:
+    from bingo_hall.hub.table_runtime import TableSpec
+    from bingo_hall.tables.config import find_table_profile
+    from bingo_hall.tables.limits import LimitChoice
+    from bingo_hall.tables.profiles import table_game
+    from bingo_hall.transport.page_data import table_data
+
+    rules = table_game(find_table_profile(profile, REPO / "config" / "tables"), game)
+    return table_data(TableSpec("T1", "Mesa 1", rules, LimitChoice(minimum=Decimal(5))))
+
+
+def test_a_tables_station_offers_its_catalogues_bets_and_its_wheels_outcomes():
+    """`/api/start` gives each table's station what to offer: the bets its profile lists, the
+    outcomes in the order people read them (the zeros first), its voids and particulars."""
+    double_zero = _station_data("asturias", "american-roulette-00")
+    assert double_zero["outcomes"] == ["0", "00", *map(str, range(1, 37))]
+    assert {"zero_split", "five_number"} <= set(double_zero["bet_types"])
+    assert double_zero["zero_choices"] is False and double_zero["revolutions"] is False
+    french = _station_data("1979", "french-roulette")
+    assert french["outcomes"] == list(map(str, range(37)))
+    assert french["zero_choices"] is True and "zero_split" not in french["bet_types"]
+    fortune = _station_data("basque", "wheel-of-fortune")
+    assert fortune["bet_types"] == ["segment"] and fortune["revolutions"] is True
+    assert "pointer_on_pin" in fortune["void_reasons"]
+    numbered = [o for o in fortune["outcomes"] if o.isdigit()]
+    assert fortune["outcomes"][: len(numbered)] == sorted(numbered, key=int)
+    basque = _station_data("basque", "french-roulette")
+    assert basque["void_in_absence_by"] == ["croupier"]
