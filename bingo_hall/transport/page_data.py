@@ -69,7 +69,7 @@ from bingo_hall.hub.table_runtime import TableRuntime, TableSpec
 from bingo_hall.hub.table_service import TableService
 from bingo_hall.store.database import STORE_FAILURES
 from bingo_hall.tables.commands import COMMAND_TYPES as TABLE_COMMANDS
-from bingo_hall.tables.profiles import FortuneRules, RouletteRules, ZeroRule
+from bingo_hall.tables.profiles import FortuneRules, RouletteRules, ValueChipBets, ZeroRule
 from bingo_hall.transport.login_guard import LoginGuard, LoginRefused
 
 REPO = Path(__file__).resolve().parents[2]
@@ -350,9 +350,11 @@ def table_command_phases() -> dict[str, list[str]]:
 def table_data(spec: TableSpec) -> dict[str, Any]:
     """A configured table as its station offers it: the bets its catalogue lists, the
     outcomes its wheel can give, the voids its profile knows, and its game's particulars
-    (the French zero's choice, the wheel of fortune's revolutions)."""
+    (the French zero's choice, the wheel of fortune's revolutions, American colour chips,
+    bets in value chips under the head's control, a float kept at the table)."""
     rules = spec.game.rules
     wheel = rules.wheel()
+    roulette = isinstance(rules, RouletteRules)
     return {
         "table_id": spec.id,
         "name": spec.name,
@@ -362,9 +364,15 @@ def table_data(spec: TableSpec) -> dict[str, Any]:
         "outcomes": sorted(wheel.pockets, key=_pocket_order),
         "void_reasons": [reason.value for reason in rules.void_reasons],
         "void_in_absence_by": [role.value for role in rules.void_declared_in_absence_by],
-        "zero_choices": isinstance(rules, RouletteRules)
-        and rules.zero_rule is ZeroRule.HALF_OR_PRISON,
+        "zero_choices": roulette and rules.zero_rule is ZeroRule.HALF_OR_PRISON,
         "revolutions": isinstance(rules, FortuneRules),
+        "colour_chips": roulette and rules.colour_chips,
+        "value_chips_controlled": roulette
+        and rules.value_chip_bets is ValueChipBets.HEAD_CONTROLLED,
+        "keeps_float": spec.float_amount is not None,
+        # what a change of limits names besides the minimum: the maximum's tier (×minimum), or
+        # the wheel of fortune's maximum itself
+        "limits_by": "maximum" if isinstance(rules, FortuneRules) else "tier",
     }
 
 

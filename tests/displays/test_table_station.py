@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from datetime import datetime, timedelta
 from decimal import Decimal
+from zoneinfo import ZoneInfo
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
@@ -251,5 +253,129 @@ def test_a_table_device_token_that_is_not_known_asks_for_a_login(browser, tmp_pa
         for panel in ("#p-coup", "#p-bets", "#p-direction"):
             expect(locutor.locator(panel)).to_be_hidden()
         assert page.errors == [] and locutor.errors == []  # type: ignore[attr-defined]
+    finally:
+        hub.stop()
+
+
+def test_the_station_runs_a_basque_american_table_its_money_and_its_closure(browser, tmp_path):
+    """A Basque American roulette table with a float (EUS): its head takes it and rules on bets
+    in value chips; a croupier changes a player's banknotes, gives her a colour, takes her bet
+    in its chips and changes back what she has left when she goes; the director tops up the
+    float, is refused a change of limits before the last three coups are announced and played
+    (EUS L304), closes the table for a while and opens it again with a croupier and its head
+    there (EUS L306)."""
+    closing = datetime.now(ZoneInfo("Europe/Madrid")) + timedelta(hours=12)
+    american = {
+        "id": "A1",
+        "name": "Ruleta americana 1",
+        "game": "american-roulette",
+        "profile": "basque",
+        "limits": {"minimum": "5", "tier": 30},
+        "float_amount": "20000",
+    }
+    prepared = PreparedHall(
+        tmp_path,
+        profile="1979",
+        tables=[american],
+        staff={"crupier": "croupier", "jmj": "jefe_de_mesa_de_juego"},
+        closing_time=f"{closing:%H:%M}",
+    )
+    prepared.prepare(terminals=(), monitors=())
+    hub = HubProcess(prepared)
+    hub.start()
+    try:
+        director = station(browser, hub.base, "sala")
+        expect(director.locator("#t-table-choice")).to_be_hidden()  # the hall's one table
+        director.click("#t-open button[type=submit]")
+        expect(director.locator("#t-phase")).to_have_text("Mesa abierta")
+        director.fill("#t-rotation-croupiers", "crupier")
+        director.click("#t-rotation button[type=submit]")
+        expect(director.locator("#t-float-count")).to_be_visible()  # it keeps a float
+
+        head = station(browser, hub.base, "jmj")
+        head.click("#t-take")
+        expect(head.locator("#t-head")).to_have_text("jmj")
+        expect(head.locator("#p-cash")).to_be_hidden()  # a head touches no money
+        head.click("#t-value-chips-stop")
+        ok = head.locator("#t-toasts .toast[data-kind=ok]")
+        expect(ok.last).to_have_text("Apuestas con fichas de valor: hecho.")
+
+        croupier = station(browser, hub.base, "crupier")
+        expect(croupier.locator("#t-value-chips-stop")).to_be_hidden()  # the head's
+        croupier.fill("#t-exchange-amount", "100")
+        croupier.fill("#t-exchange-player", "eva")
+        croupier.click("#t-exchange button[type=submit]")
+        done = croupier.locator("#t-toasts .toast[data-kind=ok]")
+        expect(done.last).to_have_text("Cambio en la mesa: hecho.")
+        croupier.fill("#t-colour-name", "azul")
+        croupier.fill("#t-colour-player", "eva")
+        croupier.fill("#t-colour-chips", "20")
+        croupier.click("#t-colour-issue button[type=submit]")  # at the table minimum each
+        colour = croupier.locator("#t-colours tbody tr[data-colour=azul] td")
+        expect(colour).to_have_text(
+            ["azul", "eva", "5,00 €", "20 (100,00 €)", "0 (0,00 €)", re.compile("se va")]
+        )
+
+        croupier.click("#t-open-bets")
+        croupier.select_option("#t-bet-type", "red")
+        croupier.select_option("#t-bet-colour", "azul")
+        croupier.fill("#t-bet-amount", "2,5")  # chips are counted whole
+        croupier.click("#t-bet button[type=submit]")
+        expect(croupier.locator("#t-toasts .toast").last).to_have_text(
+            "«2,5» no es un número de fichas: escriba un número entero."
+        )
+        croupier.fill("#t-bet-amount", "2")
+        croupier.click("#t-bet button[type=submit]")
+        row = croupier.locator("#t-bets tbody tr").first.locator("td")
+        expect(row.nth(1)).to_have_text("eva")  # the colour's holder
+        expect(row.nth(4)).to_have_text("10,00 €")
+        # value chips stopped by the head: a bet in them is refused
+        croupier.select_option("#t-bet-colour", "")
+        croupier.fill("#t-bet-amount", "5")
+        croupier.fill("#t-bet-player", "eva")
+        croupier.click("#t-bet button[type=submit]")
+        expect(croupier.locator("#t-toasts .toast").last).to_contain_text("no aceptado")
+        expect(croupier.locator("#t-bets tbody tr")).to_have_count(1)
+        croupier.select_option("#t-direction", "clockwise")
+        croupier.click("#t-spin button[type=submit]")
+        croupier.click("#t-no-more-bets")
+        croupier.select_option("#t-outcome-value", "1")
+        croupier.click("#t-outcome-form button[type=submit]")
+        croupier.click("#t-settle")
+        expect(croupier.locator("#t-settlement-totals dd").nth(1)).to_have_text("20,00 €")
+        croupier.click("#t-pay")
+        expect(croupier.locator("#t-phase")).to_have_text("Mesa abierta")
+        returned = croupier.locator("#t-colours tbody tr[data-colour=azul]")
+        returned.locator("input[type=number]").fill("8")  # she changes 8 and plays on
+        returned.locator("input[type=checkbox]").uncheck()
+        returned.locator("button[data-action=return]").click()
+        expect(returned.locator("td").nth(4)).to_have_text("8 (40,00 €)")
+        returned.locator("input[type=number]").fill("14")  # her winnings too, as she leaves
+        returned.locator("button[data-action=return]").click()
+        expect(croupier.locator("#t-colours")).to_be_hidden()  # no colour held now
+
+        director.fill("#t-top-up-amount", "500")
+        director.click("#t-top-up button[type=submit]")
+        expect(director.locator("#t-toasts .toast[data-kind=ok]").last).to_have_text(
+            "Reponer la dotación: hecho."
+        )
+        # open, its limits change only after the last three coups are announced and played
+        director.fill("#t-limits-minimum", "10")
+        director.fill("#t-limits-tier", "30")
+        director.click("#t-limits-form button[type=submit]")
+        expect(director.locator("#t-toasts .toast").last).to_contain_text("no aceptado")
+        expect(croupier.locator("#t-limits dd").first).to_have_text("5,00 €")
+        director.click("#t-suspend")
+        expect(croupier.locator("#t-phase")).to_have_text("Mesa cerrada temporalmente")
+        expect(croupier.locator("#t-open-bets")).to_be_disabled()
+        expect(director.locator("#t-limits-form button")).to_be_disabled()  # not now either
+        director.fill("#t-resume-croupier", "crupier")
+        director.fill("#t-resume-head", "jmj")
+        director.click("#t-resume button[type=submit]")
+        expect(croupier.locator("#t-phase")).to_have_text("Mesa abierta")
+        for page in (director, head, croupier):
+            assert fits_the_width(page)
+            assert page.errors == [], page.errors  # type: ignore[attr-defined]
+        Screens(first=83).shot(croupier, "table-station-american", full=True)
     finally:
         hub.stop()

@@ -61,11 +61,20 @@ const EXTRA = {
   't-outcome-form': (state) => state.spinning,
 };
 
-function updateActions() {
+// Actions only some games have, by element id: the table's station data (/api/start) says.
+const OFFERED = {
+  't-colour-issue': (table) => table.colour_chips,
+  't-value-chips-allow': (table) => table.value_chips_controlled,
+  't-value-chips-stop': (table) => table.value_chips_controlled,
+  't-top-up': (table) => table.keeps_float,
+};
+
+function updateActions(table) {
   const state = current();
   for (const element of document.querySelectorAll('[data-cmd]')) {
     const command = element.dataset.cmd;
-    element.hidden = !may(command);
+    const offered = OFFERED[element.id];
+    element.hidden = !may(command) || (offered !== undefined && !offered(table));
     const extra = EXTRA[element.id];
     const enabled = legal(command) && !busy.has(element.id) && (!extra || extra(state));
     if (element.tagName === 'FORM') {
@@ -77,7 +86,7 @@ function updateActions() {
     }
     element.classList.toggle('busy', busy.has(element.id));
   }
-  for (const panel of ['#p-coup', '#p-bets', '#p-direction']) {
+  for (const panel of ['#p-coup', '#p-bets', '#p-cash', '#p-direction']) {
     const section = $(panel);
     section.hidden = ![...section.querySelectorAll('[data-cmd]')].some((element) => !element.hidden);
   }
@@ -109,9 +118,25 @@ function numbersOf(text) {
     .filter(Boolean);
 }
 
+// A whole number of chips as typed, or null.
+function chipsOf(text) {
+  const typed = text.trim();
+  return /^[1-9]\d*$/.test(typed) ? Number(typed) : null;
+}
+
 function newBetId(state) {
   const bytes = crypto.getRandomValues(new Uint8Array(3));
   return `${state.coup}-${[...bytes].map((b) => b.toString(16).padStart(2, '0')).join('')}`;
+}
+
+// Commands whose effect the table's state does not show (money and a head's setting): the
+// station says they were done.
+const QUIET = new Set(['exchange_at_table', 'top_up_float', 'set_value_chip_bets']);
+
+async function act(command, args, source) {
+  const result = await run(command, args, source);
+  if (result && QUIET.has(command)) toast(t('station.done', { what: t(`command.${command}`) }), 'ok');
+  return result;
 }
 
 function onForm(id, build) {
@@ -120,13 +145,13 @@ function onForm(id, build) {
     const built = build();
     if (!built) return;
     const [command, args, after] = built;
-    const result = await run(command, args, id);
+    const result = await act(command, args, id);
     if (result && after) after();
   });
 }
 
 function onButton(id, command, args = () => ({})) {
-  $(id).addEventListener('click', () => run(command, args(), id));
+  $(id).addEventListener('click', () => act(command, args(), id));
 }
 
 function bindActions() {
@@ -156,17 +181,25 @@ function bindActions() {
   });
   onForm('#t-bet', () => {
     const state = current();
-    const amount = amountOf($('#t-bet-amount').value);
-    if (amount === null) {
-      toast(t('station.bad_amount', { text: $('#t-bet-amount').value }));
-      return null;
+    const bet = { id: newBetId(state), type: $('#t-bet-type').value, numbers: numbersOf($('#t-bet-numbers').value) };
+    const colour = $('#t-bet-colour').hidden ? '' : $('#t-bet-colour').value;
+    const typed = $('#t-bet-amount').value;
+    if (colour) {
+      // a stack of the player's colour: the amount is its number of chips
+      const chips = chipsOf(typed);
+      if (chips === null) {
+        toast(t('station.bad_chips', { text: typed }));
+        return null;
+      }
+      Object.assign(bet, { colour, chips });
+    } else {
+      const amount = amountOf(typed);
+      if (amount === null) {
+        toast(t('station.bad_amount', { text: typed }));
+        return null;
+      }
+      bet.amount = amount;
     }
-    const bet = {
-      id: newBetId(state),
-      type: $('#t-bet-type').value,
-      numbers: numbersOf($('#t-bet-numbers').value),
-      amount,
-    };
     const player = $('#t-bet-player').value.trim();
     if (player) bet.player = player;
     return [
@@ -178,6 +211,80 @@ function bindActions() {
       },
     ];
   });
+  onForm('#t-exchange', () => {
+    const amount = amountOf($('#t-exchange-amount').value);
+    if (amount === null) {
+      toast(t('station.bad_amount', { text: $('#t-exchange-amount').value }));
+      return null;
+    }
+    const args = { kind: $('#t-exchange-kind').value, amount };
+    const player = $('#t-exchange-player').value.trim();
+    if (player) args.player = player;
+    if (!$('#t-exchange-croupier').hidden) args.croupier = $('#t-exchange-croupier').value.trim();
+    return ['exchange_at_table', args, () => ($('#t-exchange-amount').value = $('#t-exchange-player').value = '')];
+  });
+  onForm('#t-colour-issue', () => {
+    const chips = chipsOf($('#t-colour-chips').value);
+    if (chips === null) {
+      toast(t('station.bad_chips', { text: $('#t-colour-chips').value }));
+      return null;
+    }
+    const args = { colour: $('#t-colour-name').value.trim(), player: $('#t-colour-player').value.trim(), chips };
+    const typedValue = $('#t-colour-value').value;
+    if (typedValue.trim() !== '') {
+      const value = amountOf(typedValue);
+      if (value === null) {
+        toast(t('station.bad_amount', { text: typedValue }));
+        return null;
+      }
+      args.unit_value = value;
+    }
+    return [
+      'issue_colour_chips',
+      args,
+      () => {
+        for (const id of ['#t-colour-name', '#t-colour-player', '#t-colour-chips', '#t-colour-value']) $(id).value = '';
+      },
+    ];
+  });
+  onButton('#t-value-chips-allow', 'set_value_chip_bets', () => ({ allowed: true }));
+  onButton('#t-value-chips-stop', 'set_value_chip_bets', () => ({ allowed: false }));
+  onForm('#t-limits-form', () => {
+    const minimum = amountOf($('#t-limits-minimum').value);
+    if (minimum === null) {
+      toast(t('station.bad_amount', { text: $('#t-limits-minimum').value }));
+      return null;
+    }
+    const limits = { minimum };
+    const table = spec();
+    if (table.limits_by === 'tier' && $('#t-limits-tier').value !== '') limits.tier = Number($('#t-limits-tier').value);
+    if (table.limits_by === 'maximum' && $('#t-limits-maximum').value.trim() !== '') {
+      const maximum = amountOf($('#t-limits-maximum').value);
+      if (maximum === null) {
+        toast(t('station.bad_amount', { text: $('#t-limits-maximum').value }));
+        return null;
+      }
+      limits.maximum = maximum;
+    }
+    const args = { limits };
+    const authorisation = $('#t-limits-authorisation').value.trim();
+    if (authorisation) args.authorisation = authorisation;
+    return ['change_limits', args];
+  });
+  onForm('#t-top-up', () => {
+    const amount = amountOf($('#t-top-up-amount').value);
+    if (amount === null) {
+      toast(t('station.bad_amount', { text: $('#t-top-up-amount').value }));
+      return null;
+    }
+    return ['top_up_float', { amount }, () => ($('#t-top-up-amount').value = '')];
+  });
+  onButton('#t-suspend', 'suspend_table');
+  onForm('#t-resume', () => [
+    'resume_table',
+    { croupier: $('#t-resume-croupier').value.trim(), head: $('#t-resume-head').value.trim() },
+    () => ($('#t-resume-croupier').value = $('#t-resume-head').value = ''),
+  ]);
   onForm('#t-open', () => {
     const args = {};
     const found = $('#t-seal-found').value.trim();
@@ -310,6 +417,63 @@ function renderStatus(state, table) {
   options($('#t-void-reason'), table.void_reasons, (reason) => t(`table.void_reason.${reason}`));
   $('#t-no-head-box').hidden = !(table.void_in_absence_by.includes('croupier') && ['croupier', 'table'].includes(principal.role));
   options($('#t-bet-type'), table.bet_types, (type) => t(`table.bet_type.${type}`));
+  const held = state.colour_chips; // the colours players hold now
+  $('#t-bet-colour').hidden = !table.colour_chips;
+  options($('#t-bet-colour'), ['', ...held.map((colour) => colour.colour)], (colour) =>
+    colour ? t('station.bet.colour_of', { colour, player: held.find((c) => c.colour === colour).player }) : t('station.bet.value_chips'),
+  );
+  options($('#t-exchange-kind'), ['banknotes', 'chips'], (kind) => t(`station.exchange.${kind}`));
+  $('#t-exchange-croupier').hidden = principal.role !== 'table';
+  $('#t-limits-tier').hidden = table.limits_by !== 'tier';
+  $('#t-limits-maximum').hidden = table.limits_by !== 'maximum';
+  $('#t-float-count').hidden = !table.keeps_float;
+}
+
+// The colours players hold (a colour whose player left is no longer held), each with its
+// stacks issued and changed back, and the change back of a stack (or of the last one, as the
+// player leaves).
+function renderColours(state) {
+  const colours = state.colour_chips;
+  $('#t-colours').hidden = colours.length === 0;
+  $('#t-colours tbody').replaceChildren(
+    ...colours.map((colour) => {
+      const source = `return-${colour.colour}`;
+      const count = el('input', { type: 'number', min: '0', step: '1', class: 'small', value: '0', 'aria-label': t('station.colour.chips') });
+      const leaves = el('input', { type: 'checkbox', checked: true });
+      const actions =
+        may('return_colour_chips') && legal('return_colour_chips')
+          ? [
+              count,
+              el('label', {}, leaves, ` ${t('station.colour.leaves')}`),
+              el('button', {
+                type: 'button',
+                class: 'small',
+                dataset: { action: 'return' },
+                text: t('command.return_colour_chips'),
+                disabled: busy.has(source),
+                onclick: () => {
+                  const chips = count.value.trim() === '0' ? 0 : chipsOf(count.value);
+                  if (chips === null) {
+                    toast(t('station.bad_chips', { text: count.value }));
+                    return;
+                  }
+                  run('return_colour_chips', { colour: colour.colour, chips, leaves: leaves.checked }, source);
+                },
+              }),
+            ]
+          : [];
+      return el(
+        'tr',
+        { dataset: { colour: colour.colour } },
+        el('td', { text: colour.colour }),
+        el('td', { text: colour.player }),
+        el('td', { class: 'money', text: money(colour.unit_value, state.currency) }),
+        el('td', { text: `${colour.issued} (${money(colour.issued_value, state.currency)})` }),
+        el('td', { text: `${colour.returned} (${money(colour.returned_value, state.currency)})` }),
+        el('td', { class: 't-bet-actions' }, ...actions),
+      );
+    }),
+  );
 }
 
 function betNumbers(bet) {
@@ -427,7 +591,7 @@ function render() {
   const state = current();
   const table = spec();
   $('#t-no-table').hidden = Boolean(state && table);
-  for (const id of ['#p-status', '#p-coup', '#p-bets', '#p-direction', '#p-settlement']) {
+  for (const id of ['#p-status', '#p-coup', '#p-bets', '#p-cash', '#p-direction', '#p-settlement']) {
     if (!state || !table) $(id).hidden = true;
   }
   if (!state || !table) {
@@ -438,7 +602,8 @@ function render() {
   renderStatus(state, table);
   renderBets(state, table);
   renderSettlement(state);
-  updateActions();
+  renderColours(state);
+  updateActions(table);
 }
 
 const rerender = scheduler(render);
