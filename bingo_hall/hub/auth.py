@@ -21,7 +21,7 @@ from enum import StrEnum
 from typing import Literal
 
 from bingo_hall.domain.commands import COMMAND_TYPES, DiscardBallShowings, ShowBallToCamera
-from bingo_hall.domain.refusals import Param, Term
+from bingo_hall.domain.refusals import Param, Term, english
 from bingo_hall.tables.commands import COMMAND_TYPES as TABLE_COMMAND_TYPES
 from bingo_hall.tables.profiles import Role as TableRole
 
@@ -325,18 +325,23 @@ class TableDenied(Denied):
         self.principal = principal
         self.command_name = command_name
         self.table_id = table_id
+        # the refusal of the catalogue (domain/refusals.py) the pages say in their language
+        self.params = {
+            "kind": Term("principal.kind", principal.kind),
+            "who": repr(principal.id),
+            "role": Term("role", principal.role.value),
+            "command": Term("command", command_name, repr(command_name)),
+        }
+        allowed = sorted(TABLE_PERMISSIONS[principal.role])
         if principal.table is not None and principal.table != table_id:
-            what = (
-                f"{principal} may not give {command_name!r} at table {table_id}: "
-                f"it is table {principal.table}'s device and acts on that table only"
-            )
+            self.refusal = "table_other_tables_device"
+            self.params |= {"table": table_id, "own": principal.table}
+        elif allowed:
+            self.refusal = "table_not_your_command"
+            self.params["allowed"] = [Term("command", name) for name in allowed]
         else:
-            allowed = ", ".join(sorted(TABLE_PERMISSIONS[principal.role])) or "none"
-            what = (
-                f"{principal} may not give the table command {command_name!r}; role "
-                f"{principal.role.value} may give at a table: {allowed}"
-            )
-        Exception.__init__(self, what)
+            self.refusal = "table_no_command_of_yours"
+        Exception.__init__(self, english(self.refusal, self.params))
 
 
 def authorise_table(principal: Principal, table_id: str, command_name: str) -> None:

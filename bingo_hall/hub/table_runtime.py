@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bingo_hall.config import HallConfig, TableConfig
 from bingo_hall.domain.errors import RuleError
+from bingo_hall.domain.refusals import Param, Term
 from bingo_hall.hub.auth import (
     TABLE_HEADS,
     TABLE_ROLE,
@@ -30,6 +31,7 @@ from bingo_hall.hub.auth import (
     authorise_table,
 )
 from bingo_hall.hub.runtime import (
+    BOUNDS,
     Admitted,
     CommandFailed,
     always_admitted,
@@ -247,24 +249,24 @@ def load_tables(config: HallConfig) -> list[TableSpec]:
             specs.append(_spec(table, directory, authorised[table.game], exemption))
         except RuleError as error:
             raise RuleError(f"configuration: table {table.id}: {error.message}") from None
-    problem = boule_floor_problem(
+    refusal = boule_floor_problem(
         {s.id: s.limits.layout_minimum for s in specs if isinstance(s.game.rules, BouleRules)}
     ) or _unopenable(specs)
-    if problem is not None:  # none of them could ever open
-        raise RuleError(f"configuration: {problem}")
+    if refusal is not None:  # none of them could ever open
+        raise RuleError(f"configuration: {refusal.message}")
     return specs
 
 
-def _unopenable(specs: list[TableSpec]) -> str | None:
+def _unopenable(specs: list[TableSpec]) -> RuleError | None:
     """Why the tables of a roulette game could never open: none is at the authorised minimum."""
     for game in dict.fromkeys(s.game.game for s in specs):
         tables = [s for s in specs if s.game.game is game]
         if _keeps_minimum_table(tables[0]):
             minimum = tables[0].authorised_minimum
             at_minimum = {s.id: s.limits.minimum == minimum for s in tables}
-            problem = minimum_table_problem(game.value, minimum or Decimal(0), at_minimum)
-            if problem is not None:
-                return problem
+            refusal = minimum_table_problem(game.value, minimum or Decimal(0), at_minimum)
+            if refusal is not None:
+                return refusal
     return None
 
 
@@ -354,9 +356,10 @@ class TableRuntime:
     def table(self, table_id: str) -> LinkedTable:
         table = self.tables.get(table_id)
         if table is None:
-            known = ", ".join(self.tables) or "none"
-            raise CommandFailed(
-                "unknown_table", f"there is no table {table_id!r} (tables: {known})"
+            if not self.tables:
+                raise CommandFailed.of("unknown_table", "table_unknown_none", table=repr(table_id))
+            raise CommandFailed.of(
+                "unknown_table", "table_unknown", table=repr(table_id), tables=list(self.tables)
             )
         return table
 
@@ -386,26 +389,27 @@ class TableRuntime:
     ) -> dict:
         table = self.table(table_id)
         if name not in c.COMMAND_TYPES:
-            raise CommandFailed(
+            raise CommandFailed.of(
                 "unknown_command",
-                f"there is no table command {name!r}; table commands: "
-                + ", ".join(c.COMMAND_TYPES),
+                "table_unknown_command",
+                command=repr(name),
+                commands=[Term("command", known) for known in c.COMMAND_TYPES],
             )
         try:
             authorise_table(principal, table_id, name)
         except TableDenied as denied:
-            raise CommandFailed("forbidden", str(denied)) from None
+            raise CommandFailed.of("forbidden", denied.refusal, **denied.params) from None
         command = _build(table.spec, principal, name, args, self._next_closing)
         if isinstance(command, c.ResumeTable):
             role = await asyncio.to_thread(self._check_resumers, command)
             command = command.model_copy(update={"head_role": role})
         if isinstance(command, c.SetSpinRotation):
             await asyncio.to_thread(
-                self._check_croupiers, command.croupiers, "set_spin_rotation: croupiers"
+                self._check_croupiers, command.croupiers, "set_spin_rotation", "croupiers"
             )
         if isinstance(command, c.ExchangeAtTable) and principal.kind != "staff":
             await asyncio.to_thread(
-                self._check_croupiers, (command.croupier,), "exchange_at_table: croupier"
+                self._check_croupiers, (command.croupier,), "exchange_at_table", "croupier"
             )
         head = _taking_head(principal, command)
         if head is not None:
@@ -449,10 +453,7 @@ class TableRuntime:
             try:
                 return await asyncio.to_thread(table.service.execute, command, principal.id)
             except RuleError as error:  # a PhaseError too: its code is wrong_phase
-                message = f"table {table_id}: {error.message}"
-                raise CommandFailed(
-                    error.code, message, reason=error.reason, params=error.params
-                ) from None
+                raise _at_table(table_id, error) from None
 
     def _check_heads(self, table: LinkedTable, principal: Principal) -> None:
         """A table's head (or deputy head) gives its commands at an open table only if he heads
@@ -461,26 +462,20 @@ class TableRuntime:
         state = table.service.snapshot.state
         head = principal.id
         if state.phase is TablePhase.SUSPENDED:
-            raise CommandFailed(
+            raise CommandFailed.of(
                 "forbidden",
-                f"table {table.spec.id} is closed for a while, its float locked: the director "
-                f"who holds the key ({state.key_held_by}) resumes it or closes it (EUS L306)",
+                "table_closed_for_a_while",
+                table=table.spec.id,
+                key=state.key_held_by or "",
             )
-        if principal.role is Role.SUBJEFE_DE_MESA:
-            if state.phase is not TablePhase.CLOSED and state.deputy != head:
-                raise CommandFailed(
-                    "forbidden",
-                    f"table {table.spec.id}: {head} is not its deputy head (its deputy: "
-                    f"{state.deputy or 'none'}): take it first (take_table)",
-                )
+        if state.phase is TablePhase.CLOSED:
             return
-        if state.phase is not TablePhase.CLOSED and state.head != head:
-            raise CommandFailed(
-                "forbidden",
-                f"table {table.spec.id}: {head} does not head it (its head: "
-                f"{state.head or 'none'}); a table's head directs the tables he heads: take it "
-                "first (take_table)",
-            )
+        if principal.role is Role.SUBJEFE_DE_MESA:
+            if state.deputy != head:
+                raise _not_directing(table.spec.id, head, state.deputy, DEPUTY_REFUSALS)
+            return
+        if state.head != head:
+            raise _not_directing(table.spec.id, head, state.head, HEAD_REFUSALS)
 
     def _check_heading(self, table: LinkedTable, head: str, command: c.TableCommand) -> None:
         """Refuse a table whose heading would break its profile's rule on how many tables one
@@ -494,9 +489,9 @@ class TableRuntime:
             and other.service.snapshot.state.phase is not TablePhase.CLOSED
             and other.service.snapshot.state.head == head
         ]
-        problem = heading_problem(head, headed, _headed(table))
-        if problem is not None:
-            raise CommandFailed("rule_error", f"table {table.spec.id}: {problem}")
+        refusal = heading_problem(head, headed, _headed(table))
+        if refusal is not None:
+            raise _at_table(table.spec.id, refusal)
 
     def _check_deputising(self, table: LinkedTable, deputy: str) -> None:
         """A deputy head stands at one table (N79 L119: «un jefe de mesa y un subjefe de
@@ -509,10 +504,12 @@ class TableRuntime:
             and other.service.snapshot.state.deputy == deputy
         ]
         if elsewhere:
-            raise CommandFailed(
+            raise CommandFailed.of(
                 "rule_error",
-                f"table {table.spec.id}: {deputy} is the deputy head of {elsewhere[0]} already: "
-                "a deputy head stands at one table (N79 L119)",
+                "table_deputy_elsewhere",
+                table=table.spec.id,
+                deputy=deputy,
+                other=elsewhere[0],
             )
 
     def _active_staff(self) -> dict[str, Role]:
@@ -521,25 +518,21 @@ class TableRuntime:
             self._credentials = CredentialStore(self.log.engine)
         return {user.username: user.role for user in self._credentials.users() if user.active}
 
-    def _check_croupiers(self, named: tuple[str, ...], where: str) -> None:
+    def _check_croupiers(self, named: tuple[str, ...], command: str, field: str) -> None:
         """A rotation, or a station's exchange, names the hall's active croupiers only: a
         station could not name anyone else, and a typing slip would otherwise stop the table
         at its first spin, or put an exchange on no one."""
-        _require_croupiers(self._active_staff(), named, where)
+        _require_croupiers(self._active_staff(), named, command, field)
 
     def _check_resumers(self, command: c.ResumeTable) -> c.Role:
         """A table plays again only with a croupier and its head or inspector there (EUS
         L306): both are the hall's active staff; the head's role (at the table) is his
         login's."""
         staff = self._active_staff()
-        _require_croupiers(staff, (command.croupier,), "resume_table: croupier")
+        _require_croupiers(staff, (command.croupier,), "resume_table", "croupier")
         role = staff.get(command.head)
         if role not in TABLE_HEADS:
-            raise CommandFailed(
-                "invalid_args",
-                f"resume_table: head: {command.head} is not an active table head or inspector "
-                "of the hall",
-            )
+            raise CommandFailed.of("invalid_args", "table_resume_head_not_staff", head=command.head)
         return TABLE_ROLE[role]
 
     def _keep_floors(self, table: LinkedTable, command: c.TableCommand) -> None:
@@ -576,9 +569,9 @@ class TableRuntime:
             at_minimum[spec.id] = _at_minimum(state, minimum) and command.limits.minimum == minimum
         elif isinstance(command, c.ResumeTable):
             at_minimum[spec.id] = _at_minimum(state, minimum)
-        problem = minimum_table_problem(spec.game.game.value, minimum, at_minimum)
-        if problem is not None:
-            raise CommandFailed("rule_error", f"table {spec.id}: {problem}")
+        refusal = minimum_table_problem(spec.game.game.value, minimum, at_minimum)
+        if refusal is not None:
+            raise _at_table(spec.id, refusal)
 
     def _keep_boule_floor(self, table: LinkedTable, command: c.TableCommand) -> None:
         """Refuse a command that would leave boule layouts at twice the authorised minimum with
@@ -599,9 +592,9 @@ class TableRuntime:
             layouts[table.spec.id] = max(_layout_multiple(state), command.limits.layout_minimum)
         elif isinstance(command, c.ResumeTable):
             layouts[table.spec.id] = _layout_multiple(state)
-        problem = boule_floor_problem(layouts)
-        if problem is not None:
-            raise CommandFailed("rule_error", f"table {table.spec.id}: {problem}")
+        refusal = boule_floor_problem(layouts)
+        if refusal is not None:
+            raise _at_table(table.spec.id, refusal)
 
     async def snapshot(self, table_id: str) -> TableSnapshot:
         """The table's state and seq, consistent with each other (no command half applied)."""
@@ -640,15 +633,45 @@ def _at_minimum(state: TableState, minimum: Decimal) -> bool:
     )
 
 
-def _require_croupiers(staff: dict[str, Role], named: tuple[str, ...], where: str) -> None:
-    croupiers = {name for name, role in staff.items() if role is Role.CROUPIER}
+def _require_croupiers(
+    staff: dict[str, Role], named: tuple[str, ...], command: str, field: str
+) -> None:
+    croupiers = sorted(name for name, role in staff.items() if role is Role.CROUPIER)
     unknown = [name for name in named if name.strip() not in croupiers]
-    if unknown:
-        raise CommandFailed(
-            "invalid_args",
-            f"{where}: not an active croupier of the hall: "
-            f"{', '.join(unknown)} (its croupiers: {', '.join(sorted(croupiers)) or 'none'})",
-        )
+    if not unknown:
+        return
+    params: dict[str, Param] = {
+        "command": Term("command", command),
+        "field": field,
+        "unknown": unknown,
+    }
+    if not croupiers:
+        raise CommandFailed.of("invalid_args", "table_no_active_croupiers", **params)
+    raise CommandFailed.of(
+        "invalid_args", "table_not_active_croupiers", **params, croupiers=croupiers
+    )
+
+
+def _at_table(table_id: str, error: RuleError) -> CommandFailed:
+    """A refusal of the rules at a table: its message names the table; its reason and
+    parameters, which the pages say, are the rules'."""
+    return CommandFailed(
+        error.code, f"table {table_id}: {error.message}", reason=error.reason, params=error.params
+    )
+
+
+HEAD_REFUSALS = ("table_not_its_head", "table_not_its_head_none")
+DEPUTY_REFUSALS = ("table_not_its_deputy", "table_not_its_deputy_none")
+"""A head (deputy head) at a table he does not direct: another does, or none does."""
+
+
+def _not_directing(
+    table_id: str, who: str, directing: str | None, refusals: tuple[str, str]
+) -> CommandFailed:
+    named, none = refusals
+    if directing is None:
+        return CommandFailed.of("forbidden", none, table=table_id, head=who)
+    return CommandFailed.of("forbidden", named, table=table_id, head=who, current=directing)
 
 
 HEAD_TAKING = (c.OpenTable, c.TakeTable)
@@ -669,7 +692,8 @@ def _taking_head(principal: Principal, command: c.TableCommand) -> str | None:
 
 def _headed(table: LinkedTable) -> HeadedTable:
     spec = table.spec
-    return HeadedTable(spec.id, spec.sector, spec.game.rules.tables_per_head, spec.game.label)
+    game = spec.game
+    return HeadedTable(spec.id, spec.sector, game.rules.tables_per_head, game.game, game.profile_id)
 
 
 def _layout_multiple(state: TableState) -> int:
@@ -691,11 +715,17 @@ def _build(
     (`next_closing`: the casino's next closing time, asked only at `suspend_table`)."""
     for key, why in HUB_FILLED.get(name, {}).items():
         if key in args:
-            raise CommandFailed("invalid_args", f"{name}: {key}: {why}")
+            raise CommandFailed.of(
+                "invalid_args",
+                "filled_by_hub",
+                command=Term("command", name),
+                field=key,
+                why=why,
+            )
     where = _float_in(args, "")
     if where is not None:
-        raise CommandFailed(
-            "invalid_args", f"{name}: {where}: give money as a decimal string, not a float"
+        raise CommandFailed.of(
+            "invalid_args", "table_money_as_float", command=Term("command", name), field=where
         )
     given = _validate(name, TABLE_ARGS[name], args)
     fields = given.model_dump()
@@ -729,35 +759,44 @@ def _build(
         fields |= {"ordered_by": principal.id}
     elif name == "set_value_chip_bets":
         fields |= {"set_by": principal.id}
-    elif name == "spin":
-        fields |= {
-            "spun_by": _acting_croupier(principal, fields["spun_by"], "spin: spun_by", "spins")
-        }
-    elif name == "exchange_at_table":
-        fields |= {
-            "croupier": _acting_croupier(
-                principal, fields["croupier"], "exchange_at_table: croupier", "makes the exchange"
-            )
-        }
+    elif name in ACTING:
+        field = ACTING[name][0]
+        fields |= {field: _acting_croupier(principal, name, fields[field])}
     else:
         return given  # type: ignore[return-value]  # the args are the command itself
     return _validate(name, c.COMMAND_TYPES[name], fields)  # type: ignore[return-value]
 
 
-def _acting_croupier(principal: Principal, named: str | None, where: str, act: str) -> str:
+ACTING = {
+    "spin": ("spun_by", "table_spins_as_himself", "table_station_names_spinner"),
+    "exchange_at_table": (
+        "croupier",
+        "table_exchanges_as_himself",
+        "table_station_names_exchanger",
+    ),
+}
+"""The commands a croupier acts by: the argument naming him, and the refusals of a croupier
+naming another, and of a station naming none."""
+
+
+def _acting_croupier(principal: Principal, name: str, named: str | None) -> str:
     """Who acts (spins, makes an exchange): a croupier himself; the croupier a table's station
     names."""
+    field, as_himself, unnamed = ACTING[name]
+    command = Term("command", name)
     if principal.kind == "staff":
         if named is not None and named != principal.id:
-            raise CommandFailed(
+            raise CommandFailed.of(
                 "invalid_args",
-                f"{where}: {principal.id} {act} as himself, not as {named}: leave it out",
+                as_himself,
+                command=command,
+                field=field,
+                who=principal.id,
+                named=named,
             )
         return principal.id
     if not named:
-        raise CommandFailed(
-            "invalid_args", f"{where}: a table's station names the croupier who {act}"
-        )
+        raise CommandFailed.of("invalid_args", unnamed, command=command, field=field)
     return named
 
 
@@ -786,4 +825,11 @@ def _validate(name: str, model: type[BaseModel], data: dict[str, Any]) -> BaseMo
         first = error.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "args"
         message = first["msg"].removeprefix("Value error, ")
-        raise CommandFailed("invalid_args", f"{name}: {where}: {message}") from None
+        bounds = tuple((k, str(v)) for k, v in first.get("ctx", {}).items() if k in BOUNDS)
+        raise CommandFailed.of(
+            "invalid_args",
+            "invalid_args",
+            command=Term("command", name),
+            field=where,
+            problem=Term("invalid", first["type"], message, bounds),
+        ) from None

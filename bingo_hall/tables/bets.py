@@ -38,6 +38,9 @@ from bingo_hall.tables.profiles import (
 from bingo_hall.tables.wheels import BLACK_NUMBERS, RED_NUMBERS
 
 MAX_PRISON = 60  # zeros a bet has been through; beyond this its value is below 2⁻⁶⁰ of its stake
+# a position with zero refused: with those of the layout, and where it has none
+ZERO_SPLIT_REFUSALS = ("table_bet_not_a_zero_split", "table_bet_not_a_zero_split_none")
+ZERO_TRIO_REFUSALS = ("table_bet_not_a_zero_trio", "table_bet_not_a_zero_trio_none")
 
 
 class BetRequest(Model):
@@ -191,14 +194,24 @@ class _Checker:
         self.request = request
         self.type = canonical_type(request.type)
 
-    def fail(self, reason: str) -> RuleError:
-        return RuleError(f"bet {self.request.id}: {reason}")
+    def fail(self, reason: str, /, **params: Param) -> RuleError:
+        """A refusal of the catalogue about this bet (`bet`: its id)."""
+        return RuleError.of(reason, bet=self.request.id, **params)
 
     def refuse(self, reason: str, /, **params: Param) -> RuleError:
         """A refusal of the catalogue about this bet (`bet`: its id; `type`: its type)."""
-        return RuleError.of(
-            reason, bet=self.request.id, type=Term("table.bet_type", self.type), **params
-        )
+        return self.fail(reason, type=Term("table.bet_type", self.type), **params)
+
+    def among(
+        self, refusals: tuple[str, str], labels: tuple[str, ...], allowed: Iterable[Iterable[str]]
+    ) -> RuleError:
+        """`labels` are none of the positions with zero `allowed`: `refusals` names them, and
+        says that there is none."""
+        listed = ["-".join(position) for position in allowed]
+        named, none = refusals
+        if not listed:
+            return self.fail(none, numbers=_show(labels))
+        return self.fail(named, numbers=_show(labels), allowed=listed)
 
     # numbers ---------------------------------------------------------------------------------
 
@@ -209,22 +222,24 @@ class _Checker:
             label = str(value).strip().lower() if isinstance(value, str) else str(value)
             if label not in wheel.weights:
                 raise self.fail(
-                    f"{value!r} is not on the {self.table.game.value} wheel "
-                    f"({', '.join(wheel.pockets)})"
+                    "table_bet_not_on_wheel",
+                    number=repr(value),
+                    game=Term("table.game", self.table.game.value),
+                    pockets=list(wheel.pockets),
                 )
             labels.append(label)
         if len(set(labels)) != len(labels):
-            raise self.fail(f"a number is given twice in {list(self.request.numbers)}")
+            raise self.fail("table_bet_number_twice", numbers=str(list(self.request.numbers)))
         return tuple(labels)
 
     def grid_numbers(self, labels: tuple[str, ...]) -> frozenset[int]:
         return frozenset(int(p) for p in labels if p not in self.rules.wheel().zeros)
 
-    def count(self, labels: tuple[str, ...], *allowed: int) -> None:
-        if len(labels) not in allowed:
-            wanted = " or ".join(map(str, allowed))
-            noun = "number" if allowed == (1,) else "numbers"
-            raise self.fail(f"a {self.type} bet names {wanted} {noun}, not {len(labels)}")
+    def count(self, labels: tuple[str, ...], wanted: int) -> None:
+        if len(labels) != wanted:
+            if wanted == 1:
+                raise self.refuse("table_bet_one_number", count=len(labels))
+            raise self.refuse("table_bet_numbers", wanted=wanted, count=len(labels))
 
     # roulette ---------------------------------------------------------------------------------
 
@@ -242,14 +257,14 @@ class _Checker:
         if kind == "five_number":
             five = frozenset({"0", "00", "1", "2", "3"})
             if rules.wheel_kind != "double_zero" or (labels and given != five):
-                raise self.fail("the five-number bet is 0-00-1-2-3 on the double-zero wheel")
+                raise self.fail("table_bet_five_number")
             return _sorted(five)
         if kind == "sixline":
             self.count(labels, 6)
             numbers = self.grid_numbers(labels)
             low = min(numbers) if len(numbers) == 6 else 0
             if len(numbers) != 6 or _grid(low)[1] != 0 or numbers != set(range(low, low + 6)):
-                raise self.fail(f"{_show(labels)} are not two adjacent rows of the layout")
+                raise self.fail("table_bet_not_a_sixline", numbers=_show(labels))
             return _labels(numbers)
         if kind in ("column", "dozen"):
             return self.twelve(kind, labels)
@@ -258,7 +273,7 @@ class _Checker:
         if kind in EVEN_CHANCES:
             covered = EVEN_CHANCE_SETS[kind]
             if labels and given != frozenset(_labels(covered)):
-                raise self.fail("an even-chance bet names no numbers (it covers its 18)")
+                raise self.fail("table_bet_even_chance_numbers")
             return _labels(covered)
         raise AssertionError(kind)
 
@@ -268,22 +283,19 @@ class _Checker:
         double = frozenset({"0", "00"})
         if kind == "zero_split":
             if rules.wheel_kind != "double_zero" or (labels and given != double):
-                raise self.fail("the zero split is 0-00, on the double-zero wheel (AST L430-434)")
+                raise self.fail("table_bet_zero_split")
             return _sorted(double)
         self.count(labels, 2)
         if given == double and rules.wheel_kind == "double_zero":
             return _sorted(double)
         if given & self.rules.wheel().zeros:
             if given not in {frozenset(pair) for pair in rules.zero_splits}:
-                allowed = ", ".join("-".join(pair) for pair in rules.zero_splits) or "none"
-                raise self.fail(
-                    f"{_show(labels)} is not a split of this layout (splits with zero: {allowed})"
-                )
+                raise self.among(ZERO_SPLIT_REFUSALS, labels, rules.zero_splits)
             return _sorted(given)
         a, b = sorted(int(p) for p in labels)
         (ra, ca), (rb, cb) = _grid(a), _grid(b)
         if not ((ra == rb and cb - ca == 1) or (ca == cb and rb - ra == 1)):
-            raise self.fail(f"{a} and {b} do not touch on the layout, so they are not a split")
+            raise self.fail("table_bet_not_a_split", first=a, second=b)
         return _sorted(given)
 
     def street(
@@ -293,15 +305,12 @@ class _Checker:
         trios = {frozenset(trio) for trio in rules.zero_trios}
         if given & self.rules.wheel().zeros or kind == "trio":
             if given not in trios or "trio" not in rules.bet_types:
-                allowed = ", ".join("-".join(t) for t in rules.zero_trios) or "none"
-                raise self.fail(
-                    f"{_show(labels)} is not a trio of this table (trios with zero: {allowed})"
-                )
+                raise self.among(ZERO_TRIO_REFUSALS, labels, rules.zero_trios)
             return _sorted(given)
         numbers = self.grid_numbers(labels)
         low = min(numbers)
         if _grid(low)[1] != 0 or numbers != {low, low + 1, low + 2}:
-            raise self.fail(f"{_show(labels)} are not a row (street) of the layout")
+            raise self.fail("table_bet_not_a_street", numbers=_show(labels))
         return _sorted(given)
 
     def corner(
@@ -310,13 +319,13 @@ class _Checker:
         four = frozenset({"0", "1", "2", "3"})
         if kind == "first_four" or given == four:
             if (labels and given != four) or "first_four" not in rules.bet_types:
-                raise self.fail("the first four is 0-1-2-3, at tables whose catalogue lists it")
+                raise self.fail("table_bet_first_four")
             return _sorted(four)
         self.count(labels, 4)
         numbers = self.grid_numbers(labels)
         low = min(numbers) if len(numbers) == 4 else 0
         if len(numbers) != 4 or _grid(low)[1] == 2 or numbers != {low, low + 1, low + 3, low + 4}:
-            raise self.fail(f"{_show(labels)} do not meet at one corner of the layout")
+            raise self.fail("table_bet_not_a_corner", numbers=_show(labels))
         return _labels(numbers)
 
     def twelve(self, kind: str, labels: tuple[str, ...]) -> tuple[str, ...]:
@@ -326,7 +335,7 @@ class _Checker:
         numbers = self.grid_numbers(labels)
         if len(labels) == 12 and len(numbers) == 12 and numbers in [make(i) for i in (1, 2, 3)]:
             return _labels(numbers)
-        raise self.fail(f"a {kind} bet names the {kind} (1, 2 or 3) or its 12 numbers")
+        raise self.refuse("table_bet_twelve")
 
     def twenty_four(self, kind: str, labels: tuple[str, ...]) -> tuple[str, ...]:
         make = _column if kind == "two_columns" else _dozen
@@ -334,14 +343,13 @@ class _Checker:
         if len(labels) == 2 and set(labels) <= {"1", "2", "3"}:
             pair = tuple(sorted(int(p) for p in labels))
             if pair not in pairs:
-                raise self.fail(
-                    f"{kind.replace('_', ' ')} must be adjacent («a caballo»): 1-2 or 2-3"
-                )
+                named = Term("table.bet_type", kind, kind.replace("_", " "))
+                raise self.fail("table_bet_not_adjacent", type=named)
             return _labels(pairs[pair])  # type: ignore[index]
         numbers = self.grid_numbers(labels)
         if len(labels) == 24 and numbers in pairs.values():
             return _labels(numbers)
-        raise self.fail(f"a {kind} bet names two adjacent ones (1-2 or 2-3) or their 24 numbers")
+        raise self.refuse("table_bet_twenty_four")
 
     def chips(self, amount: Decimal) -> tuple[Chip, ...]:
         rules = self.rules
@@ -362,7 +370,7 @@ class _Checker:
             return Chip(kind="number", covers=labels, amount=amount)
         covered = _labels(BOULE_SETS[self.type])
         if labels and frozenset(labels) != frozenset(covered):
-            raise self.fail("a boule even chance names no numbers (5 is never in one)")
+            raise self.fail("table_bet_boule_even_chance_numbers")
         return Chip(kind=self.type, covers=covered, amount=amount)
 
     def sector_chips(
@@ -374,7 +382,7 @@ class _Checker:
             positions = tuple((1, "straight", (p,)) for p in arc)
         else:
             if labels:
-                raise self.fail(f"a {self.type} bet names no numbers: its chips are fixed")
+                raise self.refuse("table_bet_sector_numbers")
             positions = tuple(
                 (units, kind, tuple(str(n) for n in numbers))
                 for units, kind, numbers in SECTORS[self.type]
@@ -382,9 +390,11 @@ class _Checker:
         units = sum(u for u, _, _ in positions)
         chip = amount / units
         if not is_multiple(chip, self.table.rounding_unit):
-            raise self.fail(
-                f"a {self.type} bet is {units} equal chips: {amount} does not divide into "
-                f"{units} chips of whole {self.table.rounding_unit}"
+            raise self.refuse(
+                "table_bet_sector_chips",
+                units=units,
+                amount=str(amount),
+                unit=str(self.table.rounding_unit),
             )
         return tuple(
             Chip(kind=kind, covers=tuple(sorted(covers, key=_order)), amount=chip * units)
@@ -397,16 +407,16 @@ class _Checker:
         request = self.request
         if request.colour is not None or request.chips is not None:
             if not (isinstance(self.rules, RouletteRules) and self.rules.colour_chips):
-                raise self.fail("colour chips are used only at American roulette (N79 L246)")
+                raise self.fail("table_bet_colour_chips_american_only")
             if request.amount is not None or request.colour is None or request.chips is None:
-                raise self.fail("give either amount, or colour and chips")
+                raise self.fail("table_bet_amount_or_colour")
             value = colours.get(request.colour, self.limits.table_minimum)
             return value * request.chips
         if request.amount is None:
-            raise self.fail("amount is missing")
+            raise self.fail("table_bet_amount_missing")
         amount = request.amount
         if not amount.is_finite() or amount <= 0:
-            raise self.fail(f"the amount must be positive, not {amount}")
+            raise self.fail("table_bet_amount_not_positive", amount=str(amount))
         return amount
 
     def check_limits(self, chips: tuple[Chip, ...], amount: Decimal) -> None:
@@ -422,9 +432,11 @@ class _Checker:
         for chip in chips:
             limit = self.limits.of(LIMIT_GROUP[chip.kind])
             if sector and chip_value < limit.minimum:
-                raise self.fail(
-                    f"a {self.type} bet of {amount} makes chips of {chip_value}, below the "
-                    f"minimum {limit.minimum}"
+                raise self.refuse(
+                    "table_bet_sector_chip_below_minimum",
+                    amount=str(amount),
+                    chip=str(chip_value),
+                    minimum=str(limit.minimum),
                 )
             if not sector and chip.amount < limit.minimum:
                 raise self.refuse(
@@ -435,13 +447,16 @@ class _Checker:
                     "table_bet_above_maximum", amount=str(chip.amount), maximum=str(limit.maximum)
                 )
             if chip.amount > limit.maximum:
-                raise self.fail(
-                    f"a {self.type} bet ({chip.kind} {_show(chip.covers)}) of {chip.amount} is "
-                    f"above its maximum {limit.maximum}"
+                raise self.refuse(
+                    "table_bet_sector_position_above_maximum",
+                    position=Term("table.bet_type", chip.kind),
+                    numbers=_show(chip.covers),
+                    amount=str(chip.amount),
+                    maximum=str(limit.maximum),
                 )
         multiple = self.limits.even_multiples_of
         if self.type in EVEN_CHANCES and multiple is not None and not is_multiple(amount, multiple):
-            raise self.fail(f"even-chance stakes at this table are multiples of {multiple}")
+            raise self.fail("table_bet_even_chance_multiple", multiple=str(multiple))
 
     def prison(self) -> None:
         request = self.request
@@ -449,21 +464,22 @@ class _Checker:
             self.rules.zero_rule is ZeroRule.HALF_OR_PRISON
         )
         if request.prison and not (french and self.type in EVEN_CHANCES):
-            raise self.fail("only an even-chance bet at French roulette can be in prison")
+            raise self.fail("table_bet_prison_even_chance_only")
         if request.zero_choice is not None and not (french and self.type in EVEN_CHANCES):
-            raise self.fail("zero_choice applies only to even chances at French roulette")
+            raise self.fail("table_bet_zero_choice_even_chance_only")
 
     def check(self, colours: Mapping[str, Decimal]) -> Bet:
         rules = self.rules
         if self.type not in rules.known_bet_types():
             raise self.fail(
-                f"unknown bet type {self.request.type!r} for {self.table.game.value} "
-                f"(types: {', '.join(rules.bet_types)})"
+                "table_bet_unknown_type",
+                given=repr(self.request.type),
+                game=Term("table.game", self.table.game.value),
+                types=_types(rules.bet_types),
             )
         if self.type not in rules.bet_types:
-            raise self.fail(
-                f"{self.type} is not a bet of {self.table.label} (its catalogue lists: "
-                f"{', '.join(rules.bet_types)})"
+            raise self.refuse(
+                "table_bet_type_not_in_catalogue", **self.table.named, types=_types(rules.bet_types)
             )
         self.prison()
         amount = self.amount(colours)
@@ -494,6 +510,10 @@ def _show(labels: tuple[str, ...]) -> str:
     return "-".join(_sorted(labels))
 
 
+def _types(bet_types: Iterable[str]) -> list[Term]:
+    return [Term("table.bet_type", bet_type) for bet_type in bet_types]
+
+
 def check_bet(
     table: TableGame,
     limits: ResolvedLimits,
@@ -515,7 +535,7 @@ def check_positions(bets: Iterable[Bet], limits: ResolvedLimits) -> None:
     Bets without a player are checked one by one (already done by check_bet).
     """
     totals: dict[tuple[str, str, frozenset[str]], Decimal] = {}
-    imprisoned: dict[tuple[str, str, frozenset[str]], list[str]] = {}
+    imprisoned: dict[tuple[str, str, frozenset[str]], list[Term]] = {}
     for bet in bets:
         if bet.player is None:
             continue
@@ -524,27 +544,46 @@ def check_positions(bets: Iterable[Bet], limits: ResolvedLimits) -> None:
             key = (bet.player, group, frozenset(chip.covers))
             totals[key] = plus(totals.get(key, Decimal(0)), bet.worth(chip))
             if bet.prison:
-                imprisoned.setdefault(key, []).append(
-                    f"{bet.id} in prison worth {bet.worth(chip):f}"
-                )
+                imprisoned.setdefault(key, []).append(_in_prison(bet, bet.worth(chip)))
             maximum = limits.of(group).maximum
             if totals[key] > maximum:
-                held = f" ({', '.join(imprisoned[key])})" if key in imprisoned else ""
-                raise RuleError(
-                    f"bet {bet.id}: player {bet.player} has {totals[key]} on {group} "
-                    f"{_show(chip.covers)}{held}, above its maximum {maximum}"
-                )
+                params: dict[str, Param] = {
+                    "bet": bet.id,
+                    "player": bet.player,
+                    "total": str(totals[key]),
+                    "position": Term("table.bet_type", group),
+                    "numbers": _show(chip.covers),
+                    "maximum": str(maximum),
+                }
+                if key in imprisoned:
+                    held = imprisoned[key]
+                    raise RuleError.of(
+                        "table_position_above_maximum_in_prison", **params, held=held
+                    )
+                raise RuleError.of("table_position_above_maximum", **params)
+
+
+def _in_prison(bet: Bet, worth: Decimal) -> Term:
+    """«b1 in prison worth 2.50», as the pages say it (`table.prisoner.worth`)."""
+    value = f"{worth:f}"
+    said = f"{bet.id} in prison worth {value}"
+    return Term("table.prisoner", "worth", said, (("bet", bet.id), ("worth", value)))
 
 
 def check_colour_value(limits: ResolvedLimits, colour: str, value: Decimal, unit: Decimal) -> None:
     """A colour chip's value: between the straight-up minimum and maximum (N79 L270)."""
     straight = limits.of("straight")
     if not is_multiple(value, unit):
-        raise RuleError(f"colour {colour}: {value} is not a whole number of {unit}")
+        raise RuleError.of(
+            "table_colour_not_whole_unit", colour=colour, value=str(value), unit=str(unit)
+        )
     if not straight.minimum <= value <= straight.maximum:
-        raise RuleError(
-            f"colour {colour}: a chip's value must be between the straight-up minimum "
-            f"{straight.minimum} and maximum {straight.maximum}, not {value}"
+        raise RuleError.of(
+            "table_colour_value_range",
+            colour=colour,
+            minimum=str(straight.minimum),
+            maximum=str(straight.maximum),
+            value=str(value),
         )
 
 

@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 
 from bingo_hall.domain.errors import RefusalOnRecord, RuleError, require_legal_phase
+from bingo_hall.domain.refusals import Param, Term
 from bingo_hall.registry import registrar
 from bingo_hall.tables import commands as c
 from bingo_hall.tables import events as e
@@ -31,6 +32,8 @@ from bingo_hall.tables.profiles import (
     ValueChipBets,
     VoidReason,
     ZeroRule,
+    role_term,
+    role_terms,
 )
 from bingo_hall.tables.settlement import BetStatus, check_outcome, settle
 from bingo_hall.tables.spinning import (
@@ -115,20 +118,22 @@ def _take(state: TableState, cmd: c.TakeTable, now: datetime) -> list[e.TableEve
     if cmd.role is Role.DEPUTY_HEAD:
         check_deputy(table, state.layouts)
         if cmd.head in (state.head, state.deputy):
-            what = "heads" if cmd.head == state.head else "is the deputy head of"
-            raise RuleError(f"{cmd.head} {what} table {state.table_id} already")
+            reason = "table_heads_already" if cmd.head == state.head else "table_deputy_already"
+            raise RuleError.of(reason, head=cmd.head, table=state.table_id)
         return [e.HeadTaken(head=cmd.head, role=cmd.role, previous=state.deputy)]
     _check_head_role(table, cmd.role)
     if cmd.head == state.head:
-        raise RuleError(f"{cmd.head} heads table {state.table_id} already")
+        raise RuleError.of("table_heads_already", head=cmd.head, table=state.table_id)
     return [e.HeadTaken(head=cmd.head, role=cmd.role, previous=state.head)]
 
 
 def _check_head_role(table: TableGame, role: Role) -> None:
     if role not in table.rules.headed_by:
-        raise RuleError(
-            f"under {table.label} a table is headed by: "
-            f"{', '.join(r.value for r in table.rules.headed_by)}; not by the {role.value}"
+        raise RuleError.of(
+            "table_not_headed_by",
+            **table.named,
+            roles=role_terms(table.rules.headed_by),
+            role=role_term(role),
         )
 
 
@@ -136,10 +141,10 @@ def _check_head_role(table: TableGame, role: Role) -> None:
 def _colours(state: TableState, cmd: c.IssueColourChips, now: datetime) -> list[e.TableEvent]:
     table, limits = state.require_table()
     if not (isinstance(table.rules, RouletteRules) and table.rules.colour_chips):
-        raise RuleError(f"{table.label} has no colour chips (American roulette: N79 L246)")
+        raise RuleError.of("table_no_colour_chips", **table.named)
     held = state.colours.get(cmd.colour)
     if held is not None and held.player != cmd.player:
-        raise RuleError(f"colour {cmd.colour} is already {held.player}'s")
+        raise RuleError.of("table_colour_taken", colour=cmd.colour, player=held.player)
     value = cmd.unit_value if cmd.unit_value is not None else limits.table_minimum
     check_colour_value(limits, cmd.colour, value, table.rounding_unit)
     if held is not None and value != held.unit_value:
@@ -162,13 +167,15 @@ def _return_colours(
     state.require_table()
     held = state.colours.get(cmd.colour)
     if held is None:
-        raise RuleError(f"colour {cmd.colour} is held by no player at this table")
+        raise RuleError.of("table_colour_not_held", colour=cmd.colour)
     if cmd.leaves:
         on_layout = _bets_in(state, cmd.colour)
         if on_layout:
-            raise RuleError(
-                f"colour {cmd.colour}: {held.player}'s bets in it are on the layout "
-                f"({', '.join(on_layout)}): he leaves the colour once they are settled"
+            raise RuleError.of(
+                "table_colour_bets_on_layout",
+                colour=cmd.colour,
+                player=held.player,
+                bets=on_layout,
             )
     return [
         e.ColourChipsReturned(
@@ -187,14 +194,12 @@ def _bets_in(state: TableState, colour: str) -> list[str]:
     return [bet.id for bet in state.bets.values() if bet.colour == colour]
 
 
-def _check_no_colour_held(state: TableState, why: str) -> None:
-    """Colour chips are the table's (spec §3.3): changed back before it stops."""
+def _check_no_colour_held(state: TableState, reason: str) -> None:
+    """Colour chips are the table's (spec §3.3): changed back before it stops (`reason`: the
+    refusal that says why)."""
     if state.colours:
-        held = ", ".join(f"{c.colour} ({c.player})" for c in state.colours.values())
-        raise RuleError(
-            f"colour chips are still held: {held}; {why}: change them back "
-            "(return_colour_chips) first"
-        )
+        held = [f"{c.colour} ({c.player})" for c in state.colours.values()]
+        raise RuleError.of(reason, held=held)
 
 
 def _check_colour_unplayed(state: TableState, colour: str, value: Decimal, new: Decimal) -> None:
@@ -202,17 +207,19 @@ def _check_colour_unplayed(state: TableState, colour: str, value: Decimal, new: 
     wheel shows the value of every bet in it (§3.3): no new value while one is on the layout."""
     played = _bets_in(state, colour)
     if played:
-        raise RuleError(
-            f"colour {colour}: its chips are worth {value} and bets in it are on the layout "
-            f"({', '.join(played)}); its value is fixed when the stack is received (N79 L270), "
-            f"so it cannot become {new} before they are settled"
+        raise RuleError.of(
+            "table_colour_value_fixed",
+            colour=colour,
+            value=str(value),
+            bets=played,
+            new=str(new),
         )
 
 
 @_handles(c.ExchangeAtTable)
 def _exchange(state: TableState, cmd: c.ExchangeAtTable, now: datetime) -> list[e.TableEvent]:
     table, _ = state.require_table()
-    check_amount(table, "an exchange", cmd.amount)
+    check_amount(table, "exchange", cmd.amount)
     controller = exchange_controller(state.head, state.deputy)
     banknotes = cmd.amount if cmd.kind is ExchangeKind.BANKNOTES else Decimal(0)
     return [
@@ -231,13 +238,12 @@ def _exchange(state: TableState, cmd: c.ExchangeAtTable, now: datetime) -> list[
 def _value_chips(state: TableState, cmd: c.SetValueChipBets, now: datetime) -> list[e.TableEvent]:
     table, _ = state.require_table()
     if not _head_controls_value_chips(table):
-        raise RuleError(
-            f"{table.label}: no one allows or stops bets in value chips under this profile "
-            "(the Basque American table's head or inspector does, EUS L338)"
-        )
+        raise RuleError.of("table_value_chips_not_controlled", **table.named)
     if cmd.allowed == (not state.value_chip_bets_stopped):
-        raise RuleError(
-            f"new bets in value chips are {'allowed' if cmd.allowed else 'stopped'} already"
+        raise RuleError.of(
+            "table_value_chips_allowed_already"
+            if cmd.allowed
+            else "table_value_chips_stopped_already"
         )
     return [e.ValueChipBetsSet(allowed=cmd.allowed, set_by=cmd.set_by)]
 
@@ -255,22 +261,16 @@ def _check_value_chip_bet(state: TableState, table: TableGame, bet: BetRequest) 
     if bet.colour is not None or not _head_controls_value_chips(table):
         return
     if state.value_chip_bets_stopped:
-        raise RuleError(
-            f"bet {bet.id}: the head has stopped new bets in value chips at this table (EUS "
-            "L338 c): bet in colour chips"
-        )
+        raise RuleError.of("table_value_chip_bets_stopped", bet=bet.id)
     if bet.player is None:
-        raise RuleError(
-            f"bet {bet.id}: a bet in value chips names its player, who must stay identifiable "
-            "(EUS L338 c)"
-        )
+        raise RuleError.of("table_value_chip_bet_names_player", bet=bet.id)
 
 
 @_handles(c.AnnounceLastCoups)
 def _last(state: TableState, cmd: c.AnnounceLastCoups, now: datetime) -> list[e.TableEvent]:
     table, _ = state.require_table()
     if state.last_coups_left is not None:
-        raise RuleError("the last coups of this session have already been announced")
+        raise RuleError.of("table_last_coups_announced_already")
     return [
         e.LastCoupsAnnounced(
             coups=table.rules.last_coups_announced,
@@ -290,18 +290,15 @@ def _refuse_frozen_limits(state: TableState, command: c.TableCommand) -> None:
         return
     resolve_limits(table.rules, command.limits)
     assert state.choice is not None, "an open table has its limits"
-    message = (
-        f"{table.label}: once a table is running its limits may not change during the "
-        "session (N79 L210-218; AST L258-279); the attempt is on the record"
-    )
+    refusal = RuleError.of("table_limits_frozen", **table.named)
     refused = e.LimitsChangeRefused(
         choice=command.limits,
         current=state.choice,
         requested_by=command.requested_by,
         phase=state.phase.value,
-        reason=message,
+        reason=refusal.message,
     )
-    raise RefusalOnRecord(RuleError(message), [refused])
+    raise RefusalOnRecord(refusal, [refused])
 
 
 @_handles(c.ChangeLimits)
@@ -312,13 +309,10 @@ def _change(state: TableState, cmd: c.ChangeLimits, now: datetime) -> list[e.Tab
     assert state.choice is not None, "an open table has its limits"
     old_minimum = state.choice.minimum
     if rules.limit_change is LimitChange.WITH_AUTHORISATION:
-        _check_raised(table.label, state.choice, cmd.limits)
+        _check_raised(table, state.choice, cmd.limits)
         check_top_up(table, state.float_amount, old_minimum, cmd.limits.minimum, cmd.float_top_up)
         if not cmd.authorisation.strip():
-            raise RuleError(
-                f"{table.label}: a new minimum needs the authority's authorisation, and cannot "
-                "apply before it is granted (N77 L277-291): give its reference"
-            )
+            raise RuleError.of("table_authorisation_needed", **table.named)
         return [
             e.LimitsChanged(
                 choice=cmd.limits,
@@ -330,8 +324,8 @@ def _change(state: TableState, cmd: c.ChangeLimits, now: datetime) -> list[e.Tab
             )
         ]
     if state.pending_limits is not None:
-        raise RuleError("a change of limits is already announced: its last balls are not over")
-    _check_floor(table.label, state.authorised, cmd.limits)
+        raise RuleError.of("table_limits_change_pending")
+    _check_floor(table, state.authorised, cmd.limits)
     check_top_up(table, state.float_amount, old_minimum, cmd.limits.minimum, cmd.float_top_up)
     return [
         e.LimitsChangeAnnounced(
@@ -345,23 +339,27 @@ def _change(state: TableState, cmd: c.ChangeLimits, now: datetime) -> list[e.Tab
     ]
 
 
-def _check_raised(label: str, current: LimitChoice | None, new: LimitChoice) -> None:
+def _check_raised(table: TableGame, current: LimitChoice | None, new: LimitChoice) -> None:
     """N77 L277-291: the director may ask for a higher minimum («la elevación de las apuestas
     mínimas»), never a lower one; the maxima, multiples of the minimum, rise in proportion."""
     if current is not None and new.minimum <= current.minimum:
-        raise RuleError(
-            f"{label}: under this profile a table's minimum may only be raised (N77 L277-291), "
-            f"not changed from {current.minimum} to {new.minimum}"
+        raise RuleError.of(
+            "table_minimum_only_raised",
+            **table.named,
+            old=str(current.minimum),
+            new=str(new.minimum),
         )
 
 
-def _check_floor(label: str, authorised: LimitChoice | None, new: LimitChoice) -> None:
+def _check_floor(table: TableGame, authorised: LimitChoice | None, new: LimitChoice) -> None:
     """The licence sets the table minimum (N79 L177, EUS L290): a change may raise it, or bring
     it back to it, never below. (N77's changes only raise it: `_check_raised`.)"""
     if authorised is not None and new.minimum < authorised.minimum:
-        raise RuleError(
-            f"{label}: a change may not take the minimum below the authorised "
-            f"{authorised.minimum} (the licence sets it, EUS L290), not to {new.minimum}"
+        raise RuleError.of(
+            "table_minimum_below_authorised",
+            **table.named,
+            authorised=str(authorised.minimum),
+            new=str(new.minimum),
         )
 
 
@@ -370,20 +368,18 @@ def _close(state: TableState, cmd: c.CloseTable, now: datetime) -> list[e.TableE
     table, _ = state.require_table()
     prisoners = state.imprisoned
     if prisoners:
-        raise RuleError(
-            f"{len(prisoners)} bets are in prison ({', '.join(b.id for b in prisoners)}): play "
-            "on until they are freed or lost; announce the last coup so that a zero refunds them"
+        raise RuleError.of(
+            "table_bets_in_prison", count=len(prisoners), bets=[b.id for b in prisoners]
         )
     rules = table.rules
-    _check_no_colour_held(state, "they are the table's and it closes")
+    _check_no_colour_held(state, "table_colours_held_at_close")
     suspended = state.phase is c.P.SUSPENDED  # no coup to announce: no one plays there
     if rules.last_coups_announcement_required and state.last_coups_left != 0 and not suspended:
         if state.last_coups_left is None:
-            raise RuleError(
-                f"{table.label}: announce the last {rules.last_coups_announced} balls of the "
-                "session before closing (EUS L2923)"
+            raise RuleError.of(
+                "table_last_coups_not_announced", **table.named, count=rules.last_coups_announced
             )
-        raise RuleError(f"{state.last_coups_left} of the announced last coups are still to play")
+        raise RuleError.of("table_last_coups_to_play", count=state.last_coups_left)
     expected = _float_expected(table, state, cmd)
     return [
         e.TableClosed(
@@ -411,15 +407,14 @@ def _float_expected(table: TableGame, state: TableState, cmd: c.CloseTable) -> D
     Chips a player brings from the cash desk enter the float only as what he loses, and colour
     chips, all changed back before the close, leave only what their bets won or lost, so the
     settlements account for both."""
-    for what, amount in (("the float counted", cmd.float_count), ("the tips", cmd.tips)):
+    for what, amount in (("float_count", cmd.float_count), ("tips", cmd.tips)):
         if amount is not None:
             check_amount(table, what, amount, zero=True)
     if state.float_amount is None:
         return None
     if cmd.float_count is None:
-        raise RuleError(
-            f"{table.label}: count the float before closing (float_count): it goes back to "
-            f"the cash desk against the {state.float_amount} handed and topped up"
+        raise RuleError.of(
+            "table_float_count_needed", **table.named, amount=str(state.float_amount)
         )
     return state.float_amount + state.bank_result - state.cash_box
 
@@ -427,7 +422,7 @@ def _float_expected(table: TableGame, state: TableState, cmd: c.CloseTable) -> D
 @_handles(c.TopUpFloat)
 def _top_up(state: TableState, cmd: c.TopUpFloat, now: datetime) -> list[e.TableEvent]:
     table, _ = state.require_table()
-    check_amount(table, "a float top-up", cmd.amount)
+    check_amount(table, "top_up", cmd.amount)
     after = None if state.float_amount is None else state.float_amount + cmd.amount
     return [e.FloatToppedUp(amount=cmd.amount, ordered_by=cmd.ordered_by, float_amount=after)]
 
@@ -436,33 +431,21 @@ def _top_up(state: TableState, cmd: c.TopUpFloat, now: datetime) -> list[e.Table
 def _suspend(state: TableState, cmd: c.SuspendTable, now: datetime) -> list[e.TableEvent]:
     table, _ = state.require_table()
     if not table.rules.temporary_closure:
-        raise RuleError(
-            f"{table.label}: a table is not closed for a while during the session; only the "
-            "Basque catalogue provides it (EUS L306): close it"
-        )
+        raise RuleError.of("table_no_temporary_closure", **table.named)
     if state.bets:
-        raise RuleError(
-            f"bets are on the layout ({', '.join(state.bets)}): a table closes for a while "
-            "only when left without customers («bezerorik gabe», EUS L306)"
-        )
-    _check_no_colour_held(state, "a player holding them is a customer at the table")
+        raise RuleError.of("table_suspend_with_bets", bets=list(state.bets))
+    _check_no_colour_held(state, "table_colours_held_at_suspension")
     if state.last_coups_left is not None:
-        raise RuleError(
-            "the session's last coups are announced: play them and close the table; a table "
-            "closes for a while only with the session still to run (EUS L2931 d)"
-        )
+        raise RuleError.of("table_suspend_after_last_coups")
     if cmd.closes_at is None:
-        raise RuleError(
-            "the hall's closing time is not configured (closing_time): a table closes for a "
-            "while only with at least an hour left before the casino's closing time (EUS "
-            "L2931 d); set it in the hall's configuration"
-        )
+        raise RuleError.of("table_closing_time_unknown")
     left = cmd.closes_at - now
     if left < CLOSURE_NOTICE:
-        raise RuleError(
-            f"the casino closes at {_wall_time(cmd.closes_at)}, {_minutes(left)} from now: a "
-            "table closes for a while only with at least an hour left before the closing time "
-            "(EUS L2931 d); keep it open, or close it"
+        minutes = _minutes(left)
+        raise RuleError.of(
+            "table_closing_in_a_minute" if minutes == 1 else "table_closing_too_soon",
+            at=_wall_time(cmd.closes_at),
+            minutes=minutes,
         )
     return [
         e.TableSuspended(
@@ -480,10 +463,9 @@ def _wall_time(instant: datetime) -> str:
     return f"{instant:%H:%M} ({zone})"
 
 
-def _minutes(span: timedelta) -> str:
+def _minutes(span: timedelta) -> int:
     """Whole minutes, none below zero (the closing time may pass while the command waits)."""
-    minutes = max(0, int(span.total_seconds() // 60))
-    return f"{minutes} minute{'' if minutes == 1 else 's'}"
+    return max(0, int(span.total_seconds() // 60))
 
 
 @_handles(c.ResumeTable)
@@ -514,13 +496,14 @@ def _rotation(state: TableState, cmd: c.SetSpinRotation, now: datetime) -> list[
 def _open_bets(state: TableState, cmd: c.OpenBets, now: datetime) -> list[e.TableEvent]:
     table, _ = state.require_table()
     if cmd.role not in table.rules.bets_opened_by:
-        raise RuleError(
-            f"under {table.label} «hagan sus apuestas» is announced by: "
-            f"{', '.join(r.value for r in table.rules.bets_opened_by)}; not by the "
-            f"{cmd.role.value}"
+        raise RuleError.of(
+            "table_bets_not_opened_by",
+            **table.named,
+            roles=role_terms(table.rules.bets_opened_by),
+            role=role_term(cmd.role),
         )
     if state.last_coups_left == 0:
-        raise RuleError("the announced last coup has been played: close the table")
+        raise RuleError.of("table_last_coup_played")
     if not state.rotation:  # else the coup could not be spun, nor the rotation set, until void
         raise RuleError.of("table_no_rotation")
     return [e.BetsOpened(coup=state.coup + 1, last_coup=state.last_coups_left == 1)]
@@ -532,14 +515,14 @@ def _place(state: TableState, cmd: c.PlaceBet, now: datetime) -> list[e.TableEve
     if state.phase is c.P.NO_MORE_BETS:
         return [e.LateBetReturned(coup=state.coup, request=cmd.bet)]
     if cmd.bet.id in state.bets:
-        raise RuleError(f"bet id {cmd.bet.id!r} is already on the layout")
+        raise RuleError.of("table_bet_id_taken", bet=repr(cmd.bet.id))
     if cmd.bet.prison:
-        raise RuleError(f"bet {cmd.bet.id}: a bet goes to prison only on a zero, not when placed")
+        raise RuleError.of("table_bet_placed_in_prison", bet=cmd.bet.id)
     colours = {colour: chip.unit_value for colour, chip in state.colours.items()}
     if cmd.bet.colour is not None:
         held = state.colours.get(cmd.bet.colour)
         if held is None or (cmd.bet.player is not None and held.player != cmd.bet.player):
-            raise RuleError(f"bet {cmd.bet.id}: colour {cmd.bet.colour} was not issued to it")
+            raise RuleError.of("table_bet_colour_not_issued", bet=cmd.bet.id, colour=cmd.bet.colour)
     _check_value_chip_bet(state, table, cmd.bet)
     bet = check_bet(table, limits, cmd.bet, colours)
     if bet.colour is not None and bet.player is None:
@@ -552,9 +535,9 @@ def _place(state: TableState, cmd: c.PlaceBet, now: datetime) -> list[e.TableEve
 def _withdraw(state: TableState, cmd: c.WithdrawBet, now: datetime) -> list[e.TableEvent]:
     bet = state.bets.get(cmd.bet_id)
     if bet is None:
-        raise RuleError(f"there is no bet {cmd.bet_id!r} on the layout")
+        raise RuleError.of("table_no_such_bet", bet=repr(cmd.bet_id))
     if bet.prison:
-        raise RuleError(f"bet {cmd.bet_id} is in prison and cannot be withdrawn (spec §2.5)")
+        raise RuleError.of("table_bet_in_prison_stays", bet=cmd.bet_id)
     return [e.BetWithdrawn(coup=state.coup, bet_id=cmd.bet_id)]
 
 
@@ -562,27 +545,28 @@ def _withdraw(state: TableState, cmd: c.WithdrawBet, now: datetime) -> list[e.Ta
 def _spin(state: TableState, cmd: c.Spin, now: datetime) -> list[e.TableEvent]:
     table, _ = state.require_table()
     if state.spinning:
-        raise RuleError(
-            f"coup {state.coup} is already spinning: record where the ball stops (after «no "
-            "va más»), or declare the coup void"
-        )
+        raise RuleError.of("table_already_spinning", coup=state.coup)
     check_spinner(state, cmd.spun_by)
     direction = spin_direction(table, state, cmd.direction)
     relaunch = state.spin is not None
     return [e.Spun(coup=state.coup, spun_by=cmd.spun_by, direction=direction, relaunch=relaunch)]
 
 
-def _require_spinning(state: TableState, what: str) -> None:
-    if not state.spinning:
-        raise RuleError(
-            f"coup {state.coup} has not been spun{' again after its void' if state.spin else ''}"
-            f": {state.next_spinner or 'the croupier whose turn it is'} spins before {what}"
-        )
+def _require_spinning(state: TableState, refusals: tuple[str, str]) -> None:
+    """The coup spins; else `refusals` say who spins it first (the second: again, after its
+    void)."""
+    if state.spinning:
+        return
+    due = state.next_spinner
+    if due is None:
+        raise RuleError.of("table_no_rotation")
+    first, again = refusals
+    raise RuleError.of(again if state.spin else first, coup=state.coup, due=due)
 
 
 @_handles(c.CallNoMoreBets)
 def _no_more(state: TableState, cmd: c.CallNoMoreBets, now: datetime) -> list[e.TableEvent]:
-    _require_spinning(state, "«no va más» (N79 L226: it is called as the ball slows)")
+    _require_spinning(state, ("table_spin_before_no_more", "table_spin_again_before_no_more"))
     return [e.NoMoreBets(coup=state.coup)]
 
 
@@ -613,45 +597,59 @@ def _void(state: TableState, cmd: c.DeclareVoid, now: datetime) -> list[e.TableE
     table, _ = state.require_table()
     rules = table.rules
     if cmd.reason not in rules.void_reasons:
-        raise RuleError(
-            f"{table.label} has no void coup for {cmd.reason.value} (its reasons: "
-            f"{', '.join(r.value for r in rules.void_reasons)})"
+        raise RuleError.of(
+            "table_void_reason_not_in_profile",
+            **table.named,
+            reason=_void_reason(cmd.reason),
+            reasons=[_void_reason(reason) for reason in rules.void_reasons],
         )
     heads = rules.void_declared_by
     in_absence = cmd.role in rules.void_declared_in_absence_by
     if in_absence and not cmd.no_head_present:
-        raise RuleError(
-            f"under {table.label} the {cmd.role.value} declares a void coup only when no "
-            f"{' or '.join(r.value for r in heads)} is at the table: say that none is "
-            "(no_head_present), or let them declare it"
-        )
+        raise _void_only_in_absence(table, cmd.role, heads)
     if cmd.no_head_present and not in_absence:
-        raise RuleError(
-            f"no_head_present is for a role that declares a void coup only in the head's "
-            f"absence; under {table.label} the {cmd.role.value} declares it as such"
+        raise RuleError.of(
+            "table_no_head_present_not_for_role", **table.named, role=role_term(cmd.role)
         )
     if not in_absence and cmd.role not in heads:
-        absent = ", ".join(r.value for r in rules.void_declared_in_absence_by)
-        raise RuleError(
-            f"under {table.label} a void coup is declared by: "
-            f"{', '.join(r.value for r in heads)}"
-            + (f" (or, when none is there, {absent})" if absent else "")
-            + f"; not by the {cmd.role.value}"
-        )
+        params: dict[str, Param] = {
+            **table.named,
+            "heads": role_terms(heads),
+            "role": role_term(cmd.role),
+        }
+        absent = rules.void_declared_in_absence_by
+        if absent:
+            raise RuleError.of(
+                "table_void_declared_by_or_absent", **params, absent=role_terms(absent)
+            )
+        raise RuleError.of("table_void_declared_by", **params)
     return [_voided(state, cmd.reason, cmd.declared_by, cmd.role, no_head_present=in_absence)]
+
+
+def _void_reason(reason: VoidReason) -> Term:
+    return Term("table.void_reason", reason.value)
+
+
+def _void_only_in_absence(table: TableGame, role: Role, heads: tuple[Role, ...]) -> RuleError:
+    """A role that declares a void coup only when none of the `heads` is at the table, and has
+    not said that none is: «no table_head or inspector»."""
+    *others, last = role_terms(heads)
+    params: dict[str, Param] = {**table.named, "role": role_term(role), "head": last}
+    if others:
+        return RuleError.of("table_void_only_when_no_heads", **params, heads=others)
+    return RuleError.of("table_void_only_when_no_head", **params)
 
 
 @_handles(c.RecordOutcome)
 def _outcome(state: TableState, cmd: c.RecordOutcome, now: datetime) -> list[e.TableEvent]:
     table, _ = state.require_table()
-    _require_spinning(state, "the outcome is recorded")
+    _require_spinning(state, ("table_spin_before_outcome", "table_spin_again_before_outcome"))
     outcome = check_outcome(table, cmd.outcome)
     rules = table.rules
     if isinstance(rules, FortuneRules) and rules.min_revolutions:
         if cmd.revolutions is None:
-            raise RuleError(
-                f"{table.label}: record the wheel's complete revolutions after the second "
-                f"impulse (at least {rules.min_revolutions}, WOF L27)"
+            raise RuleError.of(
+                "table_revolutions_needed", **table.named, least=rules.min_revolutions
             )
         if cmd.revolutions < rules.min_revolutions:
             return [_voided(state, VoidReason.TOO_FEW_REVOLUTIONS, "rules", None, cmd.revolutions)]
@@ -664,26 +662,25 @@ def _zero(state: TableState, cmd: c.ChooseZeroOption, now: datetime) -> list[e.T
     rules = table.rules
     bet = state.bets.get(cmd.bet_id)
     if bet is None:
-        raise RuleError(f"there is no bet {cmd.bet_id!r} on the layout")
+        raise RuleError.of("table_no_such_bet", bet=repr(cmd.bet_id))
     if not (
         isinstance(rules, RouletteRules)
         and rules.zero_rule is ZeroRule.HALF_OR_PRISON
         and bet.is_even_chance
     ):
-        raise RuleError(f"bet {bet.id}: only even chances at French roulette choose on a zero")
+        raise RuleError.of("table_zero_choice_even_chances_only", bet=bet.id)
     assert state.outcome is not None and rules.prison is not None
     if state.outcome not in rules.wheel().zeros:
-        raise RuleError(f"the outcome is {state.outcome}, not a zero: there is nothing to choose")
+        raise RuleError.of("table_outcome_not_a_zero", outcome=state.outcome)
     allowed, forced = options(
         bet.amount, bet.prison, rules.prison, limits.table_minimum, state.last_coup
     )
     if cmd.choice not in allowed:
-        why = {
-            "last_coup": "on the last coup of the session the half is refunded (N79 L171)",
-            "below_minimum": "its value is below the table minimum, so it stays in prison "
-            "(N79 L169)",
+        reason = {
+            "last_coup": "table_zero_choice_last_coup",
+            "below_minimum": "table_zero_choice_below_minimum",
         }[forced or ""]
-        raise RuleError(f"bet {bet.id} cannot choose {cmd.choice.value}: {why}")
+        raise RuleError.of(reason, bet=bet.id, choice=Term("station.zero", cmd.choice.value))
     return [
         e.ZeroOptionChosen(
             coup=state.coup, bet_id=bet.id, choice=cmd.choice, declared_by=cmd.declared_by

@@ -22,9 +22,5 @@ def exchange_controller(head: str | None, deputy: str | None) -> str:
     neither is there, for no exchange is made uncontrolled."""
     controller = head or deputy
     if controller is None:
-        raise RuleError(
-            "an exchange is made under the control of the table's head or deputy head («el "
-            "jefe y el subjefe … controlar los cambios», N79 L125): the table has neither; "
-            "one takes it first (take_table)"
-        )
+        raise RuleError.of("table_exchange_uncontrolled")
     return controller

@@ -14,10 +14,19 @@ from decimal import Decimal
 from fractions import Fraction
 
 from bingo_hall.domain.errors import RuleError
+from bingo_hall.domain.refusals import Param, Term
 from bingo_hall.tables.money import is_multiple
 from bingo_hall.tables.profiles import LimitChange, TableGame
 
 LARGEST = Decimal(10) ** 15  # no float or top-up is larger: its sums stay exact
+AMOUNTS = {
+    "float": "a float",
+    "top_up": "a float top-up",
+    "exchange": "an exchange",
+    "float_count": "the float counted",
+    "tips": "the tips",
+}
+"""The amounts of the float checked, as a refusal names them (`table.amount.<name>`)."""
 
 
 def minimum_float(table: TableGame, minimum: Decimal) -> Decimal | None:
@@ -28,17 +37,20 @@ def minimum_float(table: TableGame, minimum: Decimal) -> Decimal | None:
 
 
 def check_amount(table: TableGame, what: str, amount: Decimal, *, zero: bool = False) -> None:
-    """An amount of the float is positive (or, where `zero`, nothing) in the table's unit, and
-    no more than `LARGEST`."""
+    """An amount of the float (`what`, one of `AMOUNTS`) is positive (or, where `zero`,
+    nothing) in the table's unit, and no more than `LARGEST`."""
     if (
         amount < 0
         or (amount == 0 and not zero)
         or amount > LARGEST
         or not is_multiple(amount, table.rounding_unit)
     ):
-        raise RuleError(
-            f"{what} is {'an amount of 0 or more' if zero else 'a positive amount'} in units "
-            f"of {table.rounding_unit}, up to {LARGEST:,f}, not {amount}"
+        raise RuleError.of(
+            "table_amount_zero_or_more" if zero else "table_amount_positive",
+            what=Term("table.amount", what, AMOUNTS[what]),
+            unit=str(table.rounding_unit),
+            largest=f"{LARGEST:,f}",
+            amount=str(amount),
         )
 
 
@@ -47,17 +59,19 @@ def check_float(table: TableGame, minimum: Decimal, amount: Decimal | None) -> N
     least = minimum_float(table, minimum)
     if amount is None:
         if least is not None:
-            raise RuleError(
-                f"{table.label}: a table is given a float of at least {least} ({minimum} × "
-                f"{table.rules.float_minimum_multiple}, EUS L51-53): configure its float"
-            )
+            raise RuleError.of("table_float_needed", **_float_params(table, minimum, least))
         return
-    check_amount(table, "a float", amount)
+    check_amount(table, "float", amount)
     if least is not None and amount < least:
-        raise RuleError(
-            f"{table.label}: its float {amount} is below the {least} a table at minimum "
-            f"{minimum} is given ({minimum} × {table.rules.float_minimum_multiple}, EUS L51-53)"
+        raise RuleError.of(
+            "table_float_below_minimum", **_float_params(table, minimum, least), amount=str(amount)
         )
+
+
+def _float_params(table: TableGame, minimum: Decimal, least: Decimal) -> dict[str, Param]:
+    multiple = table.rules.float_minimum_multiple
+    assert multiple is not None, "a profile that sets a least float sets its multiple"
+    return {**table.named, "least": str(least), "minimum": str(minimum), "multiple": multiple}
 
 
 def top_up_due(
@@ -86,15 +100,19 @@ def check_top_up(
     top_up: Decimal,
 ) -> None:
     """A change of minimum brings at least the top-up it obliges, in the table's unit."""
-    check_amount(table, "a float top-up", top_up, zero=True)
+    check_amount(table, "top_up", top_up, zero=True)
     due = top_up_due(table, float_amount, old_minimum, new_minimum)
     if top_up < due:
-        why = (
-            "the float rises in proportion to the minimum (N77 L285-290)"
-            if table.rules.limit_change is LimitChange.WITH_AUTHORISATION
-            else f"a float is at least {table.rules.float_minimum_multiple} times the minimum"
-        )
-        raise RuleError(
-            f"{table.label}: raising the minimum from {old_minimum} to {new_minimum} tops the "
-            f"float {float_amount} up by at least {due}, not {top_up}: {why}"
-        )
+        params: dict[str, Param] = {
+            **table.named,
+            "old": str(old_minimum),
+            "new": str(new_minimum),
+            "float": str(float_amount),
+            "due": str(due),
+            "top_up": str(top_up),
+        }
+        if table.rules.limit_change is LimitChange.WITH_AUTHORISATION:
+            raise RuleError.of("table_top_up_in_proportion", **params)
+        multiple = table.rules.float_minimum_multiple
+        assert multiple is not None, "a top-up is due only where the profile sets a least float"
+        raise RuleError.of("table_top_up_below_least", **params, multiple=multiple)

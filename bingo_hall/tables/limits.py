@@ -12,6 +12,7 @@ from decimal import Decimal
 from pydantic import Field, field_validator
 
 from bingo_hall.domain.errors import RuleError
+from bingo_hall.domain.refusals import Term
 from bingo_hall.tables.profiles import BouleRules, FortuneRules, GameRules, Model, RouletteRules
 
 # A table's limits are amounts of money: whole cents, and at most this (a stake the bets allow
@@ -83,22 +84,17 @@ def _roulette(rules: RouletteRules, choice: LimitChoice) -> ResolvedLimits:
     tiers = rules.tiers()
     tier = choice.tier if choice.tier is not None else (tiers[0] if len(tiers) == 1 else None)
     if tier is None:
-        raise RuleError(
-            f"choose the table's tier (straight-up maximum as a multiple of the minimum): one of "
-            f"{', '.join(map(str, tiers))}"
-        )
+        raise RuleError.of("table_tier_needed", tiers=[str(t) for t in tiers])
     if tier not in tiers:
-        raise RuleError(
-            f"tier {tier} is not allowed: the straight-up maximum is one of "
-            f"{', '.join(map(str, tiers))} × the minimum under this profile"
-        )
+        raise RuleError.of("table_tier_not_allowed", tier=tier, tiers=[str(t) for t in tiers])
     if not 1 <= choice.even_minimum <= rules.even_minimum_max_multiple:
-        raise RuleError(
-            f"the even-chance minimum may be 1 to {rules.even_minimum_max_multiple} × the table "
-            f"minimum under this profile, not {choice.even_minimum}"
+        raise RuleError.of(
+            "table_even_minimum_range",
+            most=rules.even_minimum_max_multiple,
+            given=choice.even_minimum,
         )
     if choice.even_multiples and not rules.even_multiples_allowed:
-        raise RuleError("this profile does not let the casino require even-chance multiples")
+        raise RuleError.of("table_even_multiples_not_allowed")
     column = tiers.index(tier)
     minimum = choice.minimum
     groups = {
@@ -114,23 +110,20 @@ def _roulette(rules: RouletteRules, choice: LimitChoice) -> ResolvedLimits:
     )
 
 
-def _in_band(value: int | None, band: tuple[int, int], what: str) -> int:
+def _in_band(value: int | None, band: tuple[int, int], refusal: str) -> int:
     low, high = band
     if value is None:
         return high
     if not low <= value <= high:
-        raise RuleError(f"the {what} maximum must be {low} to {high} × the minimum, not {value}")
+        raise RuleError.of(refusal, low=low, high=high, given=value)
     return value
 
 
 def _boule(rules: BouleRules, choice: LimitChoice) -> ResolvedLimits:
     if choice.layout_minimum not in rules.layout_minimum_multiples:
-        raise RuleError(
-            f"a boule layout plays at {' or '.join(map(str, rules.layout_minimum_multiples))} × "
-            f"the authorised minimum, not {choice.layout_minimum}"
-        )
-    number = _in_band(choice.tier, rules.number_maximum_band, "number")
-    even = _in_band(choice.even_tier, rules.even_maximum_band, "even-chance")
+        raise _layout_refused(rules.layout_minimum_multiples, choice.layout_minimum)
+    number = _in_band(choice.tier, rules.number_maximum_band, "table_number_maximum_band")
+    even = _in_band(choice.even_tier, rules.even_maximum_band, "table_even_maximum_band")
     authorised = choice.minimum
     layout = authorised * choice.layout_minimum
     return ResolvedLimits(
@@ -142,41 +135,52 @@ def _boule(rules: BouleRules, choice: LimitChoice) -> ResolvedLimits:
     )
 
 
+def _layout_refused(multiples: tuple[int, ...], given: int) -> RuleError:
+    """A boule layout's minimum, «1 or 2» times the authorised one, refused."""
+    *others, last = (str(m) for m in multiples)
+    if not others:
+        return RuleError.of("table_layout_minimum_one", multiple=last, given=given)
+    return RuleError.of("table_layout_minimum", multiples=others, last=last, given=given)
+
+
 def _fortune(rules: FortuneRules, choice: LimitChoice) -> ResolvedLimits:
     if choice.maximum is None:
-        raise RuleError("a wheel-of-fortune table needs its maximum (WOF L19-21, EUS L1521)")
+        raise RuleError.of("table_fortune_maximum_needed")
     if choice.maximum < choice.minimum:
-        raise RuleError(f"the maximum {choice.maximum} is below the minimum {choice.minimum}")
+        raise RuleError.of(
+            "table_maximum_below_minimum", maximum=str(choice.maximum), minimum=str(choice.minimum)
+        )
     return ResolvedLimits(
         table_minimum=choice.minimum,
         groups={"segment": BetLimit(minimum=choice.minimum, maximum=choice.maximum)},
     )
 
 
-def minimum_table_problem(game: str, minimum: Decimal, at_minimum: dict[str, bool]) -> str | None:
+def minimum_table_problem(
+    game: str, minimum: Decimal, at_minimum: dict[str, bool]
+) -> RuleError | None:
     """Why the open tables of a game (table → whether it plays at the authorised minimum, a
     change asked for counting from the request) break the rule that the casino runs at least
     one of them at the minimum its authorisation sets for the game (N79 L216, AST L258-279, EUS
     L308); None when they keep it, or none is open."""
     if not at_minimum or any(at_minimum.values()):
         return None
-    above = ", ".join(sorted(at_minimum))
-    return (
-        f"{game} {'tables' if len(at_minimum) > 1 else 'table'} {above} would play above the "
-        f"authorised minimum {minimum} with none of the game at it: one table of the game "
-        "keeps the authorised minimum while any plays (N79 L216, EUS L308)"
+    return RuleError.of(
+        "table_all_above_minimum" if len(at_minimum) > 1 else "table_one_above_minimum",
+        game=Term("table.game", game),
+        tables=sorted(at_minimum),
+        minimum=str(minimum),
     )
 
 
-def boule_floor_problem(layouts: dict[str, int]) -> str | None:
+def boule_floor_problem(layouts: dict[str, int]) -> RuleError | None:
     """Why the boule layouts open in the establishment (table → the multiple of the authorised
     minimum it plays at) break the rule that lets a layout play at twice that minimum only
     while another keeps it (N79 L440, N77 L728-734, EUS L668); None when they keep it."""
     doubled = sorted(table for table, multiple in layouts.items() if multiple != 1)
     if not doubled or len(doubled) < len(layouts):
         return None
-    return (
-        f"boule {'layouts' if len(doubled) > 1 else 'layout'} {', '.join(doubled)} would play at "
-        "twice the authorised minimum with no boule layout open at the authorised minimum: one "
-        "must keep it while any plays at twice it (N79 L440)"
+    return RuleError.of(
+        "table_boule_floor_layouts" if len(doubled) > 1 else "table_boule_floor_layout",
+        tables=doubled,
     )

@@ -13,6 +13,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from bingo_hall.domain.errors import RuleError
+from bingo_hall.domain.refusals import Param, Term
 from bingo_hall.tables.catalogue import (
     BOULE_BET_TYPES,
     FORTUNE_BET_TYPES,
@@ -327,6 +328,21 @@ class TableGame(Model):
     @property
     def label(self) -> str:
         return f"{self.game.value} under profile {self.profile_id}"
+
+    @property
+    def named(self) -> dict[str, Param]:
+        """The label as a refusal names it: the game, which the pages translate, and the
+        profile."""
+        return {"game": Term("table.game", self.game.value), "profile": self.profile_id}
+
+
+def role_term(role: Role) -> Term:
+    """A table role as the pages say it (`table.role.<name>`)."""
+    return Term("table.role", role.value)
+
+
+def role_terms(roles: tuple[Role, ...]) -> list[Term]:
+    return [role_term(role) for role in roles]
 
 
 def table_game(profile: TableProfile, game: GameName | str) -> TableGame:

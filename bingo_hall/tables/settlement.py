@@ -13,6 +13,7 @@ from decimal import Decimal
 from enum import StrEnum
 
 from bingo_hall.domain.errors import RuleError
+from bingo_hall.domain.refusals import Term
 from bingo_hall.tables.bets import Bet, payout
 from bingo_hall.tables.limits import ResolvedLimits
 from bingo_hall.tables.money import halve, round_down, times
@@ -75,9 +76,11 @@ def check_outcome(table: TableGame, outcome: str) -> str:
     wheel = table.rules.wheel()
     label = str(outcome).strip().lower()
     if label not in wheel.weights:
-        raise RuleError(
-            f"outcome {outcome!r} is not on the {table.game.value} wheel "
-            f"({', '.join(wheel.pockets)})"
+        raise RuleError.of(
+            "table_outcome_not_on_wheel",
+            outcome=repr(outcome),
+            game=Term("table.game", table.game.value),
+            pockets=list(wheel.pockets),
         )
     return label
 

@@ -26,19 +26,13 @@ def check_rotation(table: TableGame, croupiers: tuple[str, ...]) -> tuple[str, .
     """The rotation as the rules take it (names stripped), or a RuleError naming the fault."""
     names = tuple(name.strip() for name in croupiers)
     if any(not name for name in names):
-        raise RuleError("the rotation names an empty croupier")
+        raise RuleError.of("table_rotation_empty_name")
     repeated = sorted({name for name in names if names.count(name) > 1})
     if repeated:
-        raise RuleError(
-            f"the rotation names {', '.join(repeated)} more than once: each croupier spins once "
-            "a round (N79 L127 «sucesivamente»)"
-        )
+        raise RuleError.of("table_rotation_repeats", croupiers=repeated)
     least = table.rules.min_spinners
     if len(names) < least:
-        raise RuleError(
-            f"under {table.label} the rotation names at least {least} croupiers: none may "
-            "specialise in throwing the ball (N79 L424, EUS L652)"
-        )
+        raise RuleError.of("table_rotation_too_short", **table.named, least=least)
     return names
 
 
@@ -61,10 +55,7 @@ def spin_direction(
     due = direction_due(table, state)
     if rule is DirectionRule.CLOCKWISE:
         if given is SpinDirection.ANTICLOCKWISE:
-            raise RuleError(
-                f"under {table.label} the wheel is set turning clockwise (WOF L25 «en el sentido "
-                "de las agujas del reloj»), not anticlockwise"
-            )
+            raise RuleError.of("table_wheel_turns_clockwise", **table.named)
         return due
     if rule is DirectionRule.ALTERNATE:
         if given is None and due is None:

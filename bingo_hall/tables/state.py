@@ -72,7 +72,7 @@ class TableState:
 
     def require_table(self) -> tuple[TableGame, ResolvedLimits]:
         if self.table is None or self.limits is None:
-            raise RuleError("the table is not open")
+            raise RuleError.of("table_not_open")
         return self.table, self.limits
 
     @property

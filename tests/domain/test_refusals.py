@@ -8,6 +8,7 @@ import ast
 import json
 import string
 from pathlib import Path
+from typing import get_args
 
 import pytest
 from hypothesis import given
@@ -17,10 +18,18 @@ from bingo_hall.domain import Phase, RuleError
 from bingo_hall.domain import commands as c
 from bingo_hall.domain.profiles import VoidReason
 from bingo_hall.domain.refusals import REFUSALS, Term, english, params_json
-from bingo_hall.hub.auth import KNOWN_COMMANDS, TABLE_COMMANDS, Role
-from bingo_hall.tables.catalogue import BOULE_BET_TYPES, FORTUNE_BET_TYPES, ROULETTE_BET_TYPES
+from bingo_hall.hub.auth import KNOWN_COMMANDS, TABLE_COMMANDS, Kind, Role
+from bingo_hall.tables.catalogue import (
+    BOULE_BET_TYPES,
+    FORTUNE_BET_TYPES,
+    LIMIT_GROUP,
+    ROULETTE_BET_TYPES,
+)
+from bingo_hall.tables.floats import AMOUNTS
 from bingo_hall.tables.phases import TablePhase
-from bingo_hall.tables.profiles import SpinDirection
+from bingo_hall.tables.profiles import GameName, SpinDirection, ZeroChoice
+from bingo_hall.tables.profiles import Role as TableRole
+from bingo_hall.tables.profiles import VoidReason as TableVoidReason
 from support.hall import Hall, profile
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,6 +41,23 @@ REFUSING = [
     PACKAGE / "domain" / "commissioning.py",
     PACKAGE / "hub" / "runtime.py",
     PACKAGE / "hub" / "commissioning.py",
+    # a casino table's rules: every refusal of a table command (bets.py also reads the console's
+    # bets file, in English)
+    *(
+        PACKAGE / "tables" / f"{name}.py"
+        for name in (
+            "decide",
+            "spinning",
+            "limits",
+            "floats",
+            "heads",
+            "exchanges",
+            "settlement",
+            "state",
+            "zero_rule",
+            "colours",
+        )
+    ),
 ]
 
 
@@ -74,7 +100,7 @@ def test_every_refusal_given_is_in_the_catalogue_and_every_one_is_given():
 
 
 @pytest.mark.parametrize("path", REFUSING, ids=lambda p: p.name)
-def test_the_bingo_refuses_only_with_refusals_of_the_catalogue(path):
+def test_the_rules_refuse_only_with_refusals_of_the_catalogue(path):
     """A refusal written out as a bare message would reach the pages in English alone."""
     for node in calls(path):
         assert called(node) != "RuleError", ast.unparse(node)
@@ -102,8 +128,18 @@ TERMS = {
     "phase": [phase.value for phase in Phase],
     "table.phase": [phase.value for phase in TablePhase],
     "command": sorted(KNOWN_COMMANDS | TABLE_COMMANDS),
-    "table.bet_type": sorted({*ROULETTE_BET_TYPES, *BOULE_BET_TYPES, *FORTUNE_BET_TYPES}),
+    "table.bet_type": sorted(
+        {*ROULETTE_BET_TYPES, *BOULE_BET_TYPES, *FORTUNE_BET_TYPES, *LIMIT_GROUP.values()}
+    ),
     "station.dir": [direction.value for direction in SpinDirection],
+    "station.zero": [choice.value for choice in ZeroChoice],
+    "table.game": [game.value for game in GameName],
+    "table.void_reason": [reason.value for reason in TableVoidReason],
+    "table.role": [role.value for role in TableRole],
+    "table.amount": list(AMOUNTS),
+    "table.prisoner": ["worth"],
+    "table.in_sector": ["sector", "none"],
+    "principal.kind": list(get_args(Kind)),
     "claim.kind": ["line", "bingo"],
     "claim.status": ["pending", "valid", "invalid"],
     "void.reason": [reason.value for reason in VoidReason],

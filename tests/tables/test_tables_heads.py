@@ -14,7 +14,7 @@ from bingo_hall.tables import events as e
 from bingo_hall.tables.decide import decide
 from bingo_hall.tables.evolve import evolve, replay
 from bingo_hall.tables.heads import HeadedTable, heading_problem
-from bingo_hall.tables.profiles import Role
+from bingo_hall.tables.profiles import GameName, Role
 from bingo_hall.tables.state import TableState
 
 
@@ -81,12 +81,13 @@ def test_a_basque_table_is_headed_by_its_head_or_its_inspector_and_a_1979_one_by
 
 
 def headed(table_id: str, sector: str = "A", per_head: int = 4) -> HeadedTable:
-    return HeadedTable(table_id, sector, per_head, f"game of {table_id}")
+    return HeadedTable(table_id, sector, per_head, GameName.FRENCH_ROULETTE, "1979")
 
 
 def test_one_head_each_where_the_catalogue_says_so():
     problem = heading_problem("jmj", [headed("R1", per_head=1)], headed("R2"))
-    assert problem is not None and "R1 (game of R1) has a head of its own (N79 L117-121)" in problem
+    own = "R1 (french-roulette under profile 1979) has a head of its own (N79 L117-121)"
+    assert problem is not None and own in problem.message
     assert heading_problem("jmj", [], headed("R1", per_head=1)) is None
     assert heading_problem("jmj", [headed("R1", per_head=1)], headed("R1", per_head=1)) is None
 
@@ -95,11 +96,12 @@ def test_up_to_four_tables_of_one_sector_under_the_basque_catalogue():
     three = [headed("R1"), headed("R2"), headed("B1")]
     assert heading_problem("jmj", three, headed("W1")) is None  # whatever their games
     five = heading_problem("jmj", [*three, headed("W1")], headed("R5"))
-    assert five is not None and "at most 4 tables (EUS L224)" in five
+    assert five is not None and "at most 4 tables (EUS L224)" in five.message
     elsewhere = heading_problem("jmj", three, headed("R9", sector="B"))
-    assert elsewhere is not None and "only in one sector" in elsewhere and "R9 in B" in elsewhere
+    assert elsewhere is not None and "only in one sector" in elsewhere.message
+    assert "R9 in B" in elsewhere.message
     unplaced = heading_problem("jmj", [headed("R1", sector="")], headed("R2", sector=""))
-    assert unplaced is not None and "R1 in no sector" in unplaced
+    assert unplaced is not None and "R1 in no sector" in unplaced.message
 
 
 @given(

@@ -202,7 +202,7 @@ def test_boule_layouts_at_twice_the_minimum_need_one_open_at_it(layouts):
     doubled = [t for t, multiple in layouts.items() if multiple == 2]
     assert (problem is None) == (not doubled or 1 in layouts.values())
     if problem is not None:
-        assert all(t in problem for t in doubled) and "N79 L440" in problem
+        assert all(t in problem.message for t in doubled) and "N79 L440" in problem.message
 
 
 @given(st.dictionaries(st.sampled_from(["R1", "R2", "R3", "R4"]), st.booleans()))
@@ -213,4 +213,4 @@ def test_a_roulette_game_is_refused_exactly_when_its_open_tables_all_play_above_
     problem = minimum_table_problem("french-roulette", Decimal("5"), tables)
     assert (problem is not None) == (bool(tables) and not any(tables.values()))
     if problem is not None:
-        assert all(table in problem for table in tables) and "minimum 5" in problem
+        assert all(table in problem.message for table in tables) and "minimum 5" in problem.message
