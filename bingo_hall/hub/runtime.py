@@ -106,6 +106,22 @@ class CommandFailed(Exception):
         return cls(code or error.code, error.message, error.reason, error.params)
 
 
+def invalid_args(command: str, error: ValidationError) -> CommandFailed:
+    """A command's malformed argument, as the pages say it: the field and its fault (a term
+    of the `invalid` family, with the bound it breaks)."""
+    first = error.errors()[0]
+    where = ".".join(str(p) for p in first["loc"]) or "args"
+    message = first["msg"].removeprefix("Value error, ")
+    bounds = tuple((k, str(v)) for k, v in first.get("ctx", {}).items() if k in BOUNDS)
+    return CommandFailed.of(
+        "invalid_args",
+        "invalid_args",
+        command=Term("command", command),
+        field=where,
+        problem=Term("invalid", first["type"], message, bounds),
+    )
+
+
 Admitted = Callable[[], bool]  # whether the sender's connection may still give commands
 
 
@@ -304,17 +320,7 @@ class HubRuntime:
         try:
             return command_type.model_validate(args)
         except ValidationError as error:
-            first = error.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "args"
-            bounds = tuple((k, str(v)) for k, v in first.get("ctx", {}).items() if k in BOUNDS)
-            problem = Term("invalid", first["type"], first["msg"], bounds)
-            raise CommandFailed.of(
-                "invalid_args",
-                "invalid_args",
-                command=Term("command", name),
-                field=where,
-                problem=problem,
-            ) from None
+            raise invalid_args(name, error) from None
 
     async def _draw(self, args: dict[str, Any]) -> Command:
         """The next ball: from the certified random draw, or as the caller keyed it from the

@@ -31,11 +31,11 @@ from bingo_hall.hub.auth import (
     authorise_table,
 )
 from bingo_hall.hub.runtime import (
-    BOUNDS,
     Admitted,
     CommandFailed,
     always_admitted,
     check_admitted,
+    invalid_args,
     store_failure,
 )
 from bingo_hall.hub.service import utc_now
@@ -822,14 +822,4 @@ def _validate(name: str, model: type[BaseModel], data: dict[str, Any]) -> BaseMo
     try:
         return model.model_validate(data)
     except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "args"
-        message = first["msg"].removeprefix("Value error, ")
-        bounds = tuple((k, str(v)) for k, v in first.get("ctx", {}).items() if k in BOUNDS)
-        raise CommandFailed.of(
-            "invalid_args",
-            "invalid_args",
-            command=Term("command", name),
-            field=where,
-            problem=Term("invalid", first["type"], message, bounds),
-        ) from None
+        raise invalid_args(name, error) from None
