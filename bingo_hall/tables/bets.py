@@ -422,9 +422,7 @@ class _Checker:
     def check_limits(self, chips: tuple[Chip, ...], amount: Decimal) -> None:
         unit = self.table.rounding_unit
         if not is_multiple(amount, unit):
-            raise RuleError.of(
-                "table_bet_not_whole_unit", bet=self.request.id, amount=str(amount), unit=str(unit)
-            )
+            raise self.fail("table_bet_not_whole_unit", amount=str(amount), unit=str(unit))
         sector = self.type in SECTOR_BETS
         # A sector bet is equal chips, some positions taking two (EUS L262): each chip must be
         # at least the minimum, each position's stake at most its maximum.

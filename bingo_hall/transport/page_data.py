@@ -37,7 +37,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from decimal import Decimal
 from http import HTTPStatus
@@ -299,7 +299,7 @@ def _session_from(runtime: HubRuntime) -> int:
 
 def command_phases() -> dict[str, list[str]]:
     """Where each command of the rules engine is legal, and the hub's own commands."""
-    phases = {name: sorted(p.value for p in cls.legal_in) for name, cls in COMMAND_TYPES.items()}
+    phases = _legal_phases(COMMAND_TYPES)
     # the hub's own: a purchase is a sale (legal where record_sale is); my_cards reads anywhere
     phases[BUY_CARDS] = phases["record_sale"]
     phases[MY_CARDS] = sorted(p.value for p in Phase)
@@ -344,7 +344,12 @@ def start_data(runtime: HubRuntime, tables: TableRuntime | None = None) -> dict[
 
 def table_command_phases() -> dict[str, list[str]]:
     """Where each table command is legal: a page enables a table's action only there."""
-    return {name: sorted(p.value for p in cls.legal_in) for name, cls in TABLE_COMMANDS.items()}
+    return _legal_phases(TABLE_COMMANDS)
+
+
+def _legal_phases(command_types: Mapping[str, Any]) -> dict[str, list[str]]:
+    """Each command's phases (its class's `legal_in`), by name."""
+    return {name: sorted(p.value for p in cls.legal_in) for name, cls in command_types.items()}
 
 
 def table_data(spec: TableSpec) -> dict[str, Any]:
