@@ -348,17 +348,22 @@ def test_the_station_runs_a_basque_american_table_its_money_and_its_closure(brow
         returned = croupier.locator("#t-colours tbody tr[data-colour=azul]")
         returned.locator("input[type=number]").fill("8")  # she changes 8 and plays on
         returned.locator("input[type=checkbox]").uncheck()
+        # meanwhile the director tops up the float: the station redraws, what is typed stays
+        drawn = croupier.locator("#p-status").get_attribute("data-seq")
+        director.fill("#t-top-up-amount", "500")
+        director.click("#t-top-up button[type=submit]")
+        expect(director.locator("#t-toasts .toast[data-kind=ok]").last).to_have_text(
+            "Reponer la dotación: hecho."
+        )
+        expect(croupier.locator("#p-status")).not_to_have_attribute("data-seq", drawn or "")
+        expect(returned.locator("input[type=number]")).to_have_value("8")
+        expect(returned.locator("input[type=checkbox]")).not_to_be_checked()
         returned.locator("button[data-action=return]").click()
         expect(returned.locator("td").nth(4)).to_have_text("8 (40,00 €)")
         returned.locator("input[type=number]").fill("14")  # her winnings too, as she leaves
         returned.locator("button[data-action=return]").click()
         expect(croupier.locator("#t-colours")).to_be_hidden()  # no colour held now
 
-        director.fill("#t-top-up-amount", "500")
-        director.click("#t-top-up button[type=submit]")
-        expect(director.locator("#t-toasts .toast[data-kind=ok]").last).to_have_text(
-            "Reponer la dotación: hecho."
-        )
         # open, its limits change only after the last three coups are announced and played
         director.fill("#t-limits-minimum", "10")
         director.fill("#t-limits-tier", "30")

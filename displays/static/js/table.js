@@ -24,6 +24,7 @@ let token = null;
 let tableId = null; // the table this station runs
 const states = new Map(); // table id -> the hub's TableStateMessage
 const busy = new Set();
+const returning = new Map(); // colour -> the stack being changed back, as typed
 let refreshing = false;
 let refreshAgain = false;
 
@@ -124,6 +125,38 @@ function chipsOf(text) {
   return /^[1-9]\d*$/.test(typed) ? Number(typed) : null;
 }
 
+// A field typed wrong: the page has said so in a toast, and sends nothing.
+class Mistyped extends Error {}
+
+// The money amount typed in field `id`; with `optional`, undefined when it is left empty.
+function amountIn(id, optional = false) {
+  const typed = $(id).value;
+  if (optional && typed.trim() === '') return undefined;
+  const amount = amountOf(typed);
+  if (amount === null) {
+    toast(t('station.bad_amount', { text: typed }));
+    throw new Mistyped();
+  }
+  return amount;
+}
+
+// The whole number of chips typed in field `id`.
+function chipsIn(id) {
+  const typed = $(id).value;
+  const chips = chipsOf(typed);
+  if (chips === null) {
+    toast(t('station.bad_chips', { text: typed }));
+    throw new Mistyped();
+  }
+  return chips;
+}
+
+// `args[key]`: the text typed in field `id`, where there is one.
+function setTyped(args, key, id) {
+  const typed = $(id).value.trim();
+  if (typed) args[key] = typed;
+}
+
 function newBetId(state) {
   const bytes = crypto.getRandomValues(new Uint8Array(3));
   return `${state.coup}-${[...bytes].map((b) => b.toString(16).padStart(2, '0')).join('')}`;
@@ -142,8 +175,13 @@ async function act(command, args, source) {
 function onForm(id, build) {
   $(id).addEventListener('submit', async (event) => {
     event.preventDefault();
-    const built = build();
-    if (!built) return;
+    let built;
+    try {
+      built = build();
+    } catch (error) {
+      if (error instanceof Mistyped) return;
+      throw error;
+    }
     const [command, args, after] = built;
     const result = await act(command, args, id);
     if (result && after) after();
@@ -183,25 +221,13 @@ function bindActions() {
     const state = current();
     const bet = { id: newBetId(state), type: $('#t-bet-type').value, numbers: numbersOf($('#t-bet-numbers').value) };
     const colour = $('#t-bet-colour').hidden ? '' : $('#t-bet-colour').value;
-    const typed = $('#t-bet-amount').value;
     if (colour) {
       // a stack of the player's colour: the amount is its number of chips
-      const chips = chipsOf(typed);
-      if (chips === null) {
-        toast(t('station.bad_chips', { text: typed }));
-        return null;
-      }
-      Object.assign(bet, { colour, chips });
+      Object.assign(bet, { colour, chips: chipsIn('#t-bet-amount') });
     } else {
-      const amount = amountOf(typed);
-      if (amount === null) {
-        toast(t('station.bad_amount', { text: typed }));
-        return null;
-      }
-      bet.amount = amount;
+      bet.amount = amountIn('#t-bet-amount');
     }
-    const player = $('#t-bet-player').value.trim();
-    if (player) bet.player = player;
+    setTyped(bet, 'player', '#t-bet-player');
     return [
       'place_bet',
       { bet },
@@ -212,33 +238,18 @@ function bindActions() {
     ];
   });
   onForm('#t-exchange', () => {
-    const amount = amountOf($('#t-exchange-amount').value);
-    if (amount === null) {
-      toast(t('station.bad_amount', { text: $('#t-exchange-amount').value }));
-      return null;
-    }
-    const args = { kind: $('#t-exchange-kind').value, amount };
-    const player = $('#t-exchange-player').value.trim();
-    if (player) args.player = player;
+    const args = { kind: $('#t-exchange-kind').value, amount: amountIn('#t-exchange-amount') };
+    setTyped(args, 'player', '#t-exchange-player');
     if (!$('#t-exchange-croupier').hidden) args.croupier = $('#t-exchange-croupier').value.trim();
     return ['exchange_at_table', args, () => ($('#t-exchange-amount').value = $('#t-exchange-player').value = '')];
   });
   onForm('#t-colour-issue', () => {
-    const chips = chipsOf($('#t-colour-chips').value);
-    if (chips === null) {
-      toast(t('station.bad_chips', { text: $('#t-colour-chips').value }));
-      return null;
-    }
-    const args = { colour: $('#t-colour-name').value.trim(), player: $('#t-colour-player').value.trim(), chips };
-    const typedValue = $('#t-colour-value').value;
-    if (typedValue.trim() !== '') {
-      const value = amountOf(typedValue);
-      if (value === null) {
-        toast(t('station.bad_amount', { text: typedValue }));
-        return null;
-      }
-      args.unit_value = value;
-    }
+    const args = {
+      colour: $('#t-colour-name').value.trim(),
+      player: $('#t-colour-player').value.trim(),
+      chips: chipsIn('#t-colour-chips'),
+      unit_value: amountIn('#t-colour-value', true), // none: the table minimum
+    };
     return [
       'issue_colour_chips',
       args,
@@ -250,34 +261,16 @@ function bindActions() {
   onButton('#t-value-chips-allow', 'set_value_chip_bets', () => ({ allowed: true }));
   onButton('#t-value-chips-stop', 'set_value_chip_bets', () => ({ allowed: false }));
   onForm('#t-limits-form', () => {
-    const minimum = amountOf($('#t-limits-minimum').value);
-    if (minimum === null) {
-      toast(t('station.bad_amount', { text: $('#t-limits-minimum').value }));
-      return null;
-    }
-    const limits = { minimum };
+    const limits = { minimum: amountIn('#t-limits-minimum') };
     const table = spec();
     if (table.limits_by === 'tier' && $('#t-limits-tier').value !== '') limits.tier = Number($('#t-limits-tier').value);
-    if (table.limits_by === 'maximum' && $('#t-limits-maximum').value.trim() !== '') {
-      const maximum = amountOf($('#t-limits-maximum').value);
-      if (maximum === null) {
-        toast(t('station.bad_amount', { text: $('#t-limits-maximum').value }));
-        return null;
-      }
-      limits.maximum = maximum;
-    }
+    if (table.limits_by === 'maximum') limits.maximum = amountIn('#t-limits-maximum', true);
     const args = { limits };
-    const authorisation = $('#t-limits-authorisation').value.trim();
-    if (authorisation) args.authorisation = authorisation;
+    setTyped(args, 'authorisation', '#t-limits-authorisation');
     return ['change_limits', args];
   });
   onForm('#t-top-up', () => {
-    const amount = amountOf($('#t-top-up-amount').value);
-    if (amount === null) {
-      toast(t('station.bad_amount', { text: $('#t-top-up-amount').value }));
-      return null;
-    }
-    return ['top_up_float', { amount }, () => ($('#t-top-up-amount').value = '')];
+    return ['top_up_float', { amount: amountIn('#t-top-up-amount') }, () => ($('#t-top-up-amount').value = '')];
   });
   onButton('#t-suspend', 'suspend_table');
   onForm('#t-resume', () => [
@@ -287,10 +280,8 @@ function bindActions() {
   ]);
   onForm('#t-open', () => {
     const args = {};
-    const found = $('#t-seal-found').value.trim();
-    const note = $('#t-seal-note').value.trim();
-    if (found) args.seal_found = found;
-    if (note) args.seal_note = note;
+    setTyped(args, 'seal_found', '#t-seal-found');
+    setTyped(args, 'seal_note', '#t-seal-note');
     return ['open_table', args, () => ($('#t-seal-found').value = $('#t-seal-note').value = '')];
   });
   onForm('#t-rotation', () => {
@@ -301,20 +292,11 @@ function bindActions() {
     return ['set_spin_rotation', { croupiers }, () => ($('#t-rotation-croupiers').value = '')];
   });
   onForm('#t-close', () => {
-    const args = { seal: $('#t-close-seal').value.trim() };
-    for (const [id, field] of [
-      ['#t-float-count', 'float_count'],
-      ['#t-tips', 'tips'],
-    ]) {
-      const typed = $(id).value;
-      if (typed.trim() === '') continue;
-      const amount = amountOf(typed);
-      if (amount === null) {
-        toast(t('station.bad_amount', { text: typed }));
-        return null;
-      }
-      args[field] = amount;
-    }
+    const args = {
+      seal: $('#t-close-seal').value.trim(),
+      float_count: amountIn('#t-float-count', true),
+      tips: amountIn('#t-tips', true),
+    };
     return [
       'close_table',
       args,
@@ -438,8 +420,19 @@ function renderColours(state) {
   $('#t-colours tbody').replaceChildren(
     ...colours.map((colour) => {
       const source = `return-${colour.colour}`;
-      const count = el('input', { type: 'number', min: '0', step: '1', class: 'small', value: '0', 'aria-label': t('station.colour.chips') });
-      const leaves = el('input', { type: 'checkbox', checked: true });
+      // what is typed survives the redraws other stations' events bring
+      const typed = returning.get(colour.colour) || { chips: '0', leaves: true };
+      const keep = () => returning.set(colour.colour, { chips: count.value, leaves: leaves.checked });
+      const count = el('input', {
+        type: 'number',
+        min: '0',
+        step: '1',
+        class: 'small',
+        value: typed.chips,
+        'aria-label': t('station.colour.chips'),
+        oninput: keep,
+      });
+      const leaves = el('input', { type: 'checkbox', checked: typed.leaves, onchange: keep });
       const actions =
         may('return_colour_chips') && legal('return_colour_chips')
           ? [
@@ -457,7 +450,12 @@ function renderColours(state) {
                     toast(t('station.bad_chips', { text: count.value }));
                     return;
                   }
-                  run('return_colour_chips', { colour: colour.colour, chips, leaves: leaves.checked }, source);
+                  const args = { colour: colour.colour, chips, leaves: leaves.checked };
+                  run('return_colour_chips', args, source).then((result) => {
+                    if (!result) return;
+                    returning.delete(colour.colour);
+                    rerender();
+                  });
                 },
               }),
             ]
@@ -599,6 +597,7 @@ function render() {
     return;
   }
   $('#p-status').hidden = false;
+  $('#p-status').dataset.seq = String(state.seq); // the table's event it shows
   renderStatus(state, table);
   renderBets(state, table);
   renderSettlement(state);
